@@ -1,0 +1,332 @@
+"""The model description: what the user describes, as typed dataclasses.
+
+Conventions (DESIGN §4): SI units; every point, axis and position is global, at the
+initial configuration; Euler parameters ``[e0, e1, e2, e3]`` (scalar first, body→global);
+angular velocities in the global frame; ``ground`` is the implicit fixed body.
+
+Vectors are stored as tuples so that dataclass equality is exact and a model can be
+compared after a load → save → load round trip. Optional fields are ``None`` when the
+file does not give them; the writer omits them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from solver.model.functions import TimeFunction
+
+Vec3 = tuple[float, float, float]
+Mat3 = tuple[Vec3, Vec3, Vec3]
+Quat = tuple[float, float, float, float]
+
+GROUND = "ground"
+
+RIGID_TYPES = ("rigid",)
+POINT_MASS_TYPES = ("point_mass",)
+FLEXIBLE_TYPES = ("ancf_beam2d", "ancf_cable", "ancf_beam3d")
+BODY_TYPES = RIGID_TYPES + POINT_MASS_TYPES + FLEXIBLE_TYPES
+
+JOINT_TYPES = (
+    "spherical",
+    "revolute",
+    "prismatic",
+    "cylindrical",
+    "universal",
+    "planar",
+    "fixed",
+    "distance",
+    "point_on_line",
+    "point_on_plane",
+    "rolling_disk",
+)
+ROLLING_SLIP = ("none", "lateral", "longitudinal", "free")
+
+FORCE_TYPES = (
+    "spring_damper",
+    "rotational_spring_damper",
+    "force",
+    "torque",
+    "joint_torque",
+    "joint_force",
+    "contact",
+)
+CONTACT_MODELS = ("hunt_crossley", "lankarani_nikravesh", "hertz")
+FRAMES = ("global", "body")
+
+SHAPE_TYPES = ("box", "cylinder", "sphere", "rod", "mesh")
+
+ANALYSES = ("dynamic", "kinematic", "static", "modes", "assembly")
+COORDINATES = ("reference_point", "natural")
+FORMULATIONS = (
+    "lagrange_baumgarte",
+    "penalty",
+    "augmented_lagrangian",
+    "null_space",
+    "central_differences",
+)
+ORIENTATIONS = ("euler_parameters", "euler_zxz", "rodrigues", "gibbs")
+
+
+@dataclass(eq=True)
+class Shape:
+    """A visual (and, with a body ``density``, massive) shape in global coordinates.
+
+    ``box``: ``center``, ``size`` (edge lengths along the box axes), ``orientation``
+    (optional quaternion of the box axes); ``cylinder`` and ``rod``: ``start``/``end``
+    (JSON ``from``/``to``) and ``radius``; ``sphere``: ``center``, ``radius``;
+    ``mesh``: ``file`` (STL/OBJ path, relative to the model file) and ``scale``.
+    """
+
+    type: str
+    center: Vec3 | None = None
+    size: Vec3 | None = None
+    orientation: Quat | None = None
+    start: Vec3 | None = None
+    end: Vec3 | None = None
+    radius: float | None = None
+    file: str | None = None
+    scale: float | None = None
+    color: str | None = None
+
+
+@dataclass(eq=True)
+class RigidBody:
+    """A rigid body: centre of mass ``position``, ``orientation`` body→global.
+
+    ``inertia`` is about the centre of mass in body axes, stored as a full symmetric 3×3
+    tensor (the file may give the diagonal only). A body may give ``density`` instead of
+    ``mass``/``inertia``; its shapes then define both (see ``mass_properties``).
+    """
+
+    name: str
+    mass: float
+    inertia: Mat3
+    position: Vec3 = (0.0, 0.0, 0.0)
+    orientation: Quat = (1.0, 0.0, 0.0, 0.0)
+    velocity: Vec3 = (0.0, 0.0, 0.0)
+    angular_velocity: Vec3 = (0.0, 0.0, 0.0)
+    shapes: list[Shape] = field(default_factory=list)
+    color: str | None = None
+    density: float | None = None
+    type: str = "rigid"
+
+
+@dataclass(eq=True)
+class PointMass:
+    """A particle: three coordinates, no orientation, no inertia."""
+
+    name: str
+    mass: float
+    position: Vec3 = (0.0, 0.0, 0.0)
+    velocity: Vec3 = (0.0, 0.0, 0.0)
+    shapes: list[Shape] = field(default_factory=list)
+    color: str | None = None
+    type: str = "point_mass"
+
+
+@dataclass(eq=True)
+class Material:
+    """Linear elastic material: Young's modulus ``E`` (Pa), Poisson ratio ``nu``,
+    ``density`` (kg/m³) and the internal damping factor of 001 §3.5 (s, 0 = none)."""
+
+    E: float
+    nu: float
+    density: float
+    damping: float = 0.0
+
+
+@dataclass(eq=True)
+class Section:
+    """Beam cross-section: ``rectangle`` (width along the section's y, height along z),
+    ``circle`` (radius) or ``general`` (area, Iy, Iz, J given directly, m², m⁴)."""
+
+    shape: str
+    width: float | None = None
+    height: float | None = None
+    radius: float | None = None
+    area: float | None = None
+    Iy: float | None = None
+    Iz: float | None = None
+    J: float | None = None
+
+
+@dataclass(eq=True)
+class FlexibleBody:
+    """An ANCF beam lying straight and unstressed from ``points[0]`` to ``points[1]``
+    at t = 0, meshed into ``elements`` equal elements with shared nodes."""
+
+    name: str
+    type: str
+    points: tuple[Vec3, Vec3]
+    elements: int
+    material: Material
+    section: Section
+    velocity: Vec3 = (0.0, 0.0, 0.0)
+    color: str | None = None
+
+    def node_positions(self) -> list[Vec3]:
+        """Global node positions at t = 0 (``elements + 1`` nodes, evenly spaced)."""
+        (ax, ay, az), (bx, by, bz) = self.points
+        n = self.elements
+        return [
+            (ax + (bx - ax) * k / n, ay + (by - ay) * k / n, az + (bz - az) * k / n)
+            for k in range(n + 1)
+        ]
+
+
+Body = RigidBody | PointMass | FlexibleBody
+
+
+@dataclass(eq=True)
+class Joint:
+    """A kinematic joint between ``body1`` (may be ``ground``) and ``body2``.
+
+    Which of the optional fields are required depends on ``type`` (DESIGN §4 table;
+    ``JOINT_FIELDS`` in ``solver.model.reader``).
+    """
+
+    name: str
+    type: str
+    body1: str
+    body2: str
+    point: Vec3 | None = None
+    axis: Vec3 | None = None
+    axis1: Vec3 | None = None
+    axis2: Vec3 | None = None
+    normal: Vec3 | None = None
+    point1: Vec3 | None = None
+    point2: Vec3 | None = None
+    length: float | None = None
+    radius: float | None = None
+    slip: str | None = None
+
+
+@dataclass(eq=True)
+class Driver:
+    """The relative ``coordinate`` (``angle`` for revolute, ``displacement`` for
+    prismatic; either for cylindrical, default ``displacement``) of ``joint``, measured
+    from the initial configuration, follows ``function`` (rad or m)."""
+
+    name: str
+    joint: str
+    function: TimeFunction
+    coordinate: str | None = None
+
+
+@dataclass(eq=True)
+class SphereRef:
+    """A contact sphere carried by a body: global centre at t = 0 and radius (m)."""
+
+    body: str
+    center: Vec3
+    radius: float
+
+
+@dataclass(eq=True)
+class PlaneRef:
+    """A contact plane carried by a body: a point on it and its normal (toward the free
+    side), global at t = 0."""
+
+    body: str
+    point: Vec3
+    normal: Vec3
+
+
+@dataclass(eq=True)
+class ContactMaterials:
+    """Young's moduli (Pa) and Poisson ratios of the two contacting bodies (Hertz)."""
+
+    E1: float
+    nu1: float
+    E2: float
+    nu2: float
+
+
+@dataclass(eq=True)
+class Friction:
+    """Regularised Coulomb friction: coefficient ``mu``, sliding-speed tolerance (m/s)."""
+
+    mu: float
+    velocity_tolerance: float = 1e-3
+
+
+@dataclass(eq=True)
+class Force:
+    """A force element. Which optional fields are required depends on ``type``
+    (DESIGN §4 table; ``FORCE_FIELDS`` in ``solver.model.reader``). ``vector`` entries
+    are numbers or time functions."""
+
+    name: str
+    type: str
+    body: str | None = None
+    point: Vec3 | None = None
+    vector: tuple[TimeFunction, TimeFunction, TimeFunction] | None = None
+    frame: str | None = None
+    body1: str | None = None
+    point1: Vec3 | None = None
+    body2: str | None = None
+    point2: Vec3 | None = None
+    stiffness: float | None = None
+    damping: float | None = None
+    free_length: float | None = None
+    actuator: TimeFunction | None = None
+    joint: str | None = None
+    free_angle: float | None = None
+    function: TimeFunction | None = None
+    sphere: SphereRef | None = None
+    plane: PlaneRef | None = None
+    sphere2: SphereRef | None = None
+    model: str | None = None
+    materials: ContactMaterials | None = None
+    exponent: float | None = None
+    restitution: float | None = None
+    friction: Friction | None = None
+
+
+@dataclass(eq=True)
+class Output:
+    """An output point fixed to ``body`` at global ``point`` (t = 0)."""
+
+    name: str
+    body: str
+    point: Vec3
+
+
+@dataclass(eq=True)
+class SolverSettings:
+    """Analysis settings; ``parameters`` holds the formulation's own parameters."""
+
+    analysis: str = "dynamic"
+    coordinates: str = "reference_point"
+    formulation: str = "augmented_lagrangian"
+    dt: float = 1e-3
+    t_end: float = 1.0
+    output_dt: float | None = None
+    tolerance: float = 1e-10
+    max_iterations: int = 25
+    orientation: str = "euler_parameters"
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=True)
+class Model:
+    """A complete model description (file format ``"biela": 1``)."""
+
+    name: str = "Untitled"
+    gravity: Vec3 = (0.0, 0.0, -9.81)
+    bodies: list[Body] = field(default_factory=list)
+    joints: list[Joint] = field(default_factory=list)
+    drivers: list[Driver] = field(default_factory=list)
+    forces: list[Force] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
+    solver: SolverSettings = field(default_factory=SolverSettings)
+    description: str | None = None
+    warnings: list[str] = field(default_factory=list, compare=False, repr=False)
+
+    def body(self, name: str) -> Body | None:
+        """The body called ``name`` (``None`` for ground or an unknown name)."""
+        return next((b for b in self.bodies if b.name == name), None)
+
+    def joint(self, name: str) -> Joint | None:
+        return next((j for j in self.joints if j.name == name), None)

@@ -1,0 +1,610 @@
+"""Read a model description from parsed JSON (format ``"biela": 1``).
+
+Every field is type- and range-checked here; cross references and geometry are checked
+in ``solver.model.validation``. Errors are ``ModelError`` naming the item and field.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from solver.model import description as d
+from solver.model.errors import ModelError
+from solver.model.fields import REQUIRED, Fields, describe, fmt_vector, is_number
+from solver.model.functions import TimeFunction, parse_function
+from solver.model.mass_properties import SOLID_SHAPES, body_mass_properties
+
+FORMAT_VERSION = 1
+
+TOP_FIELDS = (
+    "biela",
+    "name",
+    "description",
+    "gravity",
+    "bodies",
+    "joints",
+    "drivers",
+    "forces",
+    "outputs",
+    "solver",
+)
+
+#: Per joint type: (required fields, optional fields), beyond name/type/body1/body2.
+JOINT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "spherical": (("point",), ()),
+    "revolute": (("point", "axis"), ()),
+    "prismatic": (("point", "axis"), ()),
+    "cylindrical": (("point", "axis"), ()),
+    "universal": (("point", "axis1", "axis2"), ()),
+    "planar": (("point", "normal"), ()),
+    "fixed": ((), ("point",)),
+    "distance": (("point1", "point2"), ("length",)),
+    "point_on_line": (("point", "axis"), ()),
+    "point_on_plane": (("point", "normal"), ()),
+    "rolling_disk": (("point", "axis", "radius", "normal"), ("slip",)),
+}
+JOINT_VECTORS = ("point", "point1", "point2")
+JOINT_DIRECTIONS = ("axis", "axis1", "axis2", "normal")
+
+#: Per force type: (required fields, optional fields), beyond name/type.
+FORCE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "spring_damper": (
+        ("body1", "point1", "body2", "point2"),
+        ("stiffness", "damping", "free_length", "actuator"),
+    ),
+    "rotational_spring_damper": (("joint",), ("stiffness", "damping", "free_angle")),
+    "force": (("body", "point", "vector"), ("frame",)),
+    "torque": (("body", "vector"), ("frame",)),
+    "joint_torque": (("joint", "function"), ()),
+    "joint_force": (("joint", "function"), ()),
+    "contact": (
+        ("sphere",),
+        (
+            "plane",
+            "sphere2",
+            "model",
+            "stiffness",
+            "materials",
+            "exponent",
+            "restitution",
+            "friction",
+        ),
+    ),
+}
+
+#: Formulation parameters accepted under ``solver.parameters`` and their kinds.
+SOLVER_PARAMETERS: dict[str, Any] = {
+    "penalty": "positive",
+    "xi": "nonnegative",
+    "omega": "positive",
+    "rho_inf": (0.0, 1.0),
+    "gamma": "positive",
+    "beta": "nonnegative",
+    "alpha": "positive",
+    "baumgarte_alpha": "nonnegative",
+    "baumgarte_beta": "nonnegative",
+    "rtol": "positive",
+    "atol": "positive",
+    "method": ("r_matrix", "newmark"),
+    "scheme": ("trapezoidal", "fox_goodwin", "linear_acceleration", "custom"),
+    "integrator": ("RK45", "RK23", "DOP853"),
+    "variant": ("standard", "reformulated", "family"),
+    "group_method": ("global", "structural_groups"),
+    "projections": bool,
+}
+
+
+def _label(kind: str, index: int, item: Any) -> str:
+    name = item.get("name") if isinstance(item, dict) else None
+    return f'{kind}[{index}] "{name}"' if isinstance(name, str) else f"{kind}[{index}]"
+
+
+def _name(f: Fields) -> str:
+    name = f.string("name")
+    if not name.strip():
+        raise f.error("name", "must not be empty")
+    if name != name.strip():
+        raise f.error("name", f"{describe(name)} must not start or end with spaces")
+    bad = [c for c in name if c in ".,;\"'" or ord(c) < 32]
+    if bad:
+        raise f.error("name", f"{describe(name)} must not contain {describe(bad[0])}")
+    return name
+
+
+def _function(f: Fields, key: str) -> TimeFunction:
+    return parse_function(f.raw(key), where=f.where, field=f.prefix + key)
+
+
+def _quaternion(f: Fields, key: str, warnings: list[str]) -> d.Quat:
+    """Euler parameters from ``[e0, e1, e2, e3]`` or ``{"axis": [...], "angle": rad}``."""
+    value = f.raw(key, None)
+    if value is None:
+        return (1.0, 0.0, 0.0, 0.0)
+    if isinstance(value, dict):
+        sub = f.object(key, ("axis", "angle"))
+        axis = np.array(sub.vector("axis", nonzero=True))
+        angle = sub.number("angle")
+        axis = axis / np.linalg.norm(axis)
+        s = math.sin(angle / 2.0)
+        return (math.cos(angle / 2.0), *(float(a * s) for a in axis))
+    q = f.check_vector(key, value, size=4)
+    norm = math.sqrt(sum(v * v for v in q))
+    if abs(norm - 1.0) <= 1e-12:
+        return q
+    if abs(norm - 1.0) <= 1e-3:
+        warnings.append(
+            f"{f.where}: {f.prefix}{key} had norm {norm:.9g}; normalised to a unit quaternion"
+        )
+        return tuple(v / norm for v in q)
+    raise f.error(
+        key,
+        f"is not a unit quaternion (norm {norm:.6g}); give Euler parameters "
+        '[e0, e1, e2, e3] with e0²+e1²+e2²+e3² = 1, or {"axis": [...], "angle": rad}',
+    )
+
+
+def _inertia(f: Fields) -> d.Mat3:
+    value = f.raw("inertia")
+    if isinstance(value, list) and len(value) == 3 and all(is_number(v) for v in value):
+        ixx, iyy, izz = f.check_vector("inertia", value)
+        return ((ixx, 0.0, 0.0), (0.0, iyy, 0.0), (0.0, 0.0, izz))
+    if not (
+        isinstance(value, list) and len(value) == 3 and all(isinstance(r, list) for r in value)
+    ):
+        raise f.error(
+            "inertia",
+            "must be [Ixx, Iyy, Izz] or a 3×3 tensor [[...], [...], [...]] (kg·m²), "
+            f"not {describe(value)}",
+        )
+    rows = tuple(f.check_vector(f"inertia[{i}]", r) for i, r in enumerate(value))
+    return rows  # type: ignore[return-value]
+
+
+def check_inertia(f: Fields, inertia: d.Mat3) -> None:
+    """Symmetric, positive definite, principal moments satisfying the triangle inequality."""
+    j = np.array(inertia)
+    scale = max(float(np.abs(j).max()), 1e-300)
+    if np.abs(j - j.T).max() > 1e-9 * scale:
+        raise f.error("inertia", "is not symmetric (Ixy must equal Iyx, and so on)")
+    moments = np.linalg.eigvalsh(j)
+    if moments[0] <= 0.0:
+        raise f.error(
+            "inertia",
+            f"is not positive definite (principal moments {', '.join(f'{m:.4g}' for m in moments)} kg·m²); "
+            "every moment of inertia must be positive",
+        )
+    i1, i2, i3 = moments
+    if i1 + i2 < i3 * (1.0 - 1e-9):
+        raise f.error(
+            "inertia",
+            f"violates the triangle inequality: principal moments {i1:.4g} + {i2:.4g} < {i3:.4g}; "
+            "no rigid body has these moments (check the units and the axes)",
+        )
+
+
+def _shape(item: Any, where: str, index: int) -> d.Shape:
+    prefix = f"shapes[{index}]."
+    kind = item.get("type") if isinstance(item, dict) else None
+    allowed = {
+        "box": ("type", "center", "size", "orientation", "color"),
+        "cylinder": ("type", "from", "to", "radius", "color"),
+        "rod": ("type", "from", "to", "radius", "color"),
+        "sphere": ("type", "center", "radius", "color"),
+        "mesh": ("type", "file", "scale", "color"),
+    }
+    if kind not in allowed:
+        f = Fields(item, where, ("type",) + tuple(k for a in allowed.values() for k in a), prefix)
+        f.string("type", choices=d.SHAPE_TYPES)
+    f = Fields(item, where, allowed[kind], prefix)
+    color = f.string("color", None)
+    if kind == "box":
+        size = f.vector("size")
+        if min(size) <= 0:
+            raise f.error("size", "edge lengths must be positive")
+        orientation = _quaternion(f, "orientation", []) if f.has("orientation") else None
+        return d.Shape(
+            "box", center=f.vector("center"), size=size, orientation=orientation, color=color
+        )
+    if kind in ("cylinder", "rod"):
+        start, end = f.vector("from"), f.vector("to")
+        if math.dist(start, end) < 1e-12:
+            raise f.error("to", "coincides with from; a cylinder needs a length")
+        # a rod's radius is optional (drawn thin; massless unless given)
+        radius = f.number("radius", None if kind == "rod" else REQUIRED, positive=True)
+        return d.Shape(kind, start=start, end=end, radius=radius, color=color)
+    if kind == "sphere":
+        return d.Shape(
+            "sphere",
+            center=f.vector("center"),
+            radius=f.number("radius", positive=True),
+            color=color,
+        )
+    file = f.string("file")
+    if not file.strip():
+        raise f.error("file", "must name an STL or OBJ file")
+    return d.Shape("mesh", file=file, scale=f.number("scale", None, positive=True), color=color)
+
+
+def _shapes(f: Fields) -> list[d.Shape]:
+    return [_shape(s, f.where, i) for i, s in enumerate(f.items("shapes", []))]
+
+
+def _rigid_body(f: Fields, warnings: list[str]) -> d.RigidBody:
+    name = _name(f)
+    orientation = _quaternion(f, "orientation", warnings)
+    shapes = _shapes(f)
+    density = f.number("density", None, positive=True)
+    common = dict(
+        orientation=orientation,
+        velocity=f.vector("velocity", (0.0, 0.0, 0.0)),
+        angular_velocity=f.vector("angular_velocity", (0.0, 0.0, 0.0)),
+        shapes=shapes,
+        color=f.string("color", None),
+    )
+    if density is not None:
+        for key in ("mass", "inertia"):
+            if f.has(key):
+                raise f.error(
+                    key,
+                    "must not be given with density; give either mass and inertia, or density and shapes",
+                )
+        solid = [
+            s
+            for s in shapes
+            if s.type in SOLID_SHAPES and not (s.type == "rod" and s.radius is None)
+        ]
+        if not solid:
+            raise f.error(
+                "density",
+                "needs solid shapes (box, cylinder, rod, sphere) to compute mass and inertia",
+            )
+        mass, centre, inertia = body_mass_properties(solid, density, orientation)
+        position = f.vector("position", None)
+        if position is not None and np.linalg.norm(np.subtract(position, centre)) > 1e-6:
+            raise f.error(
+                "position",
+                f"{fmt_vector(position)} is not the centre of mass of the body's shapes "
+                f"{fmt_vector(centre)}; omit position or give mass and inertia",
+            )
+        inertia_t = tuple(tuple(float(v) for v in row) for row in 0.5 * (inertia + inertia.T))
+        body = d.RigidBody(
+            name,
+            float(mass),
+            inertia_t,
+            position=tuple(float(c) for c in centre),
+            density=density,
+            **common,
+        )
+    else:
+        body = d.RigidBody(
+            name,
+            f.number("mass", positive=True),
+            _inertia(f),
+            position=f.vector("position", (0.0, 0.0, 0.0)),
+            **common,
+        )
+    check_inertia(f, body.inertia)
+    return body
+
+
+def _point_mass(f: Fields) -> d.PointMass:
+    return d.PointMass(
+        _name(f),
+        f.number("mass", positive=True),
+        position=f.vector("position", (0.0, 0.0, 0.0)),
+        velocity=f.vector("velocity", (0.0, 0.0, 0.0)),
+        shapes=_shapes(f),
+        color=f.string("color", None),
+    )
+
+
+def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
+    name = _name(f)
+    pts = f.items("points")
+    if len(pts) != 2:
+        raise f.error("points", "must be [start, end]: two points [x, y, z]")
+    p0, p1 = (f.check_vector(f"points[{i}]", p) for i, p in enumerate(pts))
+    if math.dist(p0, p1) < 1e-9:
+        raise f.error("points", "start and end coincide; a beam needs a length")
+    if kind == "ancf_beam2d" and (abs(p0[2]) > 1e-12 or abs(p1[2]) > 1e-12):
+        raise f.error("points", "a planar beam (ancf_beam2d) must lie in the plane z = 0")
+    m = f.object("material", ("E", "nu", "density", "damping"))
+    material = d.Material(
+        m.number("E", positive=True),
+        m.number("nu", 0.3, low=0.0, high=0.4999),
+        m.number("density", positive=True),
+        m.number("damping", 0.0, nonnegative=True),
+    )
+    s = f.object("section", ("shape", "width", "height", "radius", "area", "Iy", "Iz", "J"))
+    shape = s.string("shape", "general", choices=("rectangle", "circle", "general"))
+    if shape == "rectangle":
+        for key in ("radius", "area", "Iy", "Iz", "J"):
+            if s.has(key):
+                raise s.error(key, "does not apply to a rectangle (give width and height)")
+        section = d.Section(
+            "rectangle",
+            width=s.number("width", positive=True),
+            height=s.number("height", positive=True),
+        )
+    elif shape == "circle":
+        for key in ("width", "height", "area", "Iy", "Iz", "J"):
+            if s.has(key):
+                raise s.error(key, "does not apply to a circle (give radius)")
+        section = d.Section("circle", radius=s.number("radius", positive=True))
+    else:
+        for key in ("width", "height", "radius"):
+            if s.has(key):
+                raise s.error(key, 'needs "shape": "rectangle" or "circle"')
+        section = d.Section(
+            "general",
+            area=s.number("area", positive=True),
+            Iy=s.number("Iy", positive=True),
+            Iz=s.number("Iz", positive=True),
+            J=s.number("J", None, positive=True),
+        )
+    return d.FlexibleBody(
+        name,
+        kind,
+        (p0, p1),
+        f.integer("elements", 1, minimum=1),
+        material,
+        section,
+        velocity=f.vector("velocity", (0.0, 0.0, 0.0)),
+        color=f.string("color", None),
+    )
+
+
+BODY_FIELDS = {
+    "rigid": (
+        "name",
+        "type",
+        "mass",
+        "inertia",
+        "density",
+        "position",
+        "orientation",
+        "velocity",
+        "angular_velocity",
+        "shapes",
+        "color",
+    ),
+    "point_mass": ("name", "type", "mass", "position", "velocity", "shapes", "color"),
+    **{
+        k: ("name", "type", "points", "elements", "material", "section", "velocity", "color")
+        for k in d.FLEXIBLE_TYPES
+    },
+}
+
+
+def _body(item: Any, where: str, warnings: list[str]) -> d.Body:
+    kind = item.get("type", "rigid") if isinstance(item, dict) else None
+    if kind not in BODY_FIELDS:
+        f = Fields(item, where, {k for v in BODY_FIELDS.values() for k in v})
+        f.string("type", choices=d.BODY_TYPES)
+    f = Fields(item, where, BODY_FIELDS[kind])
+    if kind == "rigid":
+        return _rigid_body(f, warnings)
+    if kind == "point_mass":
+        return _point_mass(f)
+    return _flexible_body(f, kind)
+
+
+def _joint(item: Any, where: str) -> d.Joint:
+    kind = item.get("type") if isinstance(item, dict) else None
+    base = ("name", "type", "body1", "body2")
+    if kind not in JOINT_FIELDS:
+        f = Fields(item, where, base + tuple({k for r, o in JOINT_FIELDS.values() for k in r + o}))
+        f.string("type", choices=d.JOINT_TYPES)
+    required, optional = JOINT_FIELDS[kind]
+    f = Fields(item, where, base + required + optional)
+    values: dict[str, Any] = {}
+    for key in required + optional:
+        if key not in required and not f.has(key):
+            continue
+        if key in JOINT_VECTORS:
+            values[key] = f.vector(key)
+        elif key in JOINT_DIRECTIONS:
+            values[key] = f.vector(key, nonzero=True)
+        elif key in ("length", "radius"):
+            values[key] = f.number(key, positive=True)
+        elif key == "slip":
+            values[key] = f.string(key, choices=d.ROLLING_SLIP)
+    return d.Joint(_name(f), kind, f.string("body1"), f.string("body2"), **values)
+
+
+def _driver(item: Any, where: str) -> d.Driver:
+    f = Fields(item, where, ("name", "joint", "function", "coordinate"))
+    return d.Driver(
+        _name(f),
+        f.string("joint"),
+        _function(f, "function"),
+        f.string("coordinate", None, choices=("angle", "displacement")),
+    )
+
+
+def _sphere_ref(f: Fields, key: str) -> d.SphereRef:
+    s = f.object(key, ("body", "center", "radius"))
+    return d.SphereRef(s.string("body"), s.vector("center"), s.number("radius", positive=True))
+
+
+def _force(item: Any, where: str) -> d.Force:
+    kind = item.get("type") if isinstance(item, dict) else None
+    if kind not in FORCE_FIELDS:
+        f = Fields(
+            item,
+            where,
+            ("name", "type") + tuple({k for r, o in FORCE_FIELDS.values() for k in r + o}),
+        )
+        f.string("type", choices=d.FORCE_TYPES)
+    required, optional = FORCE_FIELDS[kind]
+    f = Fields(item, where, ("name", "type") + required + optional)
+    v: dict[str, Any] = {}
+    for key in required + optional:
+        if key not in required and not f.has(key):
+            continue
+        if key in ("body", "body1", "body2", "joint"):
+            v[key] = f.string(key)
+        elif key in ("point", "point1", "point2"):
+            v[key] = f.vector(key)
+        elif key in ("stiffness", "damping", "free_length", "restitution"):
+            v[key] = f.number(key, nonnegative=True)
+        elif key == "exponent":
+            v[key] = f.number(key, positive=True)
+        elif key == "free_angle":
+            v[key] = f.number(key)
+        elif key in ("actuator", "function"):
+            v[key] = _function(f, key)
+        elif key == "vector":
+            vec = f.items(key)
+            if len(vec) != 3:
+                raise f.error(key, "must be a list of 3 components (numbers or functions)")
+            v[key] = tuple(
+                parse_function(c, where=where, field=f"vector[{i}]") for i, c in enumerate(vec)
+            )
+        elif key == "frame":
+            v[key] = f.string(key, choices=d.FRAMES)
+        elif key in ("sphere", "sphere2"):
+            v[key] = _sphere_ref(f, key)
+        elif key == "plane":
+            p = f.object(key, ("body", "point", "normal"))
+            v[key] = d.PlaneRef(
+                p.string("body"), p.vector("point"), p.vector("normal", nonzero=True)
+            )
+        elif key == "model":
+            v[key] = f.string(key, choices=d.CONTACT_MODELS)
+        elif key == "materials":
+            m = f.object(key, ("E1", "nu1", "E2", "nu2"))
+            v[key] = d.ContactMaterials(
+                m.number("E1", positive=True),
+                m.number("nu1", low=0.0, high=0.5),
+                m.number("E2", positive=True),
+                m.number("nu2", low=0.0, high=0.5),
+            )
+        elif key == "friction":
+            m = f.object(key, ("mu", "velocity_tolerance"))
+            v[key] = d.Friction(
+                m.number("mu", nonnegative=True),
+                m.number("velocity_tolerance", 1e-3, positive=True),
+            )
+    if kind == "contact":
+        if ("plane" in v) == ("sphere2" in v):
+            raise f.error("plane", "give either plane or sphere2 (the second contact surface)")
+        if ("stiffness" in v) == ("materials" in v):
+            raise f.error(
+                "stiffness", "give either stiffness or materials (to compute the Hertz stiffness)"
+            )
+        if v.get("stiffness") == 0.0:
+            raise f.error("stiffness", "must be positive (got 0)")
+        if "restitution" in v and not 0.0 < v["restitution"] <= 1.0:
+            raise f.error("restitution", f"must be in (0, 1] (got {v['restitution']:g})")
+    return d.Force(_name(f), kind, **v)
+
+
+def _output(item: Any, where: str) -> d.Output:
+    f = Fields(item, where, ("name", "body", "point"))
+    return d.Output(_name(f), f.string("body"), f.vector("point"))
+
+
+def _solver(data: Any) -> d.SolverSettings:
+    f = Fields(
+        data,
+        "solver",
+        (
+            "analysis",
+            "coordinates",
+            "formulation",
+            "dt",
+            "t_end",
+            "output_dt",
+            "tolerance",
+            "max_iterations",
+            "orientation",
+            "parameters",
+        ),
+    )
+    default = d.SolverSettings()
+    settings = d.SolverSettings(
+        analysis=f.string("analysis", default.analysis, choices=d.ANALYSES),
+        coordinates=f.string("coordinates", default.coordinates, choices=d.COORDINATES),
+        formulation=f.string("formulation", default.formulation, choices=d.FORMULATIONS),
+        dt=f.number("dt", default.dt, positive=True),
+        t_end=f.number("t_end", default.t_end, positive=True),
+        output_dt=f.number("output_dt", None, positive=True),
+        tolerance=f.number("tolerance", default.tolerance, positive=True),
+        max_iterations=f.integer("max_iterations", default.max_iterations, minimum=1),
+        orientation=f.string("orientation", default.orientation, choices=d.ORIENTATIONS),
+        parameters={},
+    )
+    p = f.object("parameters", SOLVER_PARAMETERS, None)
+    if p is not None:
+        for key, kind in SOLVER_PARAMETERS.items():
+            if not p.has(key):
+                continue
+            if kind == "positive":
+                value = p.number(key, positive=True)
+            elif kind == "nonnegative":
+                value = p.number(key, nonnegative=True)
+            elif kind is bool:
+                value = p.boolean(key)
+            elif all(isinstance(c, str) for c in kind):
+                value = p.string(key, choices=kind)
+            else:
+                value = p.number(key, low=kind[0], high=kind[1])
+            settings.parameters[key] = value
+    if settings.dt > settings.t_end:
+        raise f.error("dt", f"({settings.dt:g} s) is larger than t_end ({settings.t_end:g} s)")
+    if settings.output_dt is not None and settings.output_dt < settings.dt * (1 - 1e-12):
+        raise f.error(
+            "output_dt", f"({settings.output_dt:g} s) is smaller than dt ({settings.dt:g} s)"
+        )
+    return settings
+
+
+def read_model(data: Any) -> d.Model:
+    """Build a ``Model`` from parsed JSON; raise ``ModelError`` on the first mistake."""
+    if not isinstance(data, dict):
+        raise ModelError("", f"a model file must hold a JSON object {{...}}, not {describe(data)}")
+    version = data.get("biela")
+    if version is None:
+        raise ModelError(
+            "", 'is not a Biela model: the "biela" format version field is missing (add "biela": 1)'
+        )
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ModelError(
+            "", f'"biela" format version must be a whole number >= 1, not {describe(version)}'
+        )
+    if version > FORMAT_VERSION:
+        raise ModelError(
+            "",
+            f"was written for model format {version} by a newer Biela; this version reads "
+            f"format {FORMAT_VERSION}: update Biela to open it",
+        )
+    top = Fields(data, "model", TOP_FIELDS)
+    warnings: list[str] = []
+    name = top.string("name", "Untitled")
+    model = d.Model(
+        name=name,
+        description=top.string("description", None),
+        gravity=top.vector("gravity", (0.0, 0.0, -9.81)),
+    )
+    model.bodies = [
+        _body(b, _label("bodies", i, b), warnings) for i, b in enumerate(top.items("bodies", []))
+    ]
+    model.joints = [
+        _joint(j, _label("joints", i, j)) for i, j in enumerate(top.items("joints", []))
+    ]
+    model.drivers = [
+        _driver(x, _label("drivers", i, x)) for i, x in enumerate(top.items("drivers", []))
+    ]
+    model.forces = [
+        _force(x, _label("forces", i, x)) for i, x in enumerate(top.items("forces", []))
+    ]
+    model.outputs = [
+        _output(x, _label("outputs", i, x)) for i, x in enumerate(top.items("outputs", []))
+    ]
+    model.solver = _solver(data["solver"]) if "solver" in data else d.SolverSettings()
+    model.warnings = warnings
+    return model

@@ -1,0 +1,235 @@
+"""Cross-reference and geometric checks of a model description.
+
+``validate_model`` raises ``ModelError`` naming the item and field of the first mistake:
+duplicate or reserved names, references to missing bodies or joints, joints that do not
+fit the bodies they connect (a point mass has no orientation, a flexible body is joined
+at a node), degenerate geometry, drivers on joints that have no such coordinate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.model import description as d
+from solver.model.errors import ModelError
+from solver.model.fields import fmt_vector
+
+#: Column prefixes the results CSV uses for itself (DESIGN §2).
+RESERVED = ("t", "energy", "constraint", d.GROUND)
+
+#: Joints a point mass (no orientation) may take part in.
+POINT_MASS_JOINTS = ("spherical", "distance", "point_on_line", "point_on_plane")
+
+#: Joint coordinates a driver, joint torque or joint force can act on.
+JOINT_COORDINATES = {
+    "revolute": ("angle",),
+    "prismatic": ("displacement",),
+    "cylindrical": ("displacement", "angle"),
+}
+
+
+def _label(kind: str, index: int, name: str) -> str:
+    return f'{kind}[{index}] "{name}"'
+
+
+def _unique(items, kind: str, seen: dict[str, str]) -> None:
+    for i, item in enumerate(items):
+        where = _label(kind, i, item.name)
+        if item.name in RESERVED and kind in ("bodies", "outputs"):
+            raise ModelError(where, f'"{item.name}" is reserved; choose another name', "name")
+        if item.name in seen:
+            raise ModelError(where, f'"{item.name}" is already used by {seen[item.name]}', "name")
+        seen[item.name] = where
+
+
+def _parallel(a, b) -> bool:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.linalg.norm(np.cross(a, b))) < 1e-9 * float(
+        np.linalg.norm(a) * np.linalg.norm(b)
+    )
+
+
+class _Checker:
+    def __init__(self, model: d.Model) -> None:
+        self.model = model
+        self.bodies = {b.name: b for b in model.bodies}
+        self.joints = {j.name: j for j in model.joints}
+
+    def body_ref(self, where: str, field: str, name: str, ground_ok: bool = True) -> d.Body | None:
+        if name == d.GROUND:
+            if not ground_ok:
+                raise ModelError(where, "cannot be ground here; name a moving body", field)
+            return None
+        if name not in self.bodies:
+            raise ModelError(where, f'"{name}" does not exist', field)
+        return self.bodies[name]
+
+    def at_node(self, where: str, field: str, body: d.Body | None, point) -> None:
+        """A point on a flexible body must be one of its nodes."""
+        if not isinstance(body, d.FlexibleBody) or point is None:
+            return
+        length = math.dist(*body.points)
+        nodes = body.node_positions()
+        gap = min(math.dist(point, n) for n in nodes)
+        if gap > 1e-9 * max(length, 1.0):
+            raise ModelError(
+                where,
+                f'{fmt_vector(point)} is not a node of flexible body "{body.name}" '
+                f"(nodes every {length / body.elements:g} m from {fmt_vector(body.points[0])})",
+                field,
+            )
+
+    def joint(self, i: int, j: d.Joint) -> None:
+        where = _label("joints", i, j.name)
+        b1 = self.body_ref(where, "body1", j.body1)
+        b2 = self.body_ref(where, "body2", j.body2)
+        if j.body1 == j.body2:
+            raise ModelError(
+                where, f'"{j.body2}" is also body1; a joint connects two bodies', "body2"
+            )
+        for field, body in (("body1", b1), ("body2", b2)):
+            if isinstance(body, d.PointMass) and j.type not in POINT_MASS_JOINTS:
+                raise ModelError(
+                    where,
+                    f'"{body.name}" is a point mass (no orientation); a {j.type} joint needs '
+                    f"a rigid body (point masses take {', '.join(POINT_MASS_JOINTS)})",
+                    field,
+                )
+        if j.type == "distance":
+            self.at_node(where, "point1", b1, j.point1)
+            self.at_node(where, "point2", b2, j.point2)
+            if j.length is None and math.dist(j.point1, j.point2) < 1e-12:
+                raise ModelError(
+                    where, "coincides with point1; give a length or use a spherical joint", "point2"
+                )
+        else:
+            self.at_node(where, "point", b1, j.point)
+            self.at_node(where, "point", b2, j.point)
+        if j.type == "universal" and _parallel(j.axis1, j.axis2):
+            raise ModelError(
+                where, "is parallel to axis1; a universal joint needs two crossing axes", "axis2"
+            )
+        if j.type == "rolling_disk":
+            if isinstance(b2, d.FlexibleBody) or b2 is None:
+                raise ModelError(where, "must be the rigid disc (body2 rolls on body1)", "body2")
+            if _parallel(j.axis, j.normal):
+                raise ModelError(
+                    where,
+                    "is parallel to the plane normal; the disc would lie flat on the plane",
+                    "axis",
+                )
+        if (
+            j.type == "fixed"
+            and j.point is None
+            and (isinstance(b1, d.FlexibleBody) or isinstance(b2, d.FlexibleBody))
+        ):
+            raise ModelError(
+                where, "is needed to clamp a flexible body (the node to clamp)", "point"
+            )
+
+    def driver(self, i: int, drv: d.Driver, driven: dict) -> None:
+        where = _label("drivers", i, drv.name)
+        joint = self.joints.get(drv.joint)
+        if joint is None:
+            raise ModelError(where, f'"{drv.joint}" does not exist', "joint")
+        coords = JOINT_COORDINATES.get(joint.type)
+        if coords is None:
+            raise ModelError(
+                where,
+                f'"{drv.joint}" is a {joint.type} joint; drivers act on revolute (angle), '
+                "prismatic (displacement) or cylindrical joints",
+                "joint",
+            )
+        coordinate = drv.coordinate or coords[0]
+        if coordinate not in coords:
+            raise ModelError(
+                where,
+                f'"{coordinate}" is not a coordinate of a {joint.type} joint (it has {", ".join(coords)})',
+                "coordinate",
+            )
+        key = (drv.joint, coordinate)
+        if key in driven:
+            raise ModelError(
+                where,
+                f'the {coordinate} of joint "{drv.joint}" is already driven by {driven[key]}',
+                "joint",
+            )
+        driven[key] = where
+
+    def force(self, i: int, f: d.Force) -> None:
+        where = _label("forces", i, f.name)
+        if f.type == "spring_damper":
+            b1 = self.body_ref(where, "body1", f.body1)
+            b2 = self.body_ref(where, "body2", f.body2)
+            if f.body1 == f.body2:
+                raise ModelError(
+                    where, f'"{f.body2}" is also body1; a spring connects two bodies', "body2"
+                )
+            self.at_node(where, "point1", b1, f.point1)
+            self.at_node(where, "point2", b2, f.point2)
+        elif f.type in ("force", "torque"):
+            body = self.body_ref(where, "body", f.body, ground_ok=False)
+            if f.type == "force":
+                self.at_node(where, "point", body, f.point)
+            if f.type == "torque" and isinstance(body, d.PointMass):
+                raise ModelError(
+                    where, f'"{f.body}" is a point mass; it cannot take a torque', "body"
+                )
+        elif f.type in ("rotational_spring_damper", "joint_torque", "joint_force"):
+            joint = self.joints.get(f.joint)
+            if joint is None:
+                raise ModelError(where, f'"{f.joint}" does not exist', "joint")
+            need = "displacement" if f.type == "joint_force" else "angle"
+            if need not in JOINT_COORDINATES.get(joint.type, ()):
+                kinds = (
+                    "prismatic or cylindrical"
+                    if need == "displacement"
+                    else "revolute or cylindrical"
+                )
+                raise ModelError(
+                    where,
+                    f'"{f.joint}" is a {joint.type} joint; a {f.type} needs a {kinds} joint',
+                    "joint",
+                )
+        elif f.type == "contact":
+            s1 = self.body_ref(where, "sphere.body", f.sphere.body)
+            other = f.plane if f.plane is not None else f.sphere2
+            field = "plane.body" if f.plane is not None else "sphere2.body"
+            self.body_ref(where, field, other.body)
+            if other.body == f.sphere.body:
+                raise ModelError(
+                    where,
+                    f'"{other.body}" is also the sphere\'s body; contact needs two bodies',
+                    field,
+                )
+            if isinstance(s1, d.FlexibleBody):
+                raise ModelError(
+                    where, "contact spheres on flexible bodies are not supported", "sphere.body"
+                )
+
+    def output(self, i: int, o: d.Output) -> None:
+        where = _label("outputs", i, o.name)
+        body = self.body_ref(where, "body", o.body, ground_ok=False)
+        self.at_node(where, "point", body, o.point)
+
+
+def validate_model(model: d.Model) -> None:
+    """Raise ``ModelError`` for the first inconsistency in ``model``."""
+    columns: dict[str, str] = {}
+    _unique(model.bodies, "bodies", columns)
+    _unique(model.outputs, "outputs", columns)
+    _unique(model.joints, "joints", {})
+    _unique(model.drivers, "drivers", {})
+    _unique(model.forces, "forces", {})
+    check = _Checker(model)
+    for i, j in enumerate(model.joints):
+        check.joint(i, j)
+    driven: dict = {}
+    for i, drv in enumerate(model.drivers):
+        check.driver(i, drv, driven)
+    for i, f in enumerate(model.forces):
+        check.force(i, f)
+    for i, o in enumerate(model.outputs):
+        check.output(i, o)
