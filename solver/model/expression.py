@@ -1,0 +1,529 @@
+"""A safe parser for scalar expressions of time ``t`` (s), with exact derivatives.
+
+The grammar is a small subset of Python's arithmetic, read by a hand-written tokenizer
+and recursive-descent parser (user text is never evaluated by Python)::
+
+    expr   := term (("+" | "-") term)*
+    term   := unary (("*" | "/") unary)*
+    unary  := ("+" | "-") unary | power
+    power  := atom ("**" unary)?          # right associative: 2**3**2 == 2**9
+    atom   := number | "t" | "pi" | "e" | function "(" expr ("," expr)* ")" | "(" expr ")"
+
+so ``-t**2`` is ``-(t**2)``, as in Python. Numbers may use scientific notation (``1e-3``).
+Functions: sin cos tan asin acos atan sinh cosh tanh exp log (natural) sqrt abs, and
+min max with two or more arguments. ``^`` is refused (write ``**``).
+
+Evaluation uses second-order forward-mode differentiation: every intermediate value
+carries ``(v, v', v'')`` with respect to ``t``, so ``derivatives(t)`` returns the exact
+first and second derivatives (no finite differences). ``abs``, ``min`` and ``max`` use the
+derivatives of the active branch (``abs(x)`` is ``x`` at ``x == 0``; ties of ``min``/``max``
+take the first argument). Arithmetic follows IEEE rules: a domain error such as
+``log(-1)`` or ``sqrt(-1)`` gives ``nan``, a pole gives ``inf`` (e.g. the derivative of
+``sqrt(t)`` at ``t = 0``); no exception or warning is raised during evaluation.
+``t`` may be a float (floats out) or a numpy array (arrays of the same shape out).
+
+Inputs are limited to 2000 characters and 100 levels of nesting so that a malicious model
+file cannot exhaust memory or the stack.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from solver.model.errors import ModelError
+
+MAX_LENGTH = 2000
+MAX_DEPTH = 100
+
+VARIABLES = ("t",)
+CONSTANTS = {"pi": math.pi, "e": math.e}
+#: function name -> (minimum, maximum) number of arguments (``None``: unbounded)
+FUNCTIONS: dict[str, tuple[int, int | None]] = {
+    "sin": (1, 1),
+    "cos": (1, 1),
+    "tan": (1, 1),
+    "asin": (1, 1),
+    "acos": (1, 1),
+    "atan": (1, 1),
+    "sinh": (1, 1),
+    "cosh": (1, 1),
+    "tanh": (1, 1),
+    "exp": (1, 1),
+    "log": (1, 1),
+    "sqrt": (1, 1),
+    "abs": (1, 1),
+    "min": (2, None),
+    "max": (2, None),
+}
+ALLOWED_NAMES = (*VARIABLES, *CONSTANTS, *FUNCTIONS)
+_ALLOWED_TEXT = "allowed: " + ", ".join(ALLOWED_NAMES)
+_ALLOWED_SYNTAX = (
+    "allowed: numbers, t, pi, e, + - * / **, parentheses, commas between function "
+    "arguments, and the functions " + ", ".join(FUNCTIONS)
+)
+
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SPACE = " \t\r\n"
+_OPERATORS = ("**", "+", "-", "*", "/", "(", ")", ",")
+
+
+def _show(text: str, limit: int = 60) -> str:
+    """The expression quoted on one line for an error message (shortened if long)."""
+    flat = " ".join(text.split())
+    flat = "".join(c if c.isprintable() else repr(c)[1:-1] for c in flat)
+    if len(flat) > limit:
+        flat = flat[: limit - 3] + "..."
+    return f'"{flat}"'
+
+
+class _Token:
+    __slots__ = ("kind", "text", "pos", "value")
+
+    def __init__(self, kind: str, text: str, pos: int, value: float = 0.0) -> None:
+        self.kind = kind  # "num", "name", "op", "end"
+        self.text = text
+        self.pos = pos  # 0-based index in the source
+        self.value = value
+
+    def describe(self) -> str:
+        if self.kind == "end":
+            return "the end of the expression"
+        kind = {"num": "number", "name": "name", "op": ""}[self.kind]
+        return f'{kind} "{self.text}"'.strip() + f" at position {self.pos + 1}"
+
+
+class _Parser:
+    """Tokenizes and parses one expression into postfix instructions."""
+
+    def __init__(self, text: str, where: str, field: str) -> None:
+        self.text = text
+        self.where = where
+        self.field = field
+        self.code: list[tuple[Any, ...]] = []
+        self.depth = 0
+        self.tokens = self._tokenize()
+        self.index = 0
+
+    def error(self, reason: str) -> ModelError:
+        return ModelError(self.where, reason, self.field)
+
+    def _in(self) -> str:
+        return f"in expression {_show(self.text)}"
+
+    # -- tokenizer -------------------------------------------------------------------
+
+    def _tokenize(self) -> list[_Token]:
+        text = self.text
+        tokens: list[_Token] = []
+        i, n = 0, len(text)
+        while i < n:
+            c = text[i]
+            if c in _SPACE:
+                i += 1
+                continue
+            m = _NUMBER.match(text, i)
+            if m:
+                value = float(m.group())
+                if not math.isfinite(value):
+                    raise self.error(f'number "{m.group()}" is too large {self._in()}')
+                tokens.append(_Token("num", m.group(), i, value))
+                i = m.end()
+                continue
+            m = _NAME.match(text, i)
+            if m:
+                name = m.group()
+                if name not in ALLOWED_NAMES:
+                    raise self.error(f'unknown name "{name}" {self._in()} ({_ALLOWED_TEXT})')
+                tokens.append(_Token("name", name, i))
+                i = m.end()
+                continue
+            op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
+            if op is not None:
+                tokens.append(_Token("op", op, i))
+                i += len(op)
+                continue
+            raise self.error(self._bad_character(c, i))
+        tokens.append(_Token("end", "", n))
+        return tokens
+
+    def _bad_character(self, c: str, i: int) -> str:
+        at = f"at position {i + 1} {self._in()}"
+        if c == "^":
+            return f'"^" {at} is not allowed; write powers with ** (e.g. t**2)'
+        if c == ".":
+            return (
+                f'"." {at} is not allowed: a dot may only appear inside a number such '
+                f"as 0.5 (attribute access is not supported)"
+            )
+        if c in "'\"":
+            return f"quote {at} is not allowed: strings are not supported ({_ALLOWED_SYNTAX})"
+        if c in "[]{}":
+            return f'"{c}" {at} is not allowed; group with parentheses ( ) instead'
+        shown = c if c.isprintable() and not c.isspace() else repr(c)[1:-1]
+        return f'character "{shown}" {at} is not allowed ({_ALLOWED_SYNTAX})'
+
+    # -- parser ----------------------------------------------------------------------
+
+    @property
+    def token(self) -> _Token:
+        return self.tokens[self.index]
+
+    def _advance(self) -> _Token:
+        tok = self.tokens[self.index]
+        self.index += 1
+        return tok
+
+    def _is(self, op: str) -> bool:
+        tok = self.token
+        return tok.kind == "op" and tok.text == op
+
+    def parse(self) -> list[tuple[Any, ...]]:
+        if self.token.kind == "end":
+            raise self.error('is empty; write an expression of time t such as "2*pi*t"')
+        self._expr()
+        tok = self.token
+        if tok.kind != "end":
+            if tok.kind == "op" and tok.text == ")":
+                raise self.error(f'has an unmatched ")" at position {tok.pos + 1} {self._in()}')
+            hint = ""
+            if tok.kind == "name" or (tok.kind == "op" and tok.text == "("):
+                hint = " (implicit multiplication is not supported: write 2*t, not 2t)"
+            raise self.error(
+                f"has unexpected {tok.describe()} {self._in()}; expected an operator "
+                f"+ - * / ** or the end{hint}"
+            )
+        return self.code
+
+    def _expr(self) -> None:
+        self._term()
+        while self._is("+") or self._is("-"):
+            op = self._advance().text
+            self._term()
+            self.code.append(("add",) if op == "+" else ("sub",))
+
+    def _term(self) -> None:
+        self._unary()
+        while self._is("*") or self._is("/"):
+            op = self._advance().text
+            self._unary()
+            self.code.append(("mul",) if op == "*" else ("div",))
+
+    def _unary(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(
+                f"is nested too deeply (more than {MAX_DEPTH} levels of parentheses, "
+                f"signs or powers) {self._in()}"
+            )
+        if self._is("-"):
+            self._advance()
+            self._unary()
+            self.code.append(("neg",))
+        elif self._is("+"):
+            self._advance()
+            self._unary()
+        else:
+            self._power()
+        self.depth -= 1
+
+    def _power(self) -> None:
+        self._atom()
+        if self._is("**"):
+            self._advance()
+            self._unary()
+            self.code.append(("pow",))
+
+    def _atom(self) -> None:
+        tok = self._advance()
+        if tok.kind == "num":
+            self.code.append(("const", tok.value))
+        elif tok.kind == "name":
+            self._name(tok)
+        elif tok.kind == "op" and tok.text == "(":
+            self._expr()
+            if not self._is(")"):
+                raise self._missing_close(tok)
+            self._advance()
+        else:
+            if tok.kind == "end":
+                before = self.tokens[self.index - 2].text if self.index >= 2 else ""
+                after = f' after "{before}"' if before else ""
+                raise self.error(
+                    f"ends unexpectedly{after} {self._in()}; expected a number, t, pi, e, "
+                    f'a function call or "("'
+                )
+            raise self.error(
+                f"has unexpected {tok.describe()} {self._in()}; expected a number, t, pi, "
+                f'e, a function call or "("'
+            )
+
+    def _missing_close(self, opening: _Token) -> ModelError:
+        return self.error(f'is missing ")" for the "(" at position {opening.pos + 1} {self._in()}')
+
+    def _name(self, tok: _Token) -> None:
+        name = tok.text
+        if name in FUNCTIONS:
+            if not self._is("("):
+                example = f"{name}(t)" if FUNCTIONS[name][0] == 1 else f"{name}(t, 1)"
+                raise self.error(
+                    f'uses function "{name}" without arguments {self._in()}; call it with '
+                    f"parentheses, e.g. {example}"
+                )
+            opening = self._advance()
+            count = 0
+            if not self._is(")"):
+                while True:
+                    self._expr()
+                    count += 1
+                    if self._is(","):
+                        self._advance()
+                        continue
+                    break
+            if not self._is(")"):
+                if self.token.kind == "end":
+                    raise self._missing_close(opening)
+                raise self.error(
+                    f"has unexpected {self.token.describe()} {self._in()}; expected "
+                    f'"," or ")" in the arguments of {name}'
+                )
+            self._advance()
+            low, high = FUNCTIONS[name]
+            if high is not None and count != low:
+                plural = "argument" if low == 1 else "arguments"
+                raise self.error(f"{name} takes {low} {plural}, got {count} {self._in()}")
+            if count < low:
+                raise self.error(f"{name} takes at least {low} arguments, got {count} {self._in()}")
+            self.code.append(("call", name, count))
+            return
+        if self._is("("):
+            raise self.error(
+                f'calls "{name}", which is not a function, at position {tok.pos + 1} '
+                f"{self._in()} (functions: {', '.join(FUNCTIONS)})"
+            )
+        if name in CONSTANTS:
+            self.code.append(("const", CONSTANTS[name]))
+        else:
+            self.code.append(("t",))
+
+
+# -- jet arithmetic: a jet is (v, v', v'') with respect to t ------------------------------
+
+Jet = tuple[Any, Any, Any]
+
+
+def _scaled(g: Any, a: Any) -> Any:
+    """``g * a``, but exactly 0 where ``a == 0`` even if ``g`` is inf or nan."""
+    return np.where(a == 0, 0.0, g * a)
+
+
+def _chain(x: Jet, g0: Any, g1: Any, g2: Any) -> Jet:
+    """Jet of ``g(x)`` from ``g(a), g'(a), g''(a)``."""
+    _, a1, a2 = x
+    return g0, _scaled(g1, a1), _scaled(g2, a1 * a1) + _scaled(g1, a2)
+
+
+def _add(x: Jet, y: Jet) -> Jet:
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2]
+
+
+def _sub(x: Jet, y: Jet) -> Jet:
+    return x[0] - y[0], x[1] - y[1], x[2] - y[2]
+
+
+def _mul(x: Jet, y: Jet) -> Jet:
+    a, a1, a2 = x
+    b, b1, b2 = y
+    return a * b, a1 * b + a * b1, a2 * b + 2.0 * a1 * b1 + a * b2
+
+
+def _div(x: Jet, y: Jet) -> Jet:
+    a, a1, a2 = x
+    b, b1, b2 = y
+    q = a / b
+    q1 = (a1 - _scaled(q, b1)) / b
+    q2 = (a2 - 2.0 * _scaled(q1, b1) - _scaled(q, b2)) / b
+    return q, q1, q2
+
+
+def _pow(x: Jet, y: Jet) -> Jet:
+    a, a1, a2 = x
+    b, b1, b2 = y
+    v = np.power(a, b)
+    # power rule where the exponent is locally constant (negative bases work for
+    # integer exponents): (a**n)' = n a**(n-1) a', (a**n)'' = n (n-1) a**(n-2) a'**2 + ...
+    g1 = np.where(b == 0, 0.0, b * np.power(a, b - 1.0))
+    g2 = np.where(b * (b - 1.0) == 0, 0.0, b * (b - 1.0) * np.power(a, b - 2.0))
+    _, p1, p2 = _chain(x, v, g1, g2)
+    # general case a**b = exp(b log a): with u = b log a, (a**b)' = v u', '' = v (u'' + u'^2)
+    log_a = np.log(a)
+    r1 = a1 / a
+    u1 = _scaled(log_a, b1) + _scaled(b, r1)
+    u2 = _scaled(log_a, b2) + 2.0 * _scaled(r1, b1) + _scaled(b, a2 / a - r1 * r1)
+    constant = (b1 == 0) & (b2 == 0)
+    return v, np.where(constant, p1, v * u1), np.where(constant, p2, v * (u2 + u1 * u1))
+
+
+def _neg(x: Jet) -> Jet:
+    return -x[0], -x[1], -x[2]
+
+
+def _abs(x: Jet) -> Jet:
+    s = np.where(x[0] >= 0, 1.0, -1.0)
+    return s * x[0], s * x[1], s * x[2]
+
+
+def _select(first: Jet, second: Jet, take_second: Any) -> Jet:
+    return tuple(np.where(take_second, s, f) for f, s in zip(first, second, strict=True))
+
+
+def _unary(name: str, x: Jet) -> Jet:
+    a = x[0]
+    if name == "sin":
+        s, c = np.sin(a), np.cos(a)
+        return _chain(x, s, c, -s)
+    if name == "cos":
+        s, c = np.sin(a), np.cos(a)
+        return _chain(x, c, -s, -c)
+    if name == "tan":
+        v = np.tan(a)
+        sec2 = 1.0 + v * v
+        return _chain(x, v, sec2, 2.0 * v * sec2)
+    if name in ("asin", "acos"):
+        w = 1.0 - a * a
+        g1 = 1.0 / np.sqrt(w)
+        g2 = a * g1 / w
+        if name == "asin":
+            return _chain(x, np.arcsin(a), g1, g2)
+        return _chain(x, np.arccos(a), -g1, -g2)
+    if name == "atan":
+        w = 1.0 / (1.0 + a * a)
+        return _chain(x, np.arctan(a), w, -2.0 * a * w * w)
+    if name == "sinh":
+        s, c = np.sinh(a), np.cosh(a)
+        return _chain(x, s, c, s)
+    if name == "cosh":
+        s, c = np.sinh(a), np.cosh(a)
+        return _chain(x, c, s, c)
+    if name == "tanh":
+        v = np.tanh(a)
+        w = 1.0 - v * v
+        return _chain(x, v, w, -2.0 * v * w)
+    if name == "exp":
+        v = np.exp(a)
+        return _chain(x, v, v, v)
+    if name == "log":
+        r = 1.0 / a
+        return _chain(x, np.log(a), r, -r * r)
+    if name == "sqrt":
+        v = np.sqrt(a)
+        g1 = 0.5 / v
+        return _chain(x, v, g1, -0.5 * g1 / a)
+    if name == "abs":
+        return _abs(x)
+    raise AssertionError(name)  # pragma: no cover - the parser only emits known names
+
+
+_BINARY: dict[str, Callable[[Jet, Jet], Jet]] = {
+    "add": _add,
+    "sub": _sub,
+    "mul": _mul,
+    "div": _div,
+    "pow": _pow,
+}
+
+
+def _run(code: tuple[tuple[Any, ...], ...], t: np.ndarray) -> Jet:
+    zero = np.float64(0.0)
+    stack: list[Jet] = []
+    for ins in code:
+        op = ins[0]
+        if op == "const":
+            stack.append((np.float64(ins[1]), zero, zero))
+        elif op == "t":
+            stack.append((t, np.float64(1.0), zero))
+        elif op == "neg":
+            stack.append(_neg(stack.pop()))
+        elif op == "call":
+            name, count = ins[1], ins[2]
+            if name in ("min", "max"):
+                args = stack[-count:]
+                del stack[-count:]
+                result = args[0]
+                for other in args[1:]:
+                    better = other[0] < result[0] if name == "min" else other[0] > result[0]
+                    result = _select(result, other, better)
+                stack.append(result)
+            else:
+                stack.append(_unary(name, stack.pop()))
+        else:
+            y = stack.pop()
+            x = stack.pop()
+            stack.append(_BINARY[op](x, y))
+    return stack[0]
+
+
+class Expression:
+    """A parsed expression of time ``t`` (s); immutable, compared by its text."""
+
+    __slots__ = ("_code", "_text")
+
+    def __init__(self, text: str, code: list[tuple[Any, ...]]) -> None:
+        object.__setattr__(self, "_text", text)
+        object.__setattr__(self, "_code", tuple(code))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Expression is immutable")
+
+    @property
+    def text(self) -> str:
+        """The source text, exactly as given."""
+        return self._text
+
+    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
+        """``(f, df/dt, d2f/dt2)`` at ``t``: floats for a scalar ``t``, else arrays of the
+        shape of ``t``."""
+        tt = np.asarray(t, dtype=float)
+        with np.errstate(all="ignore"):
+            jet = _run(self._code, tt)
+        if tt.ndim == 0:
+            return float(jet[0]), float(jet[1]), float(jet[2])
+        return tuple(np.broadcast_to(np.asarray(j, dtype=float), tt.shape).copy() for j in jet)
+
+    def __call__(self, t: Any) -> Any:
+        return self.derivatives(t)[0]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Expression):
+            return NotImplemented
+        return self._text == other._text
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+    def __repr__(self) -> str:
+        return f"Expression({self._text!r})"
+
+
+def parse_expression(text: Any, where: str = "", field: str = "expression") -> Expression:
+    """Parse ``text`` into an :class:`Expression`; raise ``ModelError(where, ..., field)``
+    naming what is wrong and what is allowed."""
+    if not isinstance(text, str):
+        kind = "a list" if isinstance(text, list) else type(text).__name__
+        raise ModelError(where, f"expression must be a string, not {kind}", field)
+    if len(text) > MAX_LENGTH:
+        raise ModelError(
+            where,
+            f"expression is too long ({len(text)} characters; at most {MAX_LENGTH} allowed)",
+            field,
+        )
+    try:
+        code = _Parser(text, where, field).parse()
+    except RecursionError:  # pragma: no cover - MAX_DEPTH keeps well below the limit
+        raise ModelError(where, f"expression is nested too deeply {_show(text)}", field) from None
+    return Expression(text, code)
