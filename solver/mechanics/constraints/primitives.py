@@ -1,0 +1,215 @@
+"""Constraint primitives, each vectorised over all its instances in a system.
+
+A primitive is a scalar or vector function ``Φ = f(u) − c(t)`` of marker values ``u``
+(points and directions, see ``solver.mechanics.markers``). Each gives, per instance:
+
+* ``phi``     the residual, ``(m, r)``;
+* ``blocks``  ``∂f/∂u`` for each of its marker slots, ``(m, r, 3)`` each;
+* ``quad``    ``u̇ᵀ f_uu u̇``, the velocity-product part of ``Φ̈`` not carried by ``J̇q̇``;
+* ``phit``, ``phitt``  ``∂Φ/∂t`` and ``∂²Φ/∂t²`` from the driving function ``c(t)``.
+
+The system forms ``Φ_q = Σ blocks·J``, ``Φ_t = phit`` and
+``γ = −Σ blocks·(J̇q̇) − quad − phitt`` so that ``Φ_q q̈ = γ``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.mechanics.markers import MarkerState
+
+
+@dataclass
+class PrimitiveEval:
+    phi: np.ndarray
+    blocks: list[np.ndarray]
+    quad: np.ndarray
+    phit: np.ndarray
+    phitt: np.ndarray
+
+
+def wrap_angle(a: np.ndarray) -> np.ndarray:
+    """Angles mapped to ``[−π, π)``."""
+    return (a + np.pi) % (2.0 * np.pi) - np.pi
+
+
+class Primitive:
+    """Base: instances are added with marker indices, a constant and a time function."""
+
+    rows = 1
+    slots: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self._markers: list[tuple[int, ...]] = []
+        self._const: list[float] = []
+        self._funcs: list = []
+
+    def __len__(self) -> int:
+        return len(self._const)
+
+    def add(self, markers: tuple[int, ...], const: float = 0.0, function=None) -> int:
+        """Add an instance; ``c(t) = const + function(t)``. Returns its index."""
+        assert len(markers) == len(self.slots)
+        self._markers.append(tuple(markers))
+        self._const.append(float(const))
+        self._funcs.append(function)
+        return len(self._const) - 1
+
+    def freeze(self) -> None:
+        m = np.array(self._markers, dtype=np.int64).reshape(-1, len(self.slots))
+        self.index = [m[:, k] for k in range(len(self.slots))]
+        self.const = np.array(self._const, float)
+        self.driven = [i for i, f in enumerate(self._funcs) if f is not None]
+
+    def target(self, t: float):
+        """``c(t)``, ``ċ(t)``, ``c̈(t)`` per instance."""
+        c = self.const.copy()
+        cd = np.zeros_like(c)
+        cdd = np.zeros_like(c)
+        for i in self.driven:
+            f, df, ddf = self._funcs[i].derivatives(t)
+            c[i] += f
+            cd[i], cdd[i] = df, ddf
+        return c, cd, cdd
+
+    def evaluate(self, ms: MarkerState, t: float) -> PrimitiveEval:
+        raise NotImplementedError
+
+
+def _dot(a, b):
+    return np.sum(a * b, axis=-1)
+
+
+class Coincident(Primitive):
+    """Two points coincide: ``Φ = u_b − u_a`` (3 rows)."""
+
+    rows = 3
+    slots = ("point_a", "point_b")
+
+    def evaluate(self, ms, t):
+        a, b = self.index
+        m = len(self)
+        eye = np.broadcast_to(np.eye(3), (m, 3, 3))
+        zero = np.zeros((m, 3))
+        return PrimitiveEval(ms.u[b] - ms.u[a], [-eye, eye], zero, zero, zero)
+
+
+class Dot(Primitive):
+    """Scalar product of two directions: ``Φ = u_a·u_b − c(t)`` (perpendicular: c = 0)."""
+
+    slots = ("vector_a", "vector_b")
+
+    def evaluate(self, ms, t):
+        a, b = self.index
+        c, cd, cdd = self.target(t)
+        ua, ub = ms.u[a], ms.u[b]
+        phi = _dot(ua, ub) - c
+        quad = 2.0 * _dot(ms.udot[a], ms.udot[b])
+        return PrimitiveEval(
+            phi[:, None],
+            [ub[:, None, :], ua[:, None, :]],
+            quad[:, None],
+            -cd[:, None],
+            -cdd[:, None],
+        )
+
+
+class PointPlane(Primitive):
+    """Offset of point b from point a along direction n: ``Φ = (u_b − u_a)·u_n − c(t)``.
+
+    With ``c = 0`` and n a plane normal fixed with a, b stays on the plane through a;
+    with n along a sliding axis and ``c(t)`` a function, it drives a relative displacement.
+    """
+
+    slots = ("point_a", "point_b", "direction")
+
+    def evaluate(self, ms, t):
+        a, b, n = self.index
+        c, cd, cdd = self.target(t)
+        d = ms.u[b] - ms.u[a]
+        un = ms.u[n]
+        phi = _dot(d, un) - c
+        quad = 2.0 * _dot(ms.udot[b] - ms.udot[a], ms.udot[n])
+        return PrimitiveEval(
+            phi[:, None],
+            [-un[:, None, :], un[:, None, :], d[:, None, :]],
+            quad[:, None],
+            -cd[:, None],
+            -cdd[:, None],
+        )
+
+
+class Distance(Primitive):
+    """Distance between two points: ``Φ = (d·d − L²)/(2L)``, ``d = u_b − u_a``.
+
+    Scaled so that ``∂Φ/∂d`` is the unit direction when the constraint holds (m units).
+    ``const`` holds L.
+    """
+
+    slots = ("point_a", "point_b")
+
+    def evaluate(self, ms, t):
+        a, b = self.index
+        length = self.const
+        d = ms.u[b] - ms.u[a]
+        dd = ms.udot[b] - ms.udot[a]
+        phi = (_dot(d, d) - length**2) / (2.0 * length)
+        g = d / length[:, None]
+        quad = _dot(dd, dd) / length
+        zero = np.zeros_like(phi)[:, None]
+        return PrimitiveEval(
+            phi[:, None], [-g[:, None, :], g[:, None, :]], quad[:, None], zero, zero
+        )
+
+
+def angle_parts(ms: MarkerState, u1, w1, u2):
+    """Relative angle ``θ = atan2(w1·u2, u1·u2)`` and its derivatives.
+
+    ``u1``, ``w1 = a × u1`` are directions fixed in body 1 (perpendicular to the axis a),
+    ``u2`` is fixed in body 2 and equals ``u1`` at θ = 0. Returns ``(θ, blocks, θ̇, quad)``
+    with ``blocks`` the gradients for (u1, w1, u2) and ``quad = u̇ᵀ θ_uu u̇``.
+    """
+    a, w, b = ms.u[u1], ms.u[w1], ms.u[u2]
+    ad, wd, bd = ms.udot[u1], ms.udot[w1], ms.udot[u2]
+    x, y = _dot(a, b), _dot(w, b)
+    r2 = x * x + y * y
+    tx, ty = -y / r2, x / r2
+    xd = _dot(ad, b) + _dot(a, bd)
+    yd = _dot(wd, b) + _dot(w, bd)
+    theta = np.arctan2(y, x)
+    blocks = [tx[:, None] * b, ty[:, None] * b, tx[:, None] * a + ty[:, None] * w]
+    txx, tyy, txy = 2 * x * y / r2**2, -2 * x * y / r2**2, (y * y - x * x) / r2**2
+    quad = (
+        tx * 2.0 * _dot(ad, bd)
+        + ty * 2.0 * _dot(wd, bd)
+        + txx * xd * xd
+        + 2.0 * txy * xd * yd
+        + tyy * yd * yd
+    )
+    return theta, blocks, tx * xd + ty * yd, quad
+
+
+class Angle(Primitive):
+    """Relative rotation about an axis follows ``c(t)``: ``Φ = wrap(θ − c(t))``.
+
+    The wrap keeps Φ continuous through any number of turns while the error is below π.
+    """
+
+    slots = ("u1", "w1", "u2")
+
+    def evaluate(self, ms, t):
+        c, cd, cdd = self.target(t)
+        theta, blocks, _, quad = angle_parts(ms, *self.index)
+        phi = wrap_angle(theta - c)
+        return PrimitiveEval(
+            phi[:, None],
+            [b[:, None, :] for b in blocks],
+            quad[:, None],
+            -cd[:, None],
+            -cdd[:, None],
+        )
+
+
+PRIMITIVES = (Coincident, Dot, PointPlane, Distance, Angle)

@@ -1,0 +1,97 @@
+"""Markers: points and directions fixed to bodies, evaluated all at once.
+
+A constraint or force never looks at body coordinates directly: it asks for markers.
+A marker is a point (``r + A(p) s̄`` on a rigid body, the position of a point mass, a
+fixed global point on ground) or a direction (``A(p) v̄``; fixed on ground). For every
+marker the table gives its global value ``u``, its velocity ``u̇ = J q̇``, the Jacobian
+``J = ∂u/∂q`` over the coordinates of its body (``K`` columns, padded with -1 where a
+body has fewer), and ``J̇ q̇`` (the velocity-product part of ``ü``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.mechanics.rotations import rotate, rotate_jacobian
+
+K = 7  # columns per marker: the most coordinates a body has (rigid: 7)
+
+GROUND, RIGID, POINT_MASS = 0, 1, 2
+
+
+@dataclass
+class MarkerState:
+    """Markers evaluated at ``(q, q̇)``: arrays over all N markers."""
+
+    u: np.ndarray  # (N, 3) global values
+    udot: np.ndarray  # (N, 3) time derivatives
+    jac: np.ndarray  # (N, 3, K) ∂u/∂q over the body's columns
+    jdq: np.ndarray  # (N, 3) J̇ q̇
+
+
+class Markers:
+    """A table of markers; add them, then ``freeze`` before evaluating."""
+
+    def __init__(self) -> None:
+        self._kind: list[int] = []
+        self._cols: list[list[int]] = []
+        self._local: list[np.ndarray] = []
+        self._point: list[bool] = []
+
+    def __len__(self) -> int:
+        return len(self._kind)
+
+    def add(self, kind: int, cols, local, is_point: bool) -> int:
+        """Add a marker on a body of ``kind`` whose coordinates are ``cols``; its local
+        vector (body frame for rigid bodies, global for ground) is ``local``."""
+        cols = list(cols) + [-1] * (K - len(cols))
+        self._kind.append(kind)
+        self._cols.append(cols)
+        self._local.append(np.asarray(local, float))
+        self._point.append(bool(is_point))
+        return len(self._kind) - 1
+
+    def freeze(self) -> None:
+        self.kind = np.array(self._kind, dtype=np.int64)
+        self.cols = np.array(self._cols, dtype=np.int64).reshape(-1, K)
+        self.local = np.array(self._local, float).reshape(-1, 3)
+        self.is_point = np.array(self._point, bool)
+        self.rigid = np.flatnonzero(self.kind == RIGID)
+        self.mass_pts = np.flatnonzero(self.kind == POINT_MASS)
+        self.ground = np.flatnonzero(self.kind == GROUND)
+        n = len(self.kind)
+        self._jac0 = np.zeros((n, 3, K))
+        self._jac0[self.mass_pts, :, :3] = np.eye(3)
+        rp = self.rigid[self.is_point[self.rigid]]
+        self._jac0[rp, :, :3] = np.eye(3)
+
+    def gather(self, x: np.ndarray) -> np.ndarray:
+        """``x`` at every marker's columns, ``(N, K)``, zero where a column is -1."""
+        ext = np.append(x, 0.0)
+        return ext[self.cols]
+
+    def evaluate(self, q: np.ndarray, qd: np.ndarray) -> MarkerState:
+        n = len(self.kind)
+        qc, qdc = self.gather(q), self.gather(qd)
+        u = np.empty((n, 3))
+        udot = np.zeros((n, 3))
+        jdq = np.zeros((n, 3))
+        jac = self._jac0.copy()
+        g = self.ground
+        u[g] = self.local[g]
+        m = self.mass_pts
+        u[m] = qc[m, :3]
+        udot[m] = qdc[m, :3]
+        r = self.rigid
+        if len(r):
+            p, pd, s = qc[r, 3:7], qdc[r, 3:7], self.local[r]
+            pt = self.is_point[r][:, None]
+            rot = rotate(p, s)
+            sj = rotate_jacobian(p, s)
+            jac[r, :, 3:7] = sj
+            u[r] = rot + pt * qc[r, :3]
+            udot[r] = np.einsum("nij,nj->ni", sj, pd) + pt * qdc[r, :3]
+            jdq[r] = 2.0 * rotate(pd, s)
+        return MarkerState(u, udot, jac, jdq)

@@ -1,0 +1,127 @@
+"""Euler-parameter kinematics, vectorised over many bodies.
+
+Euler parameters ``p = [e0, e1, e2, e3]`` (scalar first) give the rotation body→global.
+The rotation of a vector is written in its *homogeneous quadratic* form
+
+    A(p) v = (e0² − e·e) v + 2 e (e·v) + 2 e0 (e × v),
+
+which equals the usual rotation matrix on the unit sphere and is quadratic in p off it.
+All Jacobians below are exact derivatives of this form, so ``S(p, v) p = 2 A(p) v`` and
+the second time derivative of ``A(p) v`` is ``S(p, v) p̈ + 2 A(ṗ) v``.
+
+Arrays: ``p`` has shape ``(n, 4)``, vectors ``(n, 3)``; results keep the leading ``n``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def skew(v: np.ndarray) -> np.ndarray:
+    """Skew-symmetric matrices ``ṽ`` with ``ṽ w = v × w``; ``(..., 3) → (..., 3, 3)``."""
+    v = np.asarray(v, float)
+    out = np.zeros(v.shape + (3,))
+    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
+    return out
+
+
+def rotate(p: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``A(p) v`` in the homogeneous quadratic form (see module docstring)."""
+    e0, e = p[..., :1], p[..., 1:]
+    ev = np.sum(e * v, axis=-1, keepdims=True)
+    return (
+        (e0 * e0 - np.sum(e * e, axis=-1, keepdims=True)) * v
+        + 2.0 * e * ev
+        + 2.0 * e0 * np.cross(e, v)
+    )
+
+
+def rotation_matrix(p: np.ndarray) -> np.ndarray:
+    """``A(p)`` as matrices, ``(..., 4) → (..., 3, 3)`` (homogeneous form)."""
+    p = np.asarray(p, float)
+    eye = np.broadcast_to(np.eye(3), p.shape[:-1] + (3, 3))
+    cols = [rotate(p, eye[..., :, i]) for i in range(3)]
+    return np.stack(cols, axis=-1)
+
+
+def rotate_jacobian(p: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``S(p, v) = ∂(A(p) v)/∂p``, shape ``(n, 3, 4)``; linear in p and in v."""
+    e0, e = p[..., 0], p[..., 1:]
+    n = p.shape[:-1]
+    out = np.empty(n + (3, 4))
+    out[..., :, 0] = 2.0 * (e0[..., None] * v + np.cross(e, v))
+    ev = np.sum(e * v, axis=-1)
+    block = (
+        ev[..., None, None] * np.eye(3)
+        + e[..., :, None] * v[..., None, :]
+        - v[..., :, None] * e[..., None, :]
+        - e0[..., None, None] * skew(v)
+    )
+    out[..., :, 1:] = 2.0 * block
+    return out
+
+
+def angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:
+    """Global angular velocity ``ω = 2 E(p) ṗ`` with ``E = [−e, e0 I + ẽ]`` (unit p)."""
+    e0, e = p[..., :1], p[..., 1:]
+    d0, d = pdot[..., :1], pdot[..., 1:]
+    return 2.0 * (-d0 * e + e0 * d + np.cross(e, d))
+
+
+def body_angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:
+    """Body-frame angular velocity ``ω̄ = 2 G(p) ṗ`` with ``G = [−e, e0 I − ẽ]`` (unit p)."""
+    e0, e = p[..., :1], p[..., 1:]
+    d0, d = pdot[..., :1], pdot[..., 1:]
+    return 2.0 * (-d0 * e + e0 * d - np.cross(e, d))
+
+
+def g_matrix(p: np.ndarray) -> np.ndarray:
+    """``G(p) = [−e, e0 I − ẽ]``, shape ``(n, 3, 4)``; ``ω̄ = 2 G ṗ``."""
+    e0, e = p[..., 0], p[..., 1:]
+    out = np.empty(p.shape[:-1] + (3, 4))
+    out[..., :, 0] = -e
+    out[..., :, 1:] = e0[..., None, None] * np.eye(3) - skew(e)
+    return out
+
+
+def e_matrix(p: np.ndarray) -> np.ndarray:
+    """``E(p) = [−e, e0 I + ẽ]``, shape ``(n, 3, 4)``; ``ω = 2 E ṗ``."""
+    e0, e = p[..., 0], p[..., 1:]
+    out = np.empty(p.shape[:-1] + (3, 4))
+    out[..., :, 0] = -e
+    out[..., :, 1:] = e0[..., None, None] * np.eye(3) + skew(e)
+    return out
+
+
+def pdot_from_omega(p: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    """``ṗ = ½ E(p)ᵀ ω`` for a global angular velocity ω (unit p)."""
+    return 0.5 * np.einsum("...ij,...i->...j", e_matrix(p), omega)
+
+
+def quaternion_from_matrix(a: np.ndarray) -> np.ndarray:
+    """Euler parameters of a rotation matrix (Shepperd's method, e0 ≥ 0)."""
+    a = np.asarray(a, float)
+    trace = np.trace(a)
+    cands = np.array([trace, a[0, 0], a[1, 1], a[2, 2]])
+    i = int(np.argmax(cands))
+    if i == 0:
+        e0 = 0.5 * np.sqrt(1.0 + trace)
+        q = [
+            e0,
+            (a[2, 1] - a[1, 2]) / (4 * e0),
+            (a[0, 2] - a[2, 0]) / (4 * e0),
+            (a[1, 0] - a[0, 1]) / (4 * e0),
+        ]
+    else:
+        j, k = (i % 3) + 1, ((i + 1) % 3) + 1
+        ii, jj, kk = i - 1, j - 1, k - 1
+        ei = 0.5 * np.sqrt(1.0 + 2 * a[ii, ii] - trace)
+        q = [0.0] * 4
+        q[i] = ei
+        q[0] = (a[kk, jj] - a[jj, kk]) / (4 * ei)
+        q[j] = (a[jj, ii] + a[ii, jj]) / (4 * ei)
+        q[k] = (a[kk, ii] + a[ii, kk]) / (4 * ei)
+    q = np.array(q)
+    return q if q[0] >= 0 else -q

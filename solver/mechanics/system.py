@@ -1,0 +1,376 @@
+"""The numerical multibody system built from a model description.
+
+``MultibodySystem(model)`` lays out the coordinates ``q`` (rigid body: ``[r, p]``, 7;
+point mass: ``r``, 3), builds markers, constraint primitives (joints, drivers, Euler
+parameter norms) and force elements, and evaluates
+
+* ``constraints(q, q̇, t)`` → ``Φ``, ``Φ_q``, ``Φ_t``, ``γ`` (``Φ_q q̈ = γ``);
+* ``mass(q)`` → ``M``; ``forces(q, q̇, t)`` → ``Q`` (applied + quadratic-velocity);
+* ``force_jacobians`` → ``∂Q/∂q``, ``∂Q/∂q̇``; energies and non-conservative power.
+
+Matrices are dense below ``SPARSE_THRESHOLD`` coordinates and ``scipy.sparse`` CSR above.
+Constraint rows are grouped by primitive type so each type is evaluated in one
+vectorised call, whatever the number of joints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from solver.mechanics.bodies.point_mass import PointMasses
+from solver.mechanics.bodies.rigid import RigidBodies
+from solver.mechanics.constraints.joints import JointBuilder
+from solver.mechanics.constraints.primitives import PRIMITIVES
+from solver.mechanics.markers import GROUND as MK_GROUND
+from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
+from solver.mechanics.markers import RIGID as MK_RIGID
+from solver.mechanics.markers import Markers, MarkerState
+from solver.mechanics.rotations import pdot_from_omega, rotate, rotation_matrix
+from solver.model import description as d
+from solver.model.errors import ModelError
+from solver.model.fields import fmt_vector
+
+SPARSE_THRESHOLD = 300
+
+
+@dataclass
+class BodySlot:
+    """Where a body lives in q and its frame at t = 0."""
+
+    name: str
+    kind: str  # "rigid" | "point_mass"
+    index: int  # within its kind
+    offset: int
+    position0: np.ndarray
+    rotation0: np.ndarray  # body→global at t = 0 (identity for point masses)
+
+    @property
+    def size(self) -> int:
+        return 7 if self.kind == "rigid" else 3
+
+
+@dataclass
+class ConstraintEval:
+    phi: np.ndarray
+    phi_q: np.ndarray | sp.csr_matrix
+    phi_t: np.ndarray
+    gamma: np.ndarray
+
+
+class MultibodySystem:
+    """Coordinates, constraints and forces of a model (reference-point coordinates)."""
+
+    def __init__(self, model: d.Model) -> None:
+        self.model = model
+        self.gravity = np.asarray(model.gravity, float)
+        self._layout(model)
+        self.markers = Markers()
+        self._groups: dict[type, object] = {}
+        builder = JointBuilder(self)
+        joints = {j.name: j for j in model.joints}
+        for i, j in enumerate(model.joints):
+            builder.joint(i, j)
+        for i, drv in enumerate(model.drivers):
+            builder.driver(i, drv, joints[drv.joint])
+        from solver.mechanics.forces import ForceSet
+
+        self.force_set = ForceSet(model, self)
+        self.output_markers = [
+            self.point(o.body, o.point, f'outputs[{i}] "{o.name}"', "point")
+            for i, o in enumerate(model.outputs)
+        ]
+        self.markers.freeze()
+        self.groups = [g for cls in PRIMITIVES if (g := self._groups.get(cls)) is not None]
+        for g in self.groups:
+            g.freeze()
+        self._rows(builder.items)
+        self.force_set.freeze()
+
+    # ---- layout -------------------------------------------------------------------
+    def _layout(self, model: d.Model) -> None:
+        self.slots: dict[str, BodySlot] = {}
+        offset = 0
+        rigid_off, rigid_m, rigid_j, pm_off, pm_m = [], [], [], [], []
+        q0, qd0 = [], []
+        for i, b in enumerate(model.bodies):
+            if isinstance(b, d.FlexibleBody):
+                raise ModelError(
+                    f'bodies[{i}] "{b.name}"',
+                    "flexible (ANCF) bodies are not available in this version of the solver",
+                    "type",
+                )
+            pos = np.asarray(b.position, float)
+            if isinstance(b, d.RigidBody):
+                p = np.asarray(b.orientation, float)
+                p = p / np.linalg.norm(p)
+                slot = BodySlot(b.name, "rigid", len(rigid_off), offset, pos, rotation_matrix(p))
+                rigid_off.append(offset)
+                rigid_m.append(b.mass)
+                rigid_j.append(np.asarray(b.inertia, float))
+                q0 += [*pos, *p]
+                qd0 += [*b.velocity, *pdot_from_omega(p, np.asarray(b.angular_velocity, float))]
+            else:
+                slot = BodySlot(b.name, "point_mass", len(pm_off), offset, pos, np.eye(3))
+                pm_off.append(offset)
+                pm_m.append(b.mass)
+                q0 += list(pos)
+                qd0 += list(b.velocity)
+            self.slots[b.name] = slot
+            offset += slot.size
+        self.n = offset
+        self.q0 = np.array(q0, float)
+        self.qd0 = np.array(qd0, float)
+        self.rigid = RigidBodies(rigid_off, rigid_m, np.array(rigid_j).reshape(-1, 3, 3))
+        self.point_masses = PointMasses(pm_off, pm_m)
+        self.sparse = self.n > SPARSE_THRESHOLD
+
+    # ---- markers (the builder context) -----------------------------------------------
+    def group(self, cls):
+        if cls not in self._groups:
+            self._groups[cls] = cls()
+        return self._groups[cls]
+
+    def centre(self, body: str) -> np.ndarray:
+        return np.zeros(3) if body == d.GROUND else self.slots[body].position0
+
+    def point(self, body: str, xyz, where: str = "", field: str = "point") -> int:
+        """A marker at global point ``xyz`` (t = 0) fixed to ``body``."""
+        xyz = np.asarray(xyz, float)
+        if body == d.GROUND:
+            return self.markers.add(MK_GROUND, [], xyz, True)
+        s = self.slots[body]
+        if s.kind == "point_mass":
+            if np.linalg.norm(xyz - s.position0) > 1e-9 * max(1.0, np.linalg.norm(xyz)):
+                raise ModelError(
+                    where,
+                    f'{fmt_vector(xyz)} is not at point mass "{body}" (at {fmt_vector(s.position0)}); '
+                    "a point mass can only be joined at its own position",
+                    field,
+                )
+            return self.markers.add(MK_POINT_MASS, range(s.offset, s.offset + 3), np.zeros(3), True)
+        local = s.rotation0.T @ (xyz - s.position0)
+        return self.markers.add(MK_RIGID, range(s.offset, s.offset + 7), local, True)
+
+    def vector(self, body: str, xyz) -> int:
+        """A marker for the global direction ``xyz`` (t = 0) fixed to ``body``."""
+        xyz = np.asarray(xyz, float)
+        if body == d.GROUND:
+            return self.markers.add(MK_GROUND, [], xyz, False)
+        s = self.slots[body]
+        if s.kind != "rigid":
+            raise ModelError(
+                "", f'body "{body}" has no orientation (a point mass) to fix a direction to'
+            )
+        return self.markers.add(MK_RIGID, range(s.offset, s.offset + 7), s.rotation0.T @ xyz, False)
+
+    # ---- constraint rows ---------------------------------------------------------------
+    def _rows(self, items) -> None:
+        row = 0
+        self.group_rows = []
+        for g in self.groups:
+            self.group_rows.append(row)
+            row += g.rows * len(g)
+        self.n_norm = len(self.rigid)
+        self.norm_row0 = row
+        self.m = row + self.n_norm
+        starts = {id(g): r for g, r in zip(self.groups, self.group_rows, strict=True)}
+        self.item_rows: dict[str, np.ndarray] = {}
+        for key, pairs in items.items():
+            rows = [starts[id(g)] + k * g.rows + np.arange(g.rows) for g, k in pairs]
+            self.item_rows[key] = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        self.row_owner = np.empty(self.m, dtype=object)
+        for key, rows in self.item_rows.items():
+            self.row_owner[rows] = key
+        for i, name in enumerate(self.slots):
+            if self.slots[name].kind == "rigid":
+                self.row_owner[self.norm_row0 + self.slots[name].index] = f"norm:{name}"
+        # sparsity pattern of Φ_q (fixed): rows and columns of every entry
+        pat_r, pat_c = [], []
+        for g, r0 in zip(self.groups, self.group_rows, strict=True):
+            rows = r0 + np.arange(len(g) * g.rows).reshape(len(g), g.rows)
+            for idx in g.index:
+                cols = self.markers.cols[idx]
+                pat_r.append(
+                    np.broadcast_to(rows[:, :, None], rows.shape + (cols.shape[1],)).ravel()
+                )
+                pat_c.append(
+                    np.broadcast_to(cols[:, None, :], rows.shape + (cols.shape[1],)).ravel()
+                )
+        pc = self.rigid.cols[:, 3:]
+        pat_r.append(np.repeat(self.norm_row0 + np.arange(self.n_norm), 4))
+        pat_c.append(pc.ravel())
+        r = np.concatenate(pat_r) if pat_r else np.zeros(0, np.int64)
+        c = np.concatenate(pat_c) if pat_c else np.zeros(0, np.int64)
+        self._keep = c >= 0
+        self._pat = (r[self._keep], c[self._keep])
+
+    # ---- evaluation ------------------------------------------------------------------
+    def marker_state(self, q: np.ndarray, qd: np.ndarray | None = None) -> MarkerState:
+        return self.markers.evaluate(q, np.zeros_like(q) if qd is None else qd)
+
+    def constraints(
+        self,
+        q: np.ndarray,
+        qd: np.ndarray | None = None,
+        t: float = 0.0,
+        ms: MarkerState | None = None,
+    ) -> ConstraintEval:
+        """``Φ``, ``Φ_q``, ``Φ_t`` and ``γ`` at ``(q, q̇, t)``."""
+        qd = np.zeros_like(q) if qd is None else qd
+        ms = ms or self.markers.evaluate(q, qd)
+        phi = np.empty(self.m)
+        phit = np.zeros(self.m)
+        gamma = np.empty(self.m)
+        vals = []
+        for g, r0 in zip(self.groups, self.group_rows, strict=True):
+            ev = g.evaluate(ms, t)
+            n = len(g) * g.rows
+            phi[r0 : r0 + n] = ev.phi.ravel()
+            phit[r0 : r0 + n] = ev.phit.ravel()
+            acc = -ev.quad - ev.phitt
+            for idx, blk in zip(g.index, ev.blocks, strict=True):
+                vals.append(np.einsum("mri,mik->mrk", blk, ms.jac[idx]).ravel())
+                acc = acc - np.einsum("mri,mi->mr", blk, ms.jdq[idx])
+            gamma[r0 : r0 + n] = acc.ravel()
+        _, p = self.rigid.split(q)
+        _, pd = self.rigid.split(qd)
+        k = self.norm_row0
+        phi[k:] = np.sum(p * p, axis=1) - 1.0
+        gamma[k:] = -2.0 * np.sum(pd * pd, axis=1)
+        vals.append((2.0 * p).ravel())
+        v = np.concatenate(vals)[self._keep] if vals else np.zeros(0)
+        jac = sp.csr_matrix((v, self._pat), shape=(self.m, self.n))
+        return ConstraintEval(phi, jac if self.sparse else jac.toarray(), phit, gamma)
+
+    def mass(self, q: np.ndarray):
+        """Mass matrix ``M(q)``."""
+        blocks_r = self.rigid.mass_blocks(q)
+        blocks_m = self.point_masses.mass_blocks()
+        rows, cols, vals = [], [], []
+        for blocks, colsets in ((blocks_r, self.rigid.cols), (blocks_m, self.point_masses.cols)):
+            if len(colsets):
+                rows.append(np.repeat(colsets, colsets.shape[1], axis=1).ravel())
+                cols.append(np.tile(colsets, (1, colsets.shape[1])).ravel())
+                vals.append(blocks.ravel())
+        if not rows:
+            return sp.csr_matrix((self.n, self.n)) if self.sparse else np.zeros((self.n, self.n))
+        mat = sp.csr_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(self.n, self.n),
+        )
+        return mat if self.sparse else mat.toarray()
+
+    def gravity_forces(self) -> np.ndarray:
+        out = np.zeros(self.n)
+        if len(self.rigid):
+            out[self.rigid.cols[:, :3]] = self.rigid.mass[:, None] * self.gravity
+        if len(self.point_masses):
+            out[self.point_masses.cols] = self.point_masses.mass[:, None] * self.gravity
+        return out
+
+    def forces(
+        self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
+    ) -> np.ndarray:
+        """Generalised forces ``Q``: gravity, force elements, quadratic-velocity terms."""
+        ms = ms or self.markers.evaluate(q, qd)
+        out = self.gravity_forces() + self.force_set.generalized(ms, q, qd, t)
+        if len(self.rigid):
+            np.add.at(out, self.rigid.cols, self.rigid.quadratic_forces(q, qd))
+        return out
+
+    def force_jacobians(
+        self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
+    ):
+        """``(∂Q/∂q, ∂Q/∂q̇)``, dense or sparse like ``mass``."""
+        ms = ms or self.markers.evaluate(q, qd)
+        kq, kqd = self.force_set.jacobians(ms, q, qd, t)
+        if len(self.rigid):
+            dq, dqd = self.rigid.quadratic_forces_jacobians(q, qd)
+            c = self.rigid.cols
+            r = np.repeat(c, 7, axis=1).ravel()
+            cc = np.tile(c, (1, 7)).ravel()
+            kq = kq + sp.csr_matrix((dq.ravel(), (r, cc)), shape=(self.n, self.n))
+            kqd = kqd + sp.csr_matrix((dqd.ravel(), (r, cc)), shape=(self.n, self.n))
+        if self.sparse:
+            return sp.csr_matrix(kq), sp.csr_matrix(kqd)
+        return np.asarray(kq.toarray() if sp.issparse(kq) else kq), np.asarray(
+            kqd.toarray() if sp.issparse(kqd) else kqd
+        )
+
+    def mass_times_jacobian(self, q: np.ndarray, a: np.ndarray):
+        """``∂(M(q) a)/∂q`` (a fixed), for Newton iterations of implicit methods."""
+        blocks = self.rigid.mass_times_jacobian(q, a)
+        c = self.rigid.cols
+        mat = sp.csr_matrix(
+            (blocks.ravel(), (np.repeat(c, 7, axis=1).ravel(), np.tile(c, (1, 7)).ravel())),
+            shape=(self.n, self.n),
+        )
+        return mat if self.sparse else mat.toarray()
+
+    # ---- energies ---------------------------------------------------------------------
+    def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
+        return self.rigid.kinetic_energy(q, qd) + self.point_masses.kinetic_energy(qd)
+
+    def gravitational_energy(self, q: np.ndarray) -> float:
+        v = 0.0
+        if len(self.rigid):
+            v -= float(np.sum(self.rigid.mass * (q[self.rigid.cols[:, :3]] @ self.gravity)))
+        if len(self.point_masses):
+            v -= float(np.sum(self.point_masses.mass * (q[self.point_masses.cols] @ self.gravity)))
+        return v
+
+    def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
+        ms = ms or self.markers.evaluate(q, np.zeros_like(q))
+        return self.force_set.elastic_energy(ms, q)
+
+    def nonconservative_power(
+        self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
+    ) -> float:
+        """Power of actuators, dampers, applied loads and contact losses (W)."""
+        ms = ms or self.markers.evaluate(q, qd)
+        return self.force_set.nonconservative_power(ms, q, qd, t)
+
+    # ---- outputs ---------------------------------------------------------------------
+    def body_state(self, q: np.ndarray, qd: np.ndarray) -> dict[str, np.ndarray]:
+        """Per body: ``[x y z e0 e1 e2 e3 vx vy vz wx wy wz]`` (rigid) or ``[x y z vx vy vz]``."""
+        out = {}
+        for name, s in self.slots.items():
+            if s.kind == "rigid":
+                blk, dblk = q[s.offset : s.offset + 7], qd[s.offset : s.offset + 7]
+                p = blk[3:] / np.linalg.norm(blk[3:])
+                w = 2.0 * (-dblk[3] * p[1:] + p[0] * dblk[4:] + np.cross(p[1:], dblk[4:]))
+                out[name] = np.concatenate([blk[:3], p, dblk[:3], w])
+            else:
+                out[name] = np.concatenate(
+                    [q[s.offset : s.offset + 3], qd[s.offset : s.offset + 3]]
+                )
+        return out
+
+    def output_points(
+        self, q: np.ndarray, qd: np.ndarray, ms: MarkerState | None = None
+    ) -> np.ndarray:
+        """Position and velocity of each output point, ``(n_outputs, 6)``."""
+        ms = ms or self.markers.evaluate(q, qd)
+        idx = np.asarray(self.output_markers, dtype=np.int64)
+        return np.hstack([ms.u[idx], ms.udot[idx]]) if len(idx) else np.zeros((0, 6))
+
+    def rotation(self, q: np.ndarray, body: str) -> np.ndarray:
+        s = self.slots[body]
+        if s.kind != "rigid":
+            return np.eye(3)
+        p = q[s.offset + 3 : s.offset + 7]
+        return rotation_matrix(p / np.linalg.norm(p))
+
+    def global_point(self, q: np.ndarray, body: str, local) -> np.ndarray:
+        s = self.slots[body]
+        if s.kind != "rigid":
+            return q[s.offset : s.offset + 3].copy()
+        p = q[s.offset + 3 : s.offset + 7]
+        return q[s.offset : s.offset + 3] + rotate(p[None], np.asarray(local, float)[None])[0]
+
+    def joint_of_row(self, row: int) -> str:
+        """``"joint:J3"``, ``"driver:motor"`` or ``"norm:crank"`` for a constraint row."""
+        return str(self.row_owner[row])
