@@ -184,9 +184,9 @@ class MultibodySystem:
         self.row_owner = np.empty(self.m, dtype=object)
         for key, rows in self.item_rows.items():
             self.row_owner[rows] = key
-        for i, name in enumerate(self.slots):
-            if self.slots[name].kind == "rigid":
-                self.row_owner[self.norm_row0 + self.slots[name].index] = f"norm:{name}"
+        for name, slot in self.slots.items():
+            if slot.kind == "rigid":
+                self.row_owner[self.norm_row0 + slot.index] = f"norm:{name}"
         # sparsity pattern of Φ_q (fixed): rows and columns of every entry
         pat_r, pat_c = [], []
         for g, r0 in zip(self.groups, self.group_rows, strict=True):
