@@ -33,11 +33,82 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="validate a model; print its degrees of freedom")
     p.add_argument("model", metavar="MODEL", help="model file (JSON)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing when valid")
+
+    from solver.model.description import ANALYSES, COORDINATES, FORMULATIONS
+
+    r = sub.add_parser("run", help="run an analysis; write CSV results and a JSON summary")
+    r.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    r.add_argument("--analysis", choices=ANALYSES, help="default: the model's solver.analysis")
+    r.add_argument("--formulation", choices=FORMULATIONS, help="dynamic formulation (DESIGN §3)")
+    r.add_argument("--coordinates", choices=COORDINATES)
+    r.add_argument("--dt", type=_positive, metavar="H", help="time step (s)")
+    r.add_argument("--t-end", type=_positive, metavar="T", help="end time (s)")
+    r.add_argument("--output-dt", type=_positive, metavar="H", help="output interval (s)")
+    r.add_argument("--tolerance", type=_positive, metavar="TOL", help="Newton tolerance")
+    r.add_argument("--csv", metavar="OUT", help="write the results CSV here")
+    r.add_argument("--summary", metavar="OUT.json", help="write the run summary (JSON) here")
+    r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     return parser
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    return value
+
+
+def _run(args) -> int:
+    from solver.analysis.simulate import simulate
+    from solver.model import ModelError, load_model
+
+    name = os.path.basename(args.model)
+    try:
+        model = load_model(args.model)
+        result = simulate(
+            model,
+            analysis=args.analysis,
+            formulation=args.formulation,
+            coordinates=args.coordinates,
+            dt=args.dt,
+            t_end=args.t_end,
+            output_dt=args.output_dt,
+            tolerance=args.tolerance,
+        )
+    except ModelError as exc:
+        print(str(exc if str(exc).startswith(name) else exc.with_file(name)), file=sys.stderr)
+        return EXIT_INVALID
+    for warning in model.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    try:
+        if args.csv:
+            result.to_csv(args.csv)
+        if args.summary:
+            result.write_summary(args.summary)
+    except OSError as exc:
+        print(f"biela: cannot write results: {exc.strerror}: {exc.filename}", file=sys.stderr)
+        return EXIT_USAGE
+    s = result.summary
+    if result.status != "ok":
+        print(f"{name}: {result.message}", file=sys.stderr)
+        print(f"{name}: {len(result)} frames up to the failure were kept", file=sys.stderr)
+        return EXIT_SOLVER
+    if not args.quiet:
+        drift = s["max_energy_drift"]
+        print(
+            f"{name}: {s['analysis']} analysis done: {s['steps']} steps, {s['frames']} frames in "
+            f"{s['wall_time_s']:.3g} s; max |Φ| {s['max_constraint_position']:.3g}; "
+            f"max energy drift {drift:.3g} J"
+        )
+    return EXIT_OK
 
 
 def _check(args) -> int:
     from solver.analysis.check import check
+    from solver.analysis.kinematics import AssemblyError
     from solver.model import ModelError, load_model
 
     try:
@@ -45,6 +116,9 @@ def _check(args) -> int:
         report = check(model)
     except ModelError as exc:
         print(str(exc), file=sys.stderr)
+        return EXIT_INVALID
+    except AssemblyError as exc:
+        print(f"{os.path.basename(args.model)}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -55,7 +129,7 @@ def _check(args) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"check": _check}
+COMMANDS = {"check": _check, "run": _run}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,15 +1,23 @@
-"""The model check: validation plus a degrees-of-freedom count.
+"""The model check: validation, assembly and a degrees-of-freedom report.
 
-``check(model)`` returns a ``CheckReport``. For now it counts coordinates and constraint
-equations by type (Grübler–Kutzbach, spatial); the numerical rank of the constraint
-Jacobian, redundancy and assembly are added by the mechanics layer.
+``check(model)`` validates the description, counts freedoms and equations by type
+(Grübler–Kutzbach, spatial), assembles the initial configuration (minimum-norm Newton;
+``AssemblyError`` names the joints that cannot be closed and the residual) and takes the
+numerical rank of ``Φ_q`` there: DOF, redundant constraints and the joints involved,
+and a warning near a singular position.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from solver.analysis.kinematics import assemble
+from solver.analysis.mobility import Mobility, mobility
+from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
+from solver.model.errors import UnsupportedFeature
 from solver.model.validation import validate_model
 
 #: Holonomic constraint equations per joint type (spatial).
@@ -54,14 +62,27 @@ class CheckReport:
     holonomic_equations: int
     velocity_equations: int
     warnings: list[str] = field(default_factory=list)
+    mobility: Mobility | None = None
+    assembly_iterations: int = 0
+    assembly_residual: float = 0.0
+    unsupported: str = ""
 
     @property
     def grubler_dof(self) -> int:
         """Free-body freedoms minus holonomic and velocity-level equations and drivers."""
         return self.freedoms - self.holonomic_equations - self.velocity_equations - self.drivers
 
+    @property
+    def dof(self) -> int:
+        """Numerical DOF when available, else Grübler's count."""
+        return self.mobility.dof if self.mobility else self.grubler_dof
+
+    @property
+    def redundant(self) -> int:
+        return self.mobility.redundant if self.mobility else 0
+
     def lines(self) -> list[str]:
-        return [
+        out = [
             f'model "{self.name}": {self.bodies} bodies, {self.joints} joints, '
             f"{self.drivers} drivers, {self.forces} forces",
             f"degrees of freedom (Grübler): {self.grubler_dof} = {self.freedoms} body freedoms"
@@ -69,16 +90,32 @@ class CheckReport:
             + (f" − {self.velocity_equations} rolling equations" if self.velocity_equations else "")
             + (f" − {self.drivers} drivers" if self.drivers else ""),
         ]
+        mob = self.mobility
+        if mob is None:
+            out.append(f"numerical degrees of freedom: not computed ({self.unsupported})")
+            return out
+        out.append(
+            f"degrees of freedom (rank of the constraint Jacobian): {mob.dof} = "
+            f"{mob.coordinates} coordinates − rank {mob.rank} of {mob.equations} equations"
+        )
+        if mob.redundant:
+            out.append(f"redundant constraints: {mob.redundant}, among {mob.describe_redundancy()}")
+        else:
+            out.append("redundant constraints: 0")
+        out.append(
+            f"assembly: residual {self.assembly_residual:.3g} after {self.assembly_iterations} Newton iterations"
+        )
+        return out
 
 
 def check(model: d.Model) -> CheckReport:
-    """Validate ``model`` (raises ``ModelError``) and count its degrees of freedom."""
+    """Validate and assemble ``model``; raises ``ModelError`` or ``AssemblyError``."""
     validate_model(model)
     holonomic = sum(JOINT_EQUATIONS[j.type] for j in model.joints)
     rolling = sum(
         ROLLING_NO_SLIP[j.slip or "none"] for j in model.joints if j.type == "rolling_disk"
     )
-    return CheckReport(
+    report = CheckReport(
         name=model.name,
         bodies=len(model.bodies),
         joints=len(model.joints),
@@ -89,3 +126,23 @@ def check(model: d.Model) -> CheckReport:
         velocity_equations=rolling,
         warnings=list(model.warnings),
     )
+    try:
+        system = MultibodySystem(model)
+    except UnsupportedFeature as exc:
+        report.unsupported = str(exc)
+        return report
+    assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
+    report.assembly_iterations = assembled.iterations
+    report.assembly_residual = assembled.residual
+    report.mobility = mob = mobility(system, assembled.q)
+    if mob.rank and mob.condition < 1e-7:
+        report.warnings.append(
+            f"the initial configuration is close to a singular position (smallest/largest "
+            f"singular value of the constraint Jacobian {mob.condition:.2g})"
+        )
+    if assembled.iterations:
+        moved = float(np.abs(assembled.q - system.q0).max())
+        report.warnings.append(
+            f"the initial configuration was assembled: coordinates moved by up to {moved:.3g}"
+        )
+    return report

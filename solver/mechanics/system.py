@@ -30,7 +30,7 @@ from solver.mechanics.markers import RIGID as MK_RIGID
 from solver.mechanics.markers import Markers, MarkerState
 from solver.mechanics.rotations import pdot_from_omega, rotate, rotation_matrix
 from solver.model import description as d
-from solver.model.errors import ModelError
+from solver.model.errors import ModelError, UnsupportedFeature
 from solver.model.fields import fmt_vector
 
 SPARSE_THRESHOLD = 300
@@ -97,7 +97,7 @@ class MultibodySystem:
         q0, qd0 = [], []
         for i, b in enumerate(model.bodies):
             if isinstance(b, d.FlexibleBody):
-                raise ModelError(
+                raise UnsupportedFeature(
                     f'bodies[{i}] "{b.name}"',
                     "flexible (ANCF) bodies are not available in this version of the solver",
                     "type",
@@ -206,6 +206,7 @@ class MultibodySystem:
         c = np.concatenate(pat_c) if pat_c else np.zeros(0, np.int64)
         self._keep = c >= 0
         self._pat = (r[self._keep], c[self._keep])
+        self._flat = self._pat[0] * self.n + self._pat[1]
 
     # ---- evaluation ------------------------------------------------------------------
     def marker_state(self, q: np.ndarray, qd: np.ndarray | None = None) -> MarkerState:
@@ -242,8 +243,13 @@ class MultibodySystem:
         gamma[k:] = -2.0 * np.sum(pd * pd, axis=1)
         vals.append((2.0 * p).ravel())
         v = np.concatenate(vals)[self._keep] if vals else np.zeros(0)
-        jac = sp.csr_matrix((v, self._pat), shape=(self.m, self.n))
-        return ConstraintEval(phi, jac if self.sparse else jac.toarray(), phit, gamma)
+        if self.sparse:
+            jac = sp.csr_matrix((v, self._pat), shape=(self.m, self.n))
+        else:
+            jac = np.bincount(self._flat, weights=v, minlength=self.m * self.n).reshape(
+                self.m, self.n
+            )
+        return ConstraintEval(phi, jac, phit, gamma)
 
     def mass(self, q: np.ndarray):
         """Mass matrix ``M(q)``."""

@@ -31,3 +31,7 @@ class ModelError(ValueError):
 
 class ModelWarning(UserWarning):
     """A model issue that was corrected automatically (e.g. a quaternion normalised)."""
+
+
+class UnsupportedFeature(ModelError):
+    """A valid model uses something this version of the solver cannot compute yet."""

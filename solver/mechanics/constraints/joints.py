@@ -29,7 +29,7 @@ import numpy as np
 
 from solver.mechanics.constraints.primitives import Angle, Coincident, Distance, Dot, PointPlane
 from solver.model import description as d
-from solver.model.errors import ModelError
+from solver.model.errors import UnsupportedFeature
 
 
 def normals(axis) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -64,7 +64,7 @@ class JointBuilder:
         ctx, b1, b2 = self.ctx, j.body1, j.body2
         build = getattr(self, f"_{j.type}", None)
         if build is None:
-            raise ModelError(
+            raise UnsupportedFeature(
                 where, f"{j.type} joints are not available in this version of the solver", "type"
             )
         self.items[key] = []

@@ -1,0 +1,70 @@
+"""Linear algebra shared by the analyses: minimum-norm and saddle-point solves that
+tolerate redundant (linearly dependent) constraint rows, dense or sparse."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+
+def dense(a) -> np.ndarray:
+    return a.toarray() if sp.issparse(a) else np.asarray(a)
+
+
+def min_norm_solve(a, b: np.ndarray, reg: float = 1e-12) -> np.ndarray:
+    """The minimum-norm least-squares ``x`` of ``a x = b``.
+
+    Dense: LAPACK ``gelsd`` (SVD based; rank-deficient rows are fine). Sparse: the
+    regularised normal form ``x = aᵀ (a aᵀ + ε I)⁻¹ b`` with a sparse LU.
+    """
+    if sp.issparse(a):
+        a = sp.csr_matrix(a)
+        aat = (a @ a.T).tocsc()
+        eps = reg * max(1.0, float(abs(aat).max()))
+        lu = spla.splu(aat + eps * sp.identity(aat.shape[0], format="csc"))
+        return a.T @ lu.solve(b)
+    x, *_ = sla.lstsq(np.asarray(a), b, lapack_driver="gelsd", cond=1e-12)
+    return x
+
+
+def saddle_solve(m, a, f: np.ndarray, g: np.ndarray):
+    """Solve ``[[M, aᵀ], [a, 0]] [x; λ] = [f; g]`` for ``x`` and a ``λ``.
+
+    With redundant rows in ``a`` the matrix is singular; ``x`` is still unique when the
+    constraints are consistent, and the least-squares solve returns the minimum-norm λ.
+    """
+    n, k = len(f), len(g)
+    if sp.issparse(m) or sp.issparse(a):
+        kkt = sp.bmat(
+            [[sp.csr_matrix(m), sp.csr_matrix(a).T], [sp.csr_matrix(a), None]], format="csc"
+        )
+        rhs = np.concatenate([f, g])
+        try:
+            sol = spla.spsolve(kkt, rhs)
+            if np.all(np.isfinite(sol)):
+                return sol[:n], sol[n:]
+        except RuntimeError:
+            pass
+        sol = spla.lsqr(kkt, rhs, atol=1e-14, btol=1e-14, iter_lim=20 * (n + k))[0]
+        return sol[:n], sol[n:]
+    kkt = np.zeros((n + k, n + k))
+    kkt[:n, :n] = m
+    kkt[:n, n:] = np.asarray(a).T
+    kkt[n:, :n] = a
+    rhs = np.concatenate([f, g])
+    sol, *_ = sla.lstsq(kkt, rhs, lapack_driver="gelsd", cond=1e-13)
+    return sol[:n], sol[n:]
+
+
+def rank_and_null_spaces(a, tol: float | None = None):
+    """``(rank, singular values, left null space U₀, right null space V₀)`` of ``a`` (SVD)."""
+    a = dense(a)
+    if a.size == 0:
+        return 0, np.zeros(0), np.eye(a.shape[0]), np.eye(a.shape[1])
+    u, s, vt = np.linalg.svd(a)
+    if tol is None:
+        tol = max(a.shape) * np.finfo(float).eps * (s[0] if len(s) else 0.0) * 1e3
+    rank = int(np.sum(s > tol))
+    return rank, s, u[:, rank:], vt[rank:].T

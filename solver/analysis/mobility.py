@@ -1,0 +1,66 @@
+"""Degrees of freedom and redundancy from the numerical rank of the constraint Jacobian.
+
+At an assembled configuration, ``DOF = n − rank(Φ_q)`` (Euler-parameter norms
+included in both), ``redundant = rows − rank``. The constraints taking part in a
+redundancy are the rows with weight in the left null space of ``Φ_q``; a singular
+position shows as a rank lower than the model's generic rank, or as a tiny smallest
+singular value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solver.analysis.kinematics import describe_items
+from solver.analysis.linalg import rank_and_null_spaces
+from solver.mechanics.system import MultibodySystem
+
+
+@dataclass
+class Mobility:
+    coordinates: int
+    equations: int
+    rank: int
+    redundant_items: list[str] = field(default_factory=list)
+    smallest_singular_value: float = 0.0
+    largest_singular_value: float = 0.0
+
+    @property
+    def dof(self) -> int:
+        return self.coordinates - self.rank
+
+    @property
+    def redundant(self) -> int:
+        return self.equations - self.rank
+
+    @property
+    def condition(self) -> float:
+        """Ratio of the smallest non-zero to the largest singular value of ``Φ_q``."""
+        if self.largest_singular_value == 0.0:
+            return 1.0
+        return self.smallest_singular_value / self.largest_singular_value
+
+    def describe_redundancy(self) -> str:
+        return describe_items(self.redundant_items) if self.redundant_items else ""
+
+
+def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility:
+    """Rank, DOF and the constraints involved in redundancies at ``q``."""
+    c = system.constraints(q, None, t)
+    rank, s, left, _ = rank_and_null_spaces(c.phi_q)
+    items: list[str] = []
+    if left.shape[1]:
+        weight = np.sqrt(np.sum(left * left, axis=1))
+        rows = np.flatnonzero(weight > 1e-6)
+        items = list(dict.fromkeys(system.joint_of_row(r) for r in rows))
+    nonzero = s[:rank]
+    return Mobility(
+        coordinates=system.n,
+        equations=system.m,
+        rank=rank,
+        redundant_items=items,
+        smallest_singular_value=float(nonzero[-1]) if rank else 0.0,
+        largest_singular_value=float(nonzero[0]) if rank else 0.0,
+    )

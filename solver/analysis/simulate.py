@@ -1,0 +1,196 @@
+"""The time loop behind ``solver.simulate``: settings, output sampling, cancellation.
+
+``simulate(model, ...)`` runs the analysis named in the model's solver settings (or the
+keyword overrides) and returns a ``Result``; ``stream=True`` returns a ``Simulation``
+instead, whose iteration yields output ``Frame``\\ s as they are computed (what the GUI
+worker consumes) and whose ``result`` holds everything afterwards. A failure does not
+raise: the result keeps the frames computed so far, ``status`` becomes ``"failed"`` and
+``message`` says when, why and what to try.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+
+from solver.analysis.errors import SimulationError
+from solver.analysis.kinematic import kinematic_frames
+from solver.analysis.kinematics import AssemblyError, assemble
+from solver.analysis.mobility import mobility
+from solver.mechanics.system import MultibodySystem
+from solver.model import description as d
+from solver.model.errors import UnsupportedFeature
+from solver.results import Frame, Result
+
+ANALYSES_AVAILABLE = ("kinematic", "assembly")
+
+
+def settings_with(model: d.Model, **overrides) -> d.SolverSettings:
+    """The model's solver settings with the non-``None`` keyword overrides applied."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    params = given.pop("parameters", None)
+    settings = replace(model.solver, **given)
+    if params:
+        settings.parameters = {**model.solver.parameters, **params}
+    if settings.output_dt is None:
+        settings.output_dt = settings.dt
+    return settings
+
+
+class Simulation:
+    """One run of an analysis; iterate for frames, ``cancel()`` from any thread."""
+
+    def __init__(self, model: d.Model, settings: d.SolverSettings) -> None:
+        self.model = model
+        self.settings = settings
+        self.system = MultibodySystem(model)
+        self.result = Result.for_system(self.system)
+        self._cancel = threading.Event()
+        self.wall_time = 0.0
+        self._first_q = None
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def _steps(self) -> Iterator[tuple[Frame, int]]:
+        s = self.settings
+        if s.analysis == "kinematic":
+            return kinematic_frames(self.system, s.dt, s.t_end, s.tolerance, s.max_iterations)
+        if s.analysis == "assembly":
+            return self._assembly()
+        raise UnsupportedFeature(
+            "solver",
+            f'"{s.analysis}" is not available in this version (available: {", ".join(ANALYSES_AVAILABLE)})',
+            "analysis",
+        )
+
+    def _assembly(self) -> Iterator[tuple[Frame, int]]:
+        from solver.analysis.kinematics import consistent_velocities
+
+        sysm = self.system
+        try:
+            res = assemble(
+                sysm,
+                sysm.q0,
+                0.0,
+                tol=self.settings.tolerance,
+                max_iterations=self.settings.max_iterations,
+            )
+        except AssemblyError as exc:
+            raise SimulationError(
+                0.0, str(exc), "correct the initial positions or the joint data"
+            ) from None
+        qd = consistent_velocities(sysm, res.q, sysm.qd0, 0.0)
+        c = sysm.constraints(res.q, qd, 0.0)
+        yield (
+            Frame(
+                0.0,
+                res.q,
+                qd,
+                sysm.kinetic_energy(res.q, qd),
+                sysm.gravitational_energy(res.q),
+                sysm.elastic_energy(res.q),
+                0.0,
+                float(abs(c.phi).max()) if len(c.phi) else 0.0,
+                float(abs(c.phi_q @ qd + c.phi_t).max()) if len(c.phi) else 0.0,
+                res.iterations,
+            ),
+            0,
+        )
+
+    def __iter__(self) -> Iterator[Frame]:
+        s = self.settings
+        every = max(1, int(round(s.output_dt / s.dt)))
+        start = time.perf_counter()
+        steps = iterations = 0
+        last = None
+        try:
+            for frame, k in self._steps():
+                steps, iterations = k, iterations + frame.iterations
+                if self._first_q is None:
+                    self._first_q = frame.q
+                last = frame
+                if k % every == 0:
+                    yield self.result.append(self.system, frame)
+                    last = None
+                if self._cancel.is_set():
+                    self.result.status, self.result.message = (
+                        "cancelled",
+                        f"cancelled at t = {frame.t:.6g} s",
+                    )
+                    break
+            if last is not None:  # always keep the final instant
+                yield self.result.append(self.system, last)
+        except SimulationError as exc:
+            self.result.status, self.result.message = "failed", exc.message
+        finally:
+            self.wall_time = time.perf_counter() - start
+            self._summarise(steps, iterations)
+
+    def _summarise(self, steps: int, iterations: int) -> None:
+        r = self.result
+        s = self.settings
+        summary = {
+            "model": self.model.name,
+            "analysis": s.analysis,
+            "formulation": s.formulation if s.analysis == "dynamic" else None,
+            "coordinates": s.coordinates,
+            "dt": s.dt,
+            "t_end": s.t_end,
+            "output_dt": s.output_dt,
+            "status": r.status,
+            "message": r.message,
+            "steps": steps,
+            "frames": len(r),
+            "wall_time_s": self.wall_time,
+            "newton_iterations": iterations,
+            "max_constraint_position": float(r.column("constraint.position").max())
+            if len(r)
+            else None,
+            "max_constraint_velocity": float(r.column("constraint.velocity").max())
+            if len(r)
+            else None,
+            "max_energy_drift": r.max_energy_drift() if len(r) else None,
+        }
+        mob = mobility(self.system, self._first_q if self._first_q is not None else self.system.q0)
+        summary["dof"], summary["redundant_constraints"] = mob.dof, mob.redundant
+        r.summary = summary
+
+
+def simulate(
+    model: d.Model,
+    *,
+    analysis: str | None = None,
+    formulation: str | None = None,
+    coordinates: str | None = None,
+    dt: float | None = None,
+    t_end: float | None = None,
+    output_dt: float | None = None,
+    tolerance: float | None = None,
+    parameters: dict | None = None,
+    stream: bool = False,
+):
+    """Run an analysis; ``Result`` (or a ``Simulation`` to iterate when ``stream``)."""
+    settings = settings_with(
+        model,
+        analysis=analysis,
+        formulation=formulation,
+        coordinates=coordinates,
+        dt=dt,
+        t_end=t_end,
+        output_dt=output_dt,
+        tolerance=tolerance,
+        parameters=parameters,
+    )
+    sim = Simulation(model, settings)
+    if stream:
+        return sim
+    for _ in sim:
+        pass
+    return sim.result

@@ -1,0 +1,147 @@
+"""Time histories of an analysis: frames, the CSV columns of DESIGN §2, the summary.
+
+Columns (SI units): ``t``; per rigid body ``B.x B.y B.z B.e0 B.e1 B.e2 B.e3 B.vx B.vy B.vz
+B.wx B.wy B.wz`` (centre of mass, Euler parameters body→global, velocity, global angular
+velocity); per point mass ``B.x B.y B.z B.vx B.vy B.vz``; per output point ``P.x … P.vz``;
+then ``energy.kinetic energy.potential energy.elastic energy.work energy.total
+constraint.position constraint.velocity``. ``energy.total = kinetic + potential +
+elastic − work``, constant for an exact solution.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+RIGID_FIELDS = ("x", "y", "z", "e0", "e1", "e2", "e3", "vx", "vy", "vz", "wx", "wy", "wz")
+POINT_FIELDS = ("x", "y", "z", "vx", "vy", "vz")
+TAIL = (
+    "energy.kinetic",
+    "energy.potential",
+    "energy.elastic",
+    "energy.work",
+    "energy.total",
+    "constraint.position",
+    "constraint.velocity",
+)
+
+
+@dataclass
+class Frame:
+    """One output instant: state and per-step diagnostics."""
+
+    t: float
+    q: np.ndarray
+    qd: np.ndarray
+    kinetic: float
+    potential: float
+    elastic: float
+    work: float
+    constraint_position: float
+    constraint_velocity: float
+    iterations: int = 0
+    qdd: np.ndarray | None = None
+    row: np.ndarray | None = None  # the CSV row, filled by ``Result.append``
+
+    @property
+    def total(self) -> float:
+        return self.kinetic + self.potential + self.elastic - self.work
+
+
+def columns_for(system) -> list[str]:
+    cols = ["t"]
+    for name, slot in system.slots.items():
+        fields = RIGID_FIELDS if slot.kind == "rigid" else POINT_FIELDS
+        cols += [f"{name}.{f}" for f in fields]
+    for o in system.model.outputs:
+        cols += [f"{o.name}.{f}" for f in POINT_FIELDS]
+    return cols + list(TAIL)
+
+
+@dataclass
+class Result:
+    """The frames of one run and its summary; ``status`` is ``ok`` or ``failed``."""
+
+    columns: list[str]
+    rows: list[np.ndarray] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    status: str = "ok"
+    message: str = ""
+
+    @classmethod
+    def for_system(cls, system) -> Result:
+        return cls(columns_for(system))
+
+    @staticmethod
+    def frame_row(system, frame: Frame) -> np.ndarray:
+        bodies = system.body_state(frame.q, frame.qd)
+        pts = system.output_points(frame.q, frame.qd)
+        parts = [np.array([frame.t])]
+        parts += [bodies[name] for name in system.slots]
+        parts.append(pts.ravel())
+        parts.append(
+            np.array(
+                [
+                    frame.kinetic,
+                    frame.potential,
+                    frame.elastic,
+                    frame.work,
+                    frame.total,
+                    frame.constraint_position,
+                    frame.constraint_velocity,
+                ]
+            )
+        )
+        return np.concatenate(parts)
+
+    def append(self, system, frame: Frame) -> Frame:
+        frame.row = self.frame_row(system, frame)
+        self.rows.append(frame.row)
+        return frame
+
+    @property
+    def data(self) -> np.ndarray:
+        return np.array(self.rows).reshape(len(self.rows), len(self.columns))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, name: str) -> np.ndarray:
+        if name not in self.columns:
+            raise KeyError(f'no column "{name}" (columns: {", ".join(self.columns[:8])}, ...)')
+        return self.data[:, self.columns.index(name)]
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.column("t")
+
+    def max_energy_drift(self) -> float:
+        total = self.column("energy.total")
+        return float(np.abs(total - total[0]).max()) if len(total) else 0.0
+
+    def to_csv(self, path: str | os.PathLike) -> None:
+        """Write the columns with full double precision (``repr`` of each float)."""
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(self.columns)
+            for row in self.rows:
+                writer.writerow([repr(float(v)) for v in row])
+
+    def write_summary(self, path: str | os.PathLike) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(self.summary, fh, indent=2)
+            fh.write("\n")
+
+
+def read_csv(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
+    """Columns and data of a results CSV (for tests and post-processing)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        data = np.array([[float(v) for v in row] for row in reader])
+    return header, data.reshape(-1, len(header))
