@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.analysis.kinematics import describe_items
-from solver.analysis.linalg import rank_and_null_spaces
+from solver.analysis.linalg import dense, rank_and_null_spaces
 from solver.mechanics.system import MultibodySystem
 
 
@@ -49,18 +49,28 @@ class Mobility:
 def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility:
     """Rank, DOF and the constraints involved in redundancies at ``q``."""
     c = system.constraints(q, None, t)
-    rank, s, left, _ = rank_and_null_spaces(c.phi_q)
+    # The Euler-parameter norm rows are always independent: project the joint and
+    # driver rows onto the tangent of the norm constraints and count those alone, so
+    # that a redundancy is reported among joints only.
+    rows = np.arange(system.norm_row0)
+    jac = dense(c.phi_q)[rows]
+    if len(system.rigid):
+        pc = system.rigid.cols[:, 3:]
+        p = q[pc] / np.linalg.norm(q[pc], axis=1, keepdims=True)
+        blk = jac[:, pc]  # (rows, bodies, 4)
+        jac[:, pc] = blk - np.einsum("rb,bj->rbj", np.einsum("rbj,bj->rb", blk, p), p)
+    rank, s, left, _ = rank_and_null_spaces(jac)
+    rank += system.n_norm
     items: list[str] = []
     if left.shape[1]:
         weight = np.sqrt(np.sum(left * left, axis=1))
-        rows = np.flatnonzero(weight > 1e-6)
-        items = list(dict.fromkeys(system.joint_of_row(r) for r in rows))
-    nonzero = s[:rank]
+        items = list(dict.fromkeys(system.joint_of_row(r) for r in rows[weight > 1e-6]))
+    nonzero = s[: rank - system.n_norm]
     return Mobility(
         coordinates=system.n,
         equations=system.m,
         rank=rank,
         redundant_items=items,
-        smallest_singular_value=float(nonzero[-1]) if rank else 0.0,
-        largest_singular_value=float(nonzero[0]) if rank else 0.0,
+        smallest_singular_value=float(nonzero[-1]) if len(nonzero) else 0.0,
+        largest_singular_value=float(nonzero[0]) if len(nonzero) else 0.0,
     )
