@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 
+from solver.analysis.dynamic import dynamic_frames
 from solver.analysis.errors import SimulationError
 from solver.analysis.kinematic import kinematic_frames
 from solver.analysis.kinematics import AssemblyError, assemble
@@ -24,7 +25,7 @@ from solver.model import description as d
 from solver.model.errors import UnsupportedFeature
 from solver.results import Frame, Result
 
-ANALYSES_AVAILABLE = ("kinematic", "assembly")
+ANALYSES_AVAILABLE = ("dynamic", "kinematic", "assembly")
 
 
 def settings_with(model: d.Model, **overrides) -> d.SolverSettings:
@@ -60,6 +61,8 @@ class Simulation:
 
     def _steps(self) -> Iterator[tuple[Frame, int]]:
         s = self.settings
+        if s.analysis == "dynamic":
+            return dynamic_frames(self.system, s)
         if s.analysis == "kinematic":
             return kinematic_frames(self.system, s.dt, s.t_end, s.tolerance, s.max_iterations)
         if s.analysis == "assembly":

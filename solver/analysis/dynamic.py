@@ -1,0 +1,98 @@
+"""Dynamic simulation: consistent initial conditions, then a formulation's steps.
+
+Energies at every step: kinetic, gravitational, elastic, and the work of
+non-conservative forces and drivers (trapezoidal rule on their power, every step), so
+``energy.total`` = T + V + V_e − W is constant for an exact solution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from solver.analysis.errors import SimulationError
+from solver.analysis.formulations import DynamicState, formulation_class
+from solver.analysis.kinematic import driver_rows
+from solver.analysis.kinematics import AssemblyError, assemble, consistent_velocities
+from solver.analysis.linalg import min_norm_solve
+from solver.mechanics.system import MultibodySystem
+from solver.model.description import SolverSettings
+from solver.results import Frame
+
+
+def initial_state(system: MultibodySystem, tol: float, max_iter: int) -> DynamicState:
+    """Assembled positions and the nearest consistent velocities at t = 0."""
+    try:
+        res = assemble(system, system.q0, 0.0, tol=tol, max_iterations=max_iter)
+    except AssemblyError as exc:
+        raise SimulationError(
+            0.0, str(exc), "correct the initial positions or the joint data"
+        ) from None
+    qd = consistent_velocities(system, res.q, system.qd0, 0.0)
+    return DynamicState(0.0, res.q, qd, iterations=res.iterations)
+
+
+class PowerMeter:
+    """Power of non-conservative forces and drivers at a state (W)."""
+
+    def __init__(self, system: MultibodySystem) -> None:
+        self.system = system
+        self.drows = driver_rows(system)
+
+    def __call__(self, state: DynamicState, ms, c) -> float:
+        s = self.system
+        power = s.nonconservative_power(state.q, state.qd, state.t, ms)
+        if len(self.drows):
+            lam = state.lam
+            if lam is None or len(lam) != s.m:
+                rhs = s.forces(state.q, state.qd, state.t, ms) - s.mass(state.q) @ state.qdd
+                lam = min_norm_solve(c.phi_q.T, rhs)
+            power += float(lam[self.drows] @ c.phi_t[self.drows])
+        return power
+
+
+def dynamic_frames(
+    system: MultibodySystem, settings: SolverSettings
+) -> Iterator[tuple[Frame, int]]:
+    """Yield ``(frame, step)`` for every step up to ``settings.t_end``."""
+    formulation = formulation_class(settings.formulation)(system, settings)
+    state = initial_state(system, settings.tolerance, settings.max_iterations)
+    state = formulation.start(state)
+    meter = PowerMeter(system)
+    work, power_prev = 0.0, None
+    dt = settings.dt
+    steps = int(round(settings.t_end / dt))
+    for k in range(steps + 1):
+        if k:
+            state = formulation.step(state, dt)
+            if not (np.all(np.isfinite(state.q)) and np.all(np.isfinite(state.qd))):
+                raise SimulationError(
+                    state.t,
+                    f"the solution became non-finite with {settings.formulation} at dt = {dt:g} s",
+                    "reduce dt, or use an implicit formulation (augmented_lagrangian, null_space)",
+                )
+        ms = system.marker_state(state.q, state.qd)
+        c = system.constraints(state.q, state.qd, state.t, ms)
+        if state.qdd is None:
+            state.qdd = np.zeros(system.n)
+        power = meter(state, ms, c)
+        if power_prev is not None:
+            work += 0.5 * (power + power_prev) * dt
+        power_prev = power
+        frame = Frame(
+            t=state.t,
+            q=state.q.copy(),
+            qd=state.qd.copy(),
+            kinetic=system.kinetic_energy(state.q, state.qd),
+            potential=system.gravitational_energy(state.q),
+            elastic=system.elastic_energy(state.q, ms),
+            work=work,
+            constraint_position=float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
+            constraint_velocity=float(np.abs(c.phi_q @ state.qd + c.phi_t).max())
+            if len(c.phi)
+            else 0.0,
+            iterations=state.iterations,
+            qdd=None if state.qdd is None else state.qdd.copy(),
+        )
+        yield frame, k
