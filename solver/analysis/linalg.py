@@ -54,8 +54,24 @@ def saddle_solve(m, a, f: np.ndarray, g: np.ndarray):
     kkt[:n, n:] = np.asarray(a).T
     kkt[n:, :n] = a
     rhs = np.concatenate([f, g])
-    sol, *_ = sla.lstsq(kkt, rhs, lapack_driver="gelsd", cond=1e-13)
+    sol = solve_or_lstsq(kkt, rhs)
     return sol[:n], sol[n:]
+
+
+def solve_or_lstsq(a: np.ndarray, b: np.ndarray, rcond: float = 1e-13) -> np.ndarray:
+    """``a x = b`` by LU when ``a`` is well conditioned, else minimum-norm least squares.
+
+    The LU pivots tell: a (numerically) singular matrix — redundant constraints, a
+    singular position — falls back to the SVD-based solve.
+    """
+    lu, piv, info = sla.lapack.dgetrf(a)
+    d = np.abs(np.diag(lu))
+    if info == 0 and d.min() > rcond * d.max():
+        x, info = sla.lapack.dgetrs(lu, piv, b)
+        if info == 0:
+            return x
+    x, *_ = sla.lstsq(a, b, lapack_driver="gelsd", cond=rcond)
+    return x
 
 
 def rank_and_null_spaces(a, tol: float | None = None):

@@ -6,6 +6,10 @@ fixed global point on ground) or a direction (``A(p) v̄``; fixed on ground). Fo
 marker the table gives its global value ``u``, its velocity ``u̇ = J q̇``, the Jacobian
 ``J = ∂u/∂q`` over the coordinates of its body (``K`` columns, padded with -1 where a
 body has fewer), and ``J̇ q̇`` (the velocity-product part of ``ü``).
+
+For force elements the table also gives ``jdot = ∂u̇/∂q`` (``S(ṗ, s̄)`` in the Euler
+parameter columns of a rigid marker, since ``S(p, s̄) ṗ = S(ṗ, s̄) p``; zero otherwise) and,
+through :meth:`Markers.force_jacobian`, ``∂(Jᵀ f)/∂q`` for a force ``f`` held fixed.
 """
 
 from __future__ import annotations
@@ -29,6 +33,27 @@ class MarkerState:
     udot: np.ndarray  # (N, 3) time derivatives
     jac: np.ndarray  # (N, 3, K) ∂u/∂q over the body's columns
     jdq: np.ndarray  # (N, 3) J̇ q̇
+    jdot: np.ndarray | None = None  # (N, 3, K) ∂u̇/∂q over the body's columns
+
+
+def transpose_force_hessian(local: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """``∂(S(p, s̄)ᵀ f)/∂p`` for local vectors ``s̄`` and fixed global vectors ``f``, ``(m, 4, 4)``.
+
+    ``f·A(p) s̄`` is a quadratic form in p, so ``S(p, s̄)ᵀ f`` (its gradient) is linear in p
+    and this derivative is the constant symmetric matrix
+    ``2 [[f·s̄, (s̄×f)ᵀ], [s̄×f, f s̄ᵀ + s̄ fᵀ − (f·s̄) I]]``.
+    """
+    local = np.asarray(local, float).reshape(-1, 3)
+    f = np.asarray(f, float).reshape(-1, 3)
+    fs = np.sum(f * local, axis=1)
+    sxf = np.cross(local, f)
+    out = np.empty((len(f), 4, 4))
+    out[:, 0, 0] = fs
+    out[:, 0, 1:] = sxf
+    out[:, 1:, 0] = sxf
+    out[:, 1:, 1:] = f[:, :, None] * local[:, None, :] + local[:, :, None] * f[:, None, :]
+    out[:, 1:, 1:] -= fs[:, None, None] * np.eye(3)
+    return 2.0 * out
 
 
 class Markers:
@@ -78,6 +103,7 @@ class Markers:
         u = np.empty((n, 3))
         udot = np.zeros((n, 3))
         jdq = np.zeros((n, 3))
+        jdot = np.zeros((n, 3, K))
         jac = self._jac0.copy()
         g = self.ground
         u[g] = self.local[g]
@@ -94,4 +120,20 @@ class Markers:
             u[r] = rot + pt * qc[r, :3]
             udot[r] = np.einsum("nij,nj->ni", sj, pd) + pt * qdc[r, :3]
             jdq[r] = 2.0 * rotate(pd, s)
-        return MarkerState(u, udot, jac, jdq)
+            jdot[r, :, 3:7] = rotate_jacobian(pd, s)
+        return MarkerState(u, udot, jac, jdq, jdot)
+
+    def force_jacobian(self, idx, f: np.ndarray) -> np.ndarray:
+        """``∂(J_iᵀ f_i)/∂q`` with the force ``f_i`` held fixed, for markers ``idx``.
+
+        ``f`` has shape ``(m, 3)``; the result ``(m, K, K)`` is over each marker's columns
+        (``cols[idx]``). Only rigid markers contribute (their J depends on p, linearly);
+        the block is constant in q: see :func:`transpose_force_hessian`.
+        """
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        out = np.zeros((len(idx), K, K))
+        rig = np.flatnonzero(self.kind[idx] == RIGID)
+        if len(rig):
+            f = np.asarray(f, float).reshape(-1, 3)
+            out[rig, 3:7, 3:7] = transpose_force_hessian(self.local[idx[rig]], f[rig])
+        return out

@@ -251,23 +251,91 @@ class MultibodySystem:
             )
         return ConstraintEval(phi, jac, phit, gamma)
 
-    def mass(self, q: np.ndarray):
-        """Mass matrix ``M(q)``."""
-        blocks_r = self.rigid.mass_blocks(q)
-        blocks_m = self.point_masses.mass_blocks()
-        rows, cols, vals = [], [], []
-        for blocks, colsets in ((blocks_r, self.rigid.cols), (blocks_m, self.point_masses.cols)):
+    def constraint_second_order(
+        self, q: np.ndarray, qd: np.ndarray, lam: np.ndarray, t: float = 0.0, ms=None
+    ):
+        """``(∂(Φ_qᵀλ)/∂q, ∂(Φ_q q̇)/∂q)``: ``n×n`` and ``m×n``, exact.
+
+        With ``Φ_r = f_r(u(q))``: ``∇Φ_r = Σ_i g_ri J_i`` (``g_ri = ∂f_r/∂u_i``), so
+        ``Σ_r λ_r ∇²Φ_r = Σ_ij J_iᵀ (Σ_r λ_r f_r,ij) J_j + Σ_i ∂(J_iᵀ Σ_r λ_r g_ri)/∂q`` and
+        row r of ``∂(Φ_q q̇)/∂q`` is ``Σ_ij u̇_iᵀ f_r,ij J_j + Σ_i g_riᵀ ∂u̇_i/∂q``.
+        Time enters only through ``c(t)``, which the second derivatives do not see.
+        """
+        ms = ms or self.markers.evaluate(q, qd)
+        cols = self.markers.cols
+        kr, kc, kv, dr, dc, dv = [], [], [], [], [], []
+
+        def put_k(ci, cj, blocks):  # (m, K, K) blocks over marker columns ci, cj (m, K)
+            kr.append(np.broadcast_to(ci[:, :, None], blocks.shape).ravel())
+            kc.append(np.broadcast_to(cj[:, None, :], blocks.shape).ravel())
+            kv.append(blocks.ravel())
+
+        def put_d(rows, cj, blocks):  # (m, r, K) blocks, rows (m, r), columns cj (m, K)
+            dr.append(np.broadcast_to(rows[:, :, None], blocks.shape).ravel())
+            dc.append(np.broadcast_to(cj[:, None, :], blocks.shape).ravel())
+            dv.append(blocks.ravel())
+
+        for g, r0 in zip(self.groups, self.group_rows, strict=True):
+            m, r = len(g), g.rows
+            rows = r0 + np.arange(m * r).reshape(m, r)
+            lam_g = lam[r0 : r0 + m * r].reshape(m, r)
+            ev = g.evaluate(ms, t)
+            for (i, j), h in g.hessians(ms).items():
+                ii, jj = g.index[i], g.index[j]
+                h = np.broadcast_to(h, (m, r, 3, 3))
+                w = np.einsum("mr,mrab->mab", lam_g, h)
+                put_k(cols[ii], cols[jj], np.einsum("mak,mab,mbl->mkl", ms.jac[ii], w, ms.jac[jj]))
+                put_d(rows, cols[jj], np.einsum("ma,mrab,mbl->mrl", ms.udot[ii], h, ms.jac[jj]))
+            for i, blk in enumerate(ev.blocks):
+                ii = g.index[i]
+                force = np.einsum("mr,mra->ma", lam_g, blk)
+                put_k(cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
+                put_d(rows, cols[ii], np.einsum("mra,mak->mrk", blk, ms.jdot[ii]))
+        if len(self.rigid):
+            pc = self.rigid.cols[:, 3:]
+            lam_n = lam[self.norm_row0 :]
+            put_k(pc, pc, 2.0 * lam_n[:, None, None] * np.eye(4))
+            nrows = self.norm_row0 + np.arange(self.n_norm)
+            dr.append(np.repeat(nrows, 4))
+            dc.append(pc.ravel())
+            dv.append((2.0 * qd[pc]).ravel())
+
+        def build(r, c, v, shape):
+            if not r:
+                return sp.csr_matrix(shape)
+            r, c, v = np.concatenate(r), np.concatenate(c), np.concatenate(v)
+            keep = (r >= 0) & (c >= 0)
+            return sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=shape)
+
+        k = build(kr, kc, kv, (self.n, self.n))
+        dmat = build(dr, dc, dv, (self.m, self.n))
+        if self.sparse:
+            return k, dmat
+        return k.toarray(), dmat.toarray()
+
+    def _mass_pattern(self):
+        """Row/column indices of every mass-matrix entry: rigid blocks (7×7), then point
+        masses (3×3); built once."""
+        rows, cols = [], []
+        for colsets in (self.rigid.cols, self.point_masses.cols):
             if len(colsets):
                 rows.append(np.repeat(colsets, colsets.shape[1], axis=1).ravel())
                 cols.append(np.tile(colsets, (1, colsets.shape[1])).ravel())
-                vals.append(blocks.ravel())
-        if not rows:
-            return sp.csr_matrix((self.n, self.n)) if self.sparse else np.zeros((self.n, self.n))
-        mat = sp.csr_matrix(
-            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-            shape=(self.n, self.n),
-        )
-        return mat if self.sparse else mat.toarray()
+        r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+        self._mpat = (r, c, r * self.n + c, self.point_masses.mass_blocks().ravel())
+
+    def mass(self, q: np.ndarray):
+        """Mass matrix ``M(q)``."""
+        if not hasattr(self, "_mpat"):
+            self._mass_pattern()
+        r, c, flat, pm_vals = self._mpat
+        vals = np.concatenate([self.rigid.mass_blocks(q).ravel(), pm_vals])
+        if self.sparse:
+            return sp.csr_matrix((vals, (r, c)), shape=(self.n, self.n))
+        out = np.zeros(self.n * self.n)
+        out[flat] = vals  # blocks never overlap
+        return out.reshape(self.n, self.n)
 
     def gravity_forces(self) -> np.ndarray:
         out = np.zeros(self.n)

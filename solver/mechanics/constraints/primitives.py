@@ -77,6 +77,11 @@ class Primitive:
     def evaluate(self, ms: MarkerState, t: float) -> PrimitiveEval:
         raise NotImplementedError
 
+    def hessians(self, ms: MarkerState) -> dict[tuple[int, int], np.ndarray]:
+        """``∂²f/∂u_i∂u_j`` for the non-zero ordered slot pairs, each ``(m, r, 3, 3)``
+        (or broadcastable to it)."""
+        return {}
+
 
 def _dot(a, b):
     return np.sum(a * b, axis=-1)
@@ -115,6 +120,10 @@ class Dot(Primitive):
             -cdd[:, None],
         )
 
+    def hessians(self, ms):
+        eye = np.broadcast_to(np.eye(3), (len(self), 1, 3, 3))
+        return {(0, 1): eye, (1, 0): eye}
+
 
 class PointPlane(Primitive):
     """Offset of point b from point a along direction n: ``Φ = (u_b − u_a)·u_n − c(t)``.
@@ -140,6 +149,10 @@ class PointPlane(Primitive):
             -cdd[:, None],
         )
 
+    def hessians(self, ms):
+        eye = np.broadcast_to(np.eye(3), (len(self), 1, 3, 3))
+        return {(0, 2): -eye, (2, 0): -eye, (1, 2): eye, (2, 1): eye}
+
 
 class Distance(Primitive):
     """Distance between two points: ``Φ = (d·d − L²)/(2L)``, ``d = u_b − u_a``.
@@ -162,6 +175,10 @@ class Distance(Primitive):
         return PrimitiveEval(
             phi[:, None], [-g[:, None, :], g[:, None, :]], quad[:, None], zero, zero
         )
+
+    def hessians(self, ms):
+        eye = np.eye(3) / self.const[:, None, None, None]
+        return {(0, 0): eye, (1, 1): eye, (0, 1): -eye, (1, 0): -eye}
 
 
 def angle_parts(ms: MarkerState, u1, w1, u2):
@@ -191,6 +208,33 @@ def angle_parts(ms: MarkerState, u1, w1, u2):
     return theta, blocks, tx * xd + ty * yd, quad
 
 
+def angle_hessians(ms: MarkerState, u1, w1, u2) -> dict[tuple[int, int], np.ndarray]:
+    """Second derivatives of ``θ = atan2(w1·u2, u1·u2)`` over slots (u1, w1, u2), ``(m, 3, 3)``."""
+    a, w, b = ms.u[u1], ms.u[w1], ms.u[u2]
+    x, y = _dot(a, b), _dot(w, b)
+    r2 = x * x + y * y
+    tx, ty = -y / r2, x / r2
+    txx, tyy, txy = 2 * x * y / r2**2, -2 * x * y / r2**2, (y * y - x * x) / r2**2
+
+    def outer(c, p, q):
+        return c[:, None, None] * p[:, :, None] * q[:, None, :]
+
+    eye = np.eye(3)
+    h02 = outer(txx, b, a) + outer(txy, b, w) + tx[:, None, None] * eye
+    h12 = outer(txy, b, a) + outer(tyy, b, w) + ty[:, None, None] * eye
+    return {
+        (0, 0): outer(txx, b, b),
+        (0, 1): outer(txy, b, b),
+        (1, 0): outer(txy, b, b),
+        (1, 1): outer(tyy, b, b),
+        (0, 2): h02,
+        (2, 0): np.swapaxes(h02, 1, 2),
+        (1, 2): h12,
+        (2, 1): np.swapaxes(h12, 1, 2),
+        (2, 2): outer(txx, a, a) + outer(txy, a, w) + outer(txy, w, a) + outer(tyy, w, w),
+    }
+
+
 class Angle(Primitive):
     """Relative rotation about an axis follows ``c(t)``: ``Φ = wrap(θ − c(t))``.
 
@@ -210,6 +254,9 @@ class Angle(Primitive):
             -cd[:, None],
             -cdd[:, None],
         )
+
+    def hessians(self, ms):
+        return {k: v[:, None] for k, v in angle_hessians(ms, *self.index).items()}
 
 
 PRIMITIVES = (Coincident, Dot, PointPlane, Distance, Angle)

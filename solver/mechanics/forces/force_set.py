@@ -1,0 +1,188 @@
+"""All force elements of a model, evaluated together (DESIGN §4 force table).
+
+``ForceSet(model, ctx)`` turns ``model.forces`` into vectorised element groups:
+
+============================ ================================== ===============
+type                         group                              module
+============================ ================================== ===============
+``spring_damper``            ``SpringDampers``                  ``springs``
+``rotational_spring_damper`` ``JointTorques``                   ``joint_loads``
+``joint_torque``             ``JointTorques`` (k = c = 0)       ``joint_loads``
+``joint_force``              ``JointForces``                    ``joint_loads``
+``force``                    ``PointForces``                    ``loads``
+``torque``                   ``BodyTorques``                    ``loads``
+``contact``                  refused: ``UnsupportedFeature``    (issue 7)
+============================ ================================== ===============
+
+Gravity and the rigid-body quadratic-velocity forces are not here: the system adds them.
+The relative angle of rotational springs is continuous over turns without help from the
+time loop (see ``angles``); :meth:`ForceSet.reset` returns it to the initial
+configuration before a run is restarted with the same system.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.mechanics.constraints.joints import normals
+from solver.mechanics.forces.assembly import Accumulator, SparsityCache
+from solver.mechanics.forces.joint_loads import JointForces, JointTorques
+from solver.mechanics.forces.loads import BodyTorques, PointForces
+from solver.mechanics.forces.springs import SpringDampers
+from solver.mechanics.markers import MarkerState
+from solver.model import description as d
+from solver.model.errors import ModelError, UnsupportedFeature
+
+
+class ForceSet:
+    """Builds force elements from ``model.forces`` using the system's markers.
+
+    ``ctx`` is the system under construction: ``ctx.n``, ``ctx.point``, ``ctx.vector``,
+    ``ctx.slots`` and ``ctx.markers``. All markers are created here, before the system
+    freezes its marker table; :meth:`freeze` runs after that.
+    """
+
+    def __init__(self, model: d.Model, ctx) -> None:
+        self.n = ctx.n
+        self.markers = ctx.markers
+        self.springs = SpringDampers()
+        self.joint_torques = JointTorques()
+        self.joint_forces = JointForces()
+        self.point_forces = PointForces()
+        self.torques = BodyTorques()
+        self._joints = {j.name: j for j in model.joints}
+        for i, f in enumerate(model.forces):
+            getattr(self, f"_add_{f.type}")(ctx, f'forces[{i}] "{f.name}"', f)
+
+    # ---- building ---------------------------------------------------------------------
+    def _add_spring_damper(self, ctx, where: str, f: d.Force) -> None:
+        p1 = ctx.point(f.body1, f.point1, where, "point1")
+        p2 = ctx.point(f.body2, f.point2, where, "point2")
+        length = f.free_length
+        if length is None:
+            length = float(np.linalg.norm(np.subtract(f.point2, f.point1)))
+        self.springs.add(p1, p2, f.stiffness or 0.0, f.damping or 0.0, length, f.actuator)
+
+    def _axis_markers(self, ctx, joint: d.Joint):
+        a, n1, n2 = normals(joint.axis)
+        return (
+            ctx.vector(joint.body1, n1),
+            ctx.vector(joint.body1, n2),
+            ctx.vector(joint.body2, n1),
+        )
+
+    def _add_rotational_spring_damper(self, ctx, where: str, f: d.Force) -> None:
+        markers = self._axis_markers(ctx, self._joints[f.joint])
+        self.joint_torques.add(*markers, f.stiffness or 0.0, f.damping or 0.0, f.free_angle or 0.0)
+
+    def _add_joint_torque(self, ctx, where: str, f: d.Force) -> None:
+        markers = self._axis_markers(ctx, self._joints[f.joint])
+        self.joint_torques.add(*markers, function=f.function)
+
+    def _add_joint_force(self, ctx, where: str, f: d.Force) -> None:
+        j = self._joints[f.joint]
+        a, _, _ = normals(j.axis)
+        p1 = ctx.point(j.body1, j.point, where, "joint")
+        p2 = ctx.point(j.body2, j.point, where, "joint")
+        self.joint_forces.add(p1, p2, ctx.vector(j.body1, a), f.function)
+
+    def _add_force(self, ctx, where: str, f: d.Force) -> None:
+        body_frame = f.frame == "body"
+        if body_frame and ctx.slots[f.body].kind != "rigid":
+            raise ModelError(
+                where,
+                f'"{f.body}" is a point mass, which has no body axes; use frame "global"',
+                "frame",
+            )
+        self.point_forces.add(ctx.point(f.body, f.point, where, "point"), f.vector, body_frame)
+
+    def _add_torque(self, ctx, where: str, f: d.Force) -> None:
+        slot = ctx.slots[f.body]
+        if slot.kind != "rigid":
+            raise ModelError(where, f'"{f.body}" is a point mass; it cannot take a torque', "body")
+        self.torques.add(slot.offset, f.vector, f.frame == "body")
+
+    def _add_contact(self, ctx, where: str, f: d.Force) -> None:
+        raise UnsupportedFeature(where, "contact forces are not available yet", "type")
+
+    # ---- evaluation -------------------------------------------------------------------
+    def freeze(self) -> None:
+        """Build the index arrays (after the marker table is frozen)."""
+        for g in self._all():
+            if len(g):
+                g.freeze(self.markers)
+        self._sparsity = SparsityCache(self.n)
+
+    def _all(self):
+        return (
+            self.springs,
+            self.joint_torques,
+            self.joint_forces,
+            self.point_forces,
+            self.torques,
+        )
+
+    def __len__(self) -> int:
+        return sum(len(g) for g in self._all())
+
+    def _accumulate(self, ms: MarkerState, q: np.ndarray, t: float, jacobians: bool) -> Accumulator:
+        acc = Accumulator(self.n, jacobians, self._sparsity)
+        for g in (self.springs, self.joint_torques, self.joint_forces):
+            if len(g):
+                g.add_terms(acc, ms, t)
+        if len(self.point_forces):
+            self.point_forces.add_terms(acc, ms, q, t)
+        if len(self.torques):
+            self.torques.add_terms(acc, q, t)
+        return acc
+
+    def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
+        """Applied generalised forces ``Q`` (n,)."""
+        return self._accumulate(ms, q, t, False).q
+
+    def jacobians(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float):
+        """``(∂Q/∂q, ∂Q/∂q̇)``, exact, as ``scipy.sparse`` CSR (n, n)."""
+        return self._accumulate(ms, q, t, True).matrices()
+
+    def evaluate(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float):
+        """``(Q, ∂Q/∂q, ∂Q/∂q̇)`` in one pass (what an implicit step needs)."""
+        acc = self._accumulate(ms, q, t, True)
+        return (acc.q, *acc.matrices())
+
+    def elastic_energy(self, ms: MarkerState, q: np.ndarray) -> float:
+        """``Σ ½ k (l − l0)² + Σ ½ k (θ − θ0)²`` over translational and rotational springs."""
+        e = self.springs.energy(ms) if len(self.springs) else 0.0
+        if len(self.joint_torques):
+            e += self.joint_torques.energy(ms)
+        return e
+
+    def nonconservative_power(
+        self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float
+    ) -> float:
+        """Power (W) of dampers, actuators, applied forces and torques and joint loads."""
+        power = 0.0
+        for g in (self.springs, self.joint_torques, self.joint_forces):
+            if len(g):
+                power += g.power(ms, t)
+        if len(self.point_forces):
+            power += self.point_forces.power(ms, q, t)
+        if len(self.torques):
+            power += self.torques.power(q, qd, t)
+        return power
+
+    # ---- angle continuity -------------------------------------------------------------
+    def accept(self, ms: MarkerState) -> None:
+        """Commit the current joint angles (optional: every evaluation already tracks them)."""
+        if len(self.joint_torques):
+            self.joint_torques.angles(ms)
+
+    def reset(self) -> None:
+        """Forget the turns counted so far: joint angles restart from the initial configuration."""
+        if len(self.joint_torques):
+            self.joint_torques.tracker.reset()
+
+    def joint_angles(self, ms: MarkerState) -> np.ndarray:
+        """Continuous relative angles of the rotational springs and joint torques, in order."""
+        if not len(self.joint_torques):
+            return np.zeros(0)
+        return self.joint_torques.angles(ms)[0]
