@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.mechanics.rotations import rotate, rotate_jacobian
+from solver.mechanics.rotations import rotate_jacobian
 
 K = 7  # columns per marker: the most coordinates a body has (rigid: 7)
 
@@ -114,13 +114,14 @@ class Markers:
         if len(r):
             p, pd, s = qc[r, 3:7], qdc[r, 3:7], self.local[r]
             pt = self.is_point[r][:, None]
-            rot = rotate(p, s)
             sj = rotate_jacobian(p, s)
+            sjd = rotate_jacobian(pd, s)
             jac[r, :, 3:7] = sj
-            u[r] = rot + pt * qc[r, :3]
+            jdot[r, :, 3:7] = sjd
+            # S(p, s) p = 2 A(p) s and S(ṗ, s) ṗ = 2 A(ṗ) s (homogeneous quadratic form)
+            u[r] = 0.5 * np.einsum("nij,nj->ni", sj, p) + pt * qc[r, :3]
             udot[r] = np.einsum("nij,nj->ni", sj, pd) + pt * qdc[r, :3]
-            jdq[r] = 2.0 * rotate(pd, s)
-            jdot[r, :, 3:7] = rotate_jacobian(pd, s)
+            jdq[r] = np.einsum("nij,nj->ni", sjd, pd)
         return MarkerState(u, udot, jac, jdq, jdot)
 
     def force_jacobian(self, idx, f: np.ndarray) -> np.ndarray:

@@ -54,19 +54,21 @@ def rotation_matrix(p: np.ndarray) -> np.ndarray:
 
 
 def rotate_jacobian(p: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``S(p, v) = ∂(A(p) v)/∂p``, shape ``(n, 3, 4)``; linear in p and in v."""
-    e0, e = p[..., 0], p[..., 1:]
-    n = p.shape[:-1]
-    out = np.empty(n + (3, 4))
-    out[..., :, 0] = 2.0 * (e0[..., None] * v + cross(e, v))
-    ev = np.sum(e * v, axis=-1)
-    block = (
-        ev[..., None, None] * np.eye(3)
-        + e[..., :, None] * v[..., None, :]
-        - v[..., :, None] * e[..., None, :]
-        - e0[..., None, None] * skew(v)
-    )
-    out[..., :, 1:] = 2.0 * block
+    """``S(p, v) = ∂(A(p) v)/∂p``, shape ``(n, 3, 4)``; linear in p and in v.
+
+    With ``a = e0x − e3y + e2z``, ``b = e1x + e2y + e3z``, ``c = −e2x + e1y + e0z``,
+    ``d = −e3x − e0y + e1z``: ``S = 2 [[a, b, c, d], [−d, −c, b, a], [c, −d, −a, b]]``.
+    """
+    e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    x, y, z = v[..., 0], v[..., 1], v[..., 2]
+    a = 2.0 * (e0 * x - e3 * y + e2 * z)
+    b = 2.0 * (e1 * x + e2 * y + e3 * z)
+    c = 2.0 * (-e2 * x + e1 * y + e0 * z)
+    d = 2.0 * (-e3 * x - e0 * y + e1 * z)
+    out = np.empty(a.shape + (3, 4))
+    out[..., 0, 0], out[..., 0, 1], out[..., 0, 2], out[..., 0, 3] = a, b, c, d
+    out[..., 1, 0], out[..., 1, 1], out[..., 1, 2], out[..., 1, 3] = -d, -c, b, a
+    out[..., 2, 0], out[..., 2, 1], out[..., 2, 2], out[..., 2, 3] = c, -d, -a, b
     return out
 
 

@@ -173,6 +173,12 @@ class _Checker:
             body = self.body_ref(where, "body", f.body, ground_ok=False)
             if f.type == "force":
                 self.at_node(where, "point", body, f.point)
+            if f.type == "force" and f.frame == "body" and isinstance(body, d.PointMass):
+                raise ModelError(
+                    where,
+                    f'"{f.body}" is a point mass (no orientation); use "frame": "global"',
+                    "frame",
+                )
             if f.type == "torque" and isinstance(body, d.PointMass):
                 raise ModelError(
                     where, f'"{f.body}" is a point mass; it cannot take a torque', "body"

@@ -1,0 +1,66 @@
+"""lagrange_baumgarte (index-1 + Baumgarte, adaptive RK) against the reference cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import load_model, simulate
+from solver.mechanics.system import MultibodySystem
+from tests.validation import reference_data as ref
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_pendulum_meets_the_iftomm_criterion_and_period():
+    result = simulate(
+        load_model(EXAMPLES / "pendulum.json"), formulation="lagrange_baumgarte", dt=0.01, t_end=3.0
+    )
+    assert result.status == "ok", result.message
+    assert result.max_energy_drift() < ref.A01_CRITERION / 10
+    # the bob passes x = 0 (the bottom, where x(t) is linear) every half period
+    t, x = result.t, result.column("bob.x")
+    k = np.flatnonzero(np.sign(x[:-1]) != np.sign(x[1:]))
+    crossings = t[k] - x[k] * (t[k + 1] - t[k]) / (x[k + 1] - x[k])
+    assert len(crossings) == 3
+    assert crossings[2] - crossings[0] == pytest.approx(
+        ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE
+    )
+
+
+def test_heavy_top_energy_momentum_and_samples():
+    model = load_model(EXAMPLES / "heavy_top.json")
+    result = simulate(
+        model, formulation="lagrange_baumgarte", dt=0.01, t_end=1.0, parameters={"rtol": 1e-8}
+    )
+    assert result.status == "ok", result.message
+    energy = result.column("energy.total")
+    assert energy[0] == pytest.approx(ref.HEAVY_TOP_ENERGY, rel=1e-12)
+    assert np.abs(energy - energy[0]).max() / energy[0] < ref.HEAVY_TOP_CONSERVATION_TOLERANCE
+    system = MultibodySystem(model)
+    lz = []
+    for row in result.rows[::10]:
+        q = np.concatenate([row[1:8]])
+        wx, wy, wz = row[11:14]
+        # angular momentum about the fixed apex (origin), vertical component
+        a = system.rotation(np.asarray(q), "cone")
+        j = a @ np.array(model.bodies[0].inertia) @ a.T
+        r, v = q[:3], row[8:11]
+        lz.append((j @ [wx, wy, wz] + 4.0 * np.cross(r, v))[2])
+    assert np.abs(lz).max() < 1e-6
+    for tt, com in ref.HEAVY_TOP_COM_SAMPLES.items():
+        if tt <= 1.0:
+            k = int(round(tt / 0.01))
+            got = [result.column(f"cone.{c}")[k] for c in "xyz"]
+            assert got == pytest.approx(com, abs=ref.HEAVY_TOP_COM_TOLERANCE)
+
+
+def test_redundant_bricard_runs_with_small_drift():
+    result = simulate(
+        load_model(EXAMPLES / "bricard.json"), formulation="lagrange_baumgarte", dt=0.01, t_end=1.0
+    )
+    assert result.status == "ok", result.message
+    assert result.max_energy_drift() < ref.BRICARD_CRITERION
+    assert result.column("constraint.position").max() < 1e-6
