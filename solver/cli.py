@@ -120,12 +120,13 @@ def _check(args) -> int:
     except AssemblyError as exc:
         print(f"{os.path.basename(args.model)}: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     if not args.quiet:
         print(f"{args.model}: valid")
         for line in report.lines():
             print(f"  {line}")
+        sys.stdout.flush()
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
 
 

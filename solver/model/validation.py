@@ -89,6 +89,13 @@ class _Checker:
             raise ModelError(
                 where, f'"{j.body2}" is also body1; a joint connects two bodies', "body2"
             )
+        if isinstance(b1, d.PointMass) and j.type in ("point_on_line", "point_on_plane"):
+            raise ModelError(
+                where,
+                f'"{b1.name}" is a point mass: it cannot carry the {j.type.split("_")[-1]} '
+                "(give the point mass as body2)",
+                "body1",
+            )
         for field, body in (("body1", b1), ("body2", b2)):
             if isinstance(body, d.PointMass) and j.type not in POINT_MASS_JOINTS:
                 raise ModelError(
@@ -97,6 +104,23 @@ class _Checker:
                     f"a rigid body (point masses take {', '.join(POINT_MASS_JOINTS)})",
                     field,
                 )
+            if isinstance(body, d.PointMass):
+                point = j.point1 if field == "body1" and j.type == "distance" else j.point
+                point = j.point2 if field == "body2" and j.type == "distance" else point
+                if point is not None and math.dist(point, body.position) > 1e-9 * max(
+                    1.0, math.hypot(*point)
+                ):
+                    pf = (
+                        {"body1": "point1", "body2": "point2"}[field]
+                        if j.type == "distance"
+                        else "point"
+                    )
+                    raise ModelError(
+                        where,
+                        f'{fmt_vector(point)} is not at point mass "{body.name}" (at '
+                        f"{fmt_vector(body.position)}); a point mass can only be joined at its own position",
+                        pf,
+                    )
         if j.type == "distance":
             self.at_node(where, "point1", b1, j.point1)
             self.at_node(where, "point2", b2, j.point2)

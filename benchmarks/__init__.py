@@ -1,0 +1,1 @@
+"""Speed and accuracy measurements (not part of the test suite): ``python -m benchmarks.<name>``."""
