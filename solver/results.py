@@ -55,9 +55,8 @@ class Frame:
 
 def columns_for(system) -> list[str]:
     cols = ["t"]
-    for name, slot in system.slots.items():
-        fields = RIGID_FIELDS if slot.kind == "rigid" else POINT_FIELDS
-        cols += [f"{name}.{f}" for f in fields]
+    for name in system.slots:
+        cols += [f"{name}.{f}" for f in system.state_fields(name)]
     for o in system.model.outputs:
         cols += [f"{o.name}.{f}" for f in POINT_FIELDS]
     return cols + list(TAIL)

@@ -46,7 +46,7 @@ class Simulation:
     def __init__(self, model: d.Model, settings: d.SolverSettings) -> None:
         self.model = model
         self.settings = settings
-        self.system = MultibodySystem(model)
+        self.system = MultibodySystem(model, settings.coordinates)
         self.result = Result.for_system(self.system)
         self._cancel = threading.Event()
         self.wall_time = 0.0

@@ -7,6 +7,11 @@ marker the table gives its global value ``u``, its velocity ``u̇ = J q̇``, the
 ``J = ∂u/∂q`` over the coordinates of its body (``K`` columns, padded with -1 where a
 body has fewer), and ``J̇ q̇`` (the velocity-product part of ``ü``).
 
+A ``LINEAR`` marker is an affine function of its columns, ``u = C q[cols] + c₀`` with a
+constant ``3×k`` matrix C: points and vectors of natural-coordinate bodies and of ANCF
+nodes are of this kind (``J = C``, ``J̇q̇ = 0``). The table pads every marker to ``K``
+columns, the largest any of its markers uses (at least 7).
+
 For force elements the table also gives ``jdot = ∂u̇/∂q`` (``S(ṗ, s̄)`` in the Euler
 parameter columns of a rigid marker, since ``S(p, s̄) ṗ = S(ṗ, s̄) p``; zero otherwise) and,
 through :meth:`Markers.force_jacobian`, ``∂(Jᵀ f)/∂q`` for a force ``f`` held fixed.
@@ -20,9 +25,9 @@ import numpy as np
 
 from solver.mechanics.rotations import rotate_jacobian
 
-K = 7  # columns per marker: the most coordinates a body has (rigid: 7)
+K = 7  # the fewest columns a marker table has (a rigid body's 7 coordinates)
 
-GROUND, RIGID, POINT_MASS = 0, 1, 2
+GROUND, RIGID, POINT_MASS, LINEAR = 0, 1, 2, 3
 
 
 @dataclass
@@ -64,6 +69,7 @@ class Markers:
         self._cols: list[list[int]] = []
         self._local: list[np.ndarray] = []
         self._point: list[bool] = []
+        self._coef: dict[int, np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self._kind)
@@ -71,26 +77,40 @@ class Markers:
     def add(self, kind: int, cols, local, is_point: bool) -> int:
         """Add a marker on a body of ``kind`` whose coordinates are ``cols``; its local
         vector (body frame for rigid bodies, global for ground) is ``local``."""
-        cols = list(cols) + [-1] * (K - len(cols))
         self._kind.append(kind)
-        self._cols.append(cols)
+        self._cols.append(list(cols))
         self._local.append(np.asarray(local, float))
         self._point.append(bool(is_point))
         return len(self._kind) - 1
 
+    def add_linear(self, cols, coef, offset=(0.0, 0.0, 0.0), is_point: bool = True) -> int:
+        """Add ``u = coef @ q[cols] + offset`` (``coef`` is ``3 × len(cols)``)."""
+        coef = np.asarray(coef, float).reshape(3, len(cols))
+        idx = self.add(LINEAR, cols, offset, is_point)
+        self._coef[idx] = coef
+        return idx
+
     def freeze(self) -> None:
+        self.K = max([K] + [len(c) for c in self._cols])
+        kk = self.K
+        n = len(self._kind)
         self.kind = np.array(self._kind, dtype=np.int64)
-        self.cols = np.array(self._cols, dtype=np.int64).reshape(-1, K)
+        self.cols = np.array(
+            [c + [-1] * (kk - len(c)) for c in self._cols], dtype=np.int64
+        ).reshape(-1, kk)
         self.local = np.array(self._local, float).reshape(-1, 3)
         self.is_point = np.array(self._point, bool)
         self.rigid = np.flatnonzero(self.kind == RIGID)
         self.mass_pts = np.flatnonzero(self.kind == POINT_MASS)
         self.ground = np.flatnonzero(self.kind == GROUND)
-        n = len(self.kind)
-        self._jac0 = np.zeros((n, 3, K))
+        self.linear = np.flatnonzero(self.kind == LINEAR)
+        self._jac0 = np.zeros((n, 3, kk))
         self._jac0[self.mass_pts, :, :3] = np.eye(3)
         rp = self.rigid[self.is_point[self.rigid]]
         self._jac0[rp, :, :3] = np.eye(3)
+        for i, coef in self._coef.items():
+            self._jac0[i, :, : coef.shape[1]] = coef
+        self._lin_coef = self._jac0[self.linear]
 
     def gather(self, x: np.ndarray) -> np.ndarray:
         """``x`` at every marker's columns, ``(N, K)``, zero where a column is -1."""
@@ -103,13 +123,17 @@ class Markers:
         u = np.empty((n, 3))
         udot = np.zeros((n, 3))
         jdq = np.zeros((n, 3))
-        jdot = np.zeros((n, 3, K))
+        jdot = np.zeros((n, 3, self.K))
         jac = self._jac0.copy()
         g = self.ground
         u[g] = self.local[g]
         m = self.mass_pts
         u[m] = qc[m, :3]
         udot[m] = qdc[m, :3]
+        lin = self.linear
+        if len(lin):
+            u[lin] = np.einsum("nik,nk->ni", self._lin_coef, qc[lin]) + self.local[lin]
+            udot[lin] = np.einsum("nik,nk->ni", self._lin_coef, qdc[lin])
         r = self.rigid
         if len(r):
             p, pd, s = qc[r, 3:7], qdc[r, 3:7], self.local[r]
@@ -132,7 +156,7 @@ class Markers:
         the block is constant in q: see :func:`transpose_force_hessian`.
         """
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        out = np.zeros((len(idx), K, K))
+        out = np.zeros((len(idx), self.K, self.K))
         rig = np.flatnonzero(self.kind[idx] == RIGID)
         if len(rig):
             f = np.asarray(f, float).reshape(-1, 3)

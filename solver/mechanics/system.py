@@ -30,7 +30,7 @@ from solver.mechanics.markers import RIGID as MK_RIGID
 from solver.mechanics.markers import Markers, MarkerState
 from solver.mechanics.rotations import pdot_from_omega, rotate, rotation_matrix
 from solver.model import description as d
-from solver.model.errors import ModelError, UnsupportedFeature
+from solver.model.errors import ModelError
 from solver.model.fields import fmt_vector
 
 SPARSE_THRESHOLD = 300
@@ -41,15 +41,17 @@ class BodySlot:
     """Where a body lives in q and its frame at t = 0."""
 
     name: str
-    kind: str  # "rigid" | "point_mass"
+    kind: str  # "rigid" | "point_mass" | a BodyKind's name
     index: int  # within its kind
     offset: int
     position0: np.ndarray
     rotation0: np.ndarray  # body→global at t = 0 (identity for point masses)
+    size: int = 0
+    owner: object = None  # the BodyKind of a non-built-in body
 
-    @property
-    def size(self) -> int:
-        return 7 if self.kind == "rigid" else 3
+    def __post_init__(self) -> None:
+        if not self.size:
+            self.size = 7 if self.kind == "rigid" else 3
 
 
 @dataclass
@@ -63,13 +65,16 @@ class ConstraintEval:
 class MultibodySystem:
     """Coordinates, constraints and forces of a model (reference-point coordinates)."""
 
-    def __init__(self, model: d.Model) -> None:
+    def __init__(self, model: d.Model, coordinates: str | None = None) -> None:
         self.model = model
+        self.coordinates = coordinates or model.solver.coordinates
         self.gravity = np.asarray(model.gravity, float)
         self._layout(model)
         self.markers = Markers()
         self._groups: dict[type, object] = {}
         builder = JointBuilder(self)
+        for kind in self.kinds:
+            builder.items.update(kind.build_constraints(self))
         joints = {j.name: j for j in model.joints}
         for i, j in enumerate(model.joints):
             builder.joint(i, j)
@@ -91,17 +96,20 @@ class MultibodySystem:
 
     # ---- layout -------------------------------------------------------------------
     def _layout(self, model: d.Model) -> None:
+        from solver.mechanics.bodies.kind import kind_class
+
         self.slots: dict[str, BodySlot] = {}
         offset = 0
         rigid_off, rigid_m, rigid_j, pm_off, pm_m = [], [], [], [], []
         q0, qd0 = [], []
+        others: dict[str, list] = {}
         for i, b in enumerate(model.bodies):
             if isinstance(b, d.FlexibleBody):
-                raise UnsupportedFeature(
-                    f'bodies[{i}] "{b.name}"',
-                    "flexible (ANCF) bodies are not available in this version of the solver",
-                    "type",
-                )
+                others.setdefault(b.type, []).append((i, b))
+                continue
+            if isinstance(b, d.RigidBody) and self.coordinates == "natural":
+                others.setdefault("natural", []).append((i, b))
+                continue
             pos = np.asarray(b.position, float)
             if isinstance(b, d.RigidBody):
                 p = np.asarray(b.orientation, float)
@@ -120,11 +128,19 @@ class MultibodySystem:
                 qd0 += list(b.velocity)
             self.slots[b.name] = slot
             offset += slot.size
+        self.rigid = RigidBodies(rigid_off, rigid_m, np.array(rigid_j).reshape(-1, 3, 3))
+        self.point_masses = PointMasses(pm_off, pm_m)
+        self.kinds = []
+        for name, bodies in others.items():
+            i, b = bodies[0]
+            kind = kind_class(name, f'bodies[{i}] "{b.name}"')(self, bodies, offset)
+            self.kinds.append(kind)
+            offset += kind.size
+            q0 += list(kind.q0)
+            qd0 += list(kind.qd0)
         self.n = offset
         self.q0 = np.array(q0, float)
         self.qd0 = np.array(qd0, float)
-        self.rigid = RigidBodies(rigid_off, rigid_m, np.array(rigid_j).reshape(-1, 3, 3))
-        self.point_masses = PointMasses(pm_off, pm_m)
         self.sparse = self.n > SPARSE_THRESHOLD
 
     # ---- markers (the builder context) -----------------------------------------------
@@ -142,6 +158,8 @@ class MultibodySystem:
         if body == d.GROUND:
             return self.markers.add(MK_GROUND, [], xyz, True)
         s = self.slots[body]
+        if s.owner is not None:
+            return s.owner.point(s, xyz, where, field)
         if s.kind == "point_mass":
             if np.linalg.norm(xyz - s.position0) > 1e-9 * max(1.0, np.linalg.norm(xyz)):
                 raise ModelError(
@@ -160,6 +178,8 @@ class MultibodySystem:
         if body == d.GROUND:
             return self.markers.add(MK_GROUND, [], xyz, False)
         s = self.slots[body]
+        if s.owner is not None:
+            return s.owner.vector(s, xyz)
         if s.kind != "rigid":
             raise ModelError(
                 "", f'body "{body}" has no orientation (a point mass) to fix a direction to'
@@ -332,10 +352,16 @@ class MultibodySystem:
         r, c, flat, pm_vals = self._mpat
         vals = np.concatenate([self.rigid.mass_blocks(q).ravel(), pm_vals])
         if self.sparse:
-            return sp.csr_matrix((vals, (r, c)), shape=(self.n, self.n))
+            out = sp.csr_matrix((vals, (r, c)), shape=(self.n, self.n))
+            for kind in self.kinds:
+                out = out + kind.mass(q)
+            return out.tocsr()
         out = np.zeros(self.n * self.n)
         out[flat] = vals  # blocks never overlap
-        return out.reshape(self.n, self.n)
+        out = out.reshape(self.n, self.n)
+        for kind in self.kinds:
+            out += kind.mass(q).toarray()
+        return out
 
     def gravity_forces(self) -> np.ndarray:
         out = np.zeros(self.n)
@@ -343,6 +369,8 @@ class MultibodySystem:
             out[self.rigid.cols[:, :3]] = self.rigid.mass[:, None] * self.gravity
         if len(self.point_masses):
             out[self.point_masses.cols] = self.point_masses.mass[:, None] * self.gravity
+        for kind in self.kinds:
+            out += kind.gravity_forces(self.gravity)
         return out
 
     def forces(
@@ -353,6 +381,10 @@ class MultibodySystem:
         out = self.gravity_forces() + self.force_set.generalized(ms, q, qd, t)
         if len(self.rigid):
             np.add.at(out, self.rigid.cols, self.rigid.quadratic_forces(q, qd))
+        for kind in self.kinds:
+            extra = kind.applied(q, qd, t)
+            if extra is not None:
+                out += extra
         return out
 
     def force_jacobians(
@@ -368,6 +400,12 @@ class MultibodySystem:
             cc = np.tile(c, (1, 7)).ravel()
             kq = kq + sp.csr_matrix((dq.ravel(), (r, cc)), shape=(self.n, self.n))
             kqd = kqd + sp.csr_matrix((dqd.ravel(), (r, cc)), shape=(self.n, self.n))
+        for kind in self.kinds:
+            jq, jqd = kind.applied_jacobians(q, qd, t)
+            if jq is not None:
+                kq = kq + jq
+            if jqd is not None:
+                kqd = kqd + jqd
         if self.sparse:
             return sp.csr_matrix(kq), sp.csr_matrix(kqd)
         return np.asarray(kq.toarray() if sp.issparse(kq) else kq), np.asarray(
@@ -382,11 +420,16 @@ class MultibodySystem:
             (blocks.ravel(), (np.repeat(c, 7, axis=1).ravel(), np.tile(c, (1, 7)).ravel())),
             shape=(self.n, self.n),
         )
-        return mat if self.sparse else mat.toarray()
+        for kind in self.kinds:
+            extra = kind.mass_times_jacobian(q, a)
+            if extra is not None:
+                mat = mat + extra
+        return mat.tocsr() if self.sparse else mat.toarray()
 
     # ---- energies ---------------------------------------------------------------------
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
-        return self.rigid.kinetic_energy(q, qd) + self.point_masses.kinetic_energy(qd)
+        t = self.rigid.kinetic_energy(q, qd) + self.point_masses.kinetic_energy(qd)
+        return t + sum(kind.kinetic_energy(q, qd) for kind in self.kinds)
 
     def gravitational_energy(self, q: np.ndarray) -> float:
         v = 0.0
@@ -394,25 +437,30 @@ class MultibodySystem:
             v -= float(np.sum(self.rigid.mass * (q[self.rigid.cols[:, :3]] @ self.gravity)))
         if len(self.point_masses):
             v -= float(np.sum(self.point_masses.mass * (q[self.point_masses.cols] @ self.gravity)))
-        return v
+        return v + sum(kind.gravitational_energy(q, self.gravity) for kind in self.kinds)
 
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
-        return self.force_set.elastic_energy(ms, q)
+        return self.force_set.elastic_energy(ms, q) + sum(
+            kind.elastic_energy(q) for kind in self.kinds
+        )
 
     def nonconservative_power(
         self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
     ) -> float:
         """Power of actuators, dampers, applied loads and contact losses (W)."""
         ms = ms or self.markers.evaluate(q, qd)
-        return self.force_set.nonconservative_power(ms, q, qd, t)
+        power = self.force_set.nonconservative_power(ms, q, qd, t)
+        return power + sum(kind.dissipated_power(q, qd) for kind in self.kinds)
 
     # ---- outputs ---------------------------------------------------------------------
     def body_state(self, q: np.ndarray, qd: np.ndarray) -> dict[str, np.ndarray]:
         """Per body: ``[x y z e0 e1 e2 e3 vx vy vz wx wy wz]`` (rigid) or ``[x y z vx vy vz]``."""
         out = {}
         for name, s in self.slots.items():
-            if s.kind == "rigid":
+            if s.owner is not None:
+                out[name] = s.owner.state(s, q, qd)
+            elif s.kind == "rigid":
                 blk, dblk = q[s.offset : s.offset + 7], qd[s.offset : s.offset + 7]
                 p = blk[3:] / np.linalg.norm(blk[3:])
                 w = 2.0 * (-dblk[3] * p[1:] + p[0] * dblk[4:] + np.cross(p[1:], dblk[4:]))
@@ -430,6 +478,15 @@ class MultibodySystem:
         ms = ms or self.markers.evaluate(q, qd)
         idx = np.asarray(self.output_markers, dtype=np.int64)
         return np.hstack([ms.u[idx], ms.udot[idx]]) if len(idx) else np.zeros((0, 6))
+
+    def state_fields(self, body: str) -> tuple[str, ...]:
+        """CSV column suffixes of ``body`` (DESIGN §2)."""
+        from solver.results import POINT_FIELDS, RIGID_FIELDS
+
+        s = self.slots[body]
+        if s.owner is not None:
+            return s.owner.state_fields(s)
+        return RIGID_FIELDS if s.kind == "rigid" else POINT_FIELDS
 
     def rotation(self, q: np.ndarray, body: str) -> np.ndarray:
         s = self.slots[body]

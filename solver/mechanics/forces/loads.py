@@ -20,7 +20,7 @@ import numpy as np
 from solver.mechanics.bodies.rigid import h_matrix
 from solver.mechanics.forces.assembly import Accumulator, MarkerLoads, add_marker_loads
 from solver.mechanics.forces.time_values import TimeValues
-from solver.mechanics.markers import K, Markers, MarkerState
+from solver.mechanics.markers import Markers, MarkerState
 from solver.mechanics.rotations import rotate, rotate_jacobian, skew
 
 
@@ -75,7 +75,7 @@ class PointForces:
         f, p, local = self._forces(q, t)
         loads = MarkerLoads([self.point], [f])
         if acc.jacobians and len(self.body):
-            dq = np.zeros((len(self), 3, K))
+            dq = np.zeros((len(self), 3, ms.jac.shape[2]))
             dq[self.body, :, 3:7] = rotate_jacobian(p, local)
             loads.dq[0] = dq
         add_marker_loads(acc, self.markers, ms, loads)
