@@ -94,6 +94,8 @@ SOLVER_PARAMETERS: dict[str, Any] = {
     "variant": ("standard", "reformulated", "family"),
     "group_method": ("global", "structural_groups"),
     "projections": bool,
+    "rank_tolerance": "positive",
+    "predictor": ("quadratic", "linear"),
 }
 
 
