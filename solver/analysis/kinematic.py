@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver.analysis.errors import SimulationError
-from solver.analysis.kinematics import AssemblyError, assemble
+from solver.analysis.kinematics import AssemblyError, all_velocity_rows, assemble
 from solver.analysis.linalg import min_norm_solve
 from solver.analysis.mobility import mobility
 from solver.mechanics.system import MultibodySystem
@@ -65,14 +65,15 @@ def kinematic_frames(
         else:
             iterations = start.iterations
         ms = system.marker_state(q, np.zeros_like(q))
-        c = system.constraints(q, None, t, ms)
-        qd = min_norm_solve(c.phi_q, -c.phi_t)
+        a, v, _ = all_velocity_rows(system, q, np.zeros_like(q), t, ms=ms)
+        qd = min_norm_solve(a, v)
         ms = system.marker_state(q, qd)
         c = system.constraints(q, qd, t, ms)
-        qdd = min_norm_solve(c.phi_q, c.gamma)
-        # inverse dynamics: M q̈ = Q − Φ_qᵀ λ  →  driver power λ_dᵀ Φ_t,d
+        a, v, gamma = all_velocity_rows(system, q, qd, t, c=c, ms=ms)
+        qdd = min_norm_solve(a, gamma)
+        # inverse dynamics: M q̈ = Q − Aᵀ λ  →  driver power λ_dᵀ Φ_t,d
         mass = system.mass(q)
-        lam = min_norm_solve(c.phi_q.T, system.forces(q, qd, t, ms) - mass @ qdd)
+        lam = min_norm_solve(a.T, system.forces(q, qd, t, ms) - mass @ qdd)
         power = float(lam[drows] @ c.phi_t[drows]) + system.nonconservative_power(q, qd, t, ms)
         if power_prev is not None:
             work += 0.5 * (power + power_prev) * dt
@@ -86,7 +87,7 @@ def kinematic_frames(
             elastic=system.elastic_energy(q, ms),
             work=work,
             constraint_position=float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
-            constraint_velocity=float(np.abs(c.phi_q @ qd + c.phi_t).max()) if len(c.phi) else 0.0,
+            constraint_velocity=float(np.abs(a @ qd - v).max()) if len(v) else 0.0,
             iterations=iterations,
             qdd=qdd.copy(),
         )

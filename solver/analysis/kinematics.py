@@ -121,18 +121,31 @@ def velocity_matrix(system: MultibodySystem, q: np.ndarray):
     return m
 
 
+def all_velocity_rows(
+    system: MultibodySystem, q: np.ndarray, qd: np.ndarray, t: float, c=None, ms=None
+):
+    """Holonomic and non-holonomic rows together: ``(A, v, γ)`` with ``A q̇ = v`` and
+    ``A q̈ = γ`` (``A = [Φ_q; B]``, ``v = [−Φ_t; 0]``, ``γ = [γ_h; γ_nh]``)."""
+    c = c or system.constraints(q, qd, t, ms)
+    if not system.m_nh:
+        return c.phi_q, -c.phi_t, c.gamma
+    b, gamma_nh = system.velocity_constraints(q, qd, t, ms)
+    a = sp.vstack([c.phi_q, b]).tocsr() if sp.issparse(c.phi_q) else np.vstack([c.phi_q, b])
+    return a, np.concatenate([-c.phi_t, np.zeros(system.m_nh)]), np.concatenate([c.gamma, gamma_nh])
+
+
 def consistent_velocities(
     system: MultibodySystem, q: np.ndarray, qd: np.ndarray, t: float = 0.0
 ) -> np.ndarray:
     """The velocities nearest ``qd`` (kinetic-energy metric) with ``Φ_q q̇ + Φ_t = 0``."""
-    c = system.constraints(q, qd, t)
+    a, v, _ = all_velocity_rows(system, q, qd, t)
     w = velocity_matrix(system, q)
-    dv, _ = saddle_solve(w, c.phi_q, np.zeros(len(qd)), -(c.phi_q @ qd + c.phi_t))
+    dv, _ = saddle_solve(w, a, np.zeros(len(qd)), v - a @ qd)
     return qd + dv
 
 
 def accelerations(system: MultibodySystem, q: np.ndarray, qd: np.ndarray, t: float = 0.0):
     """``(q̈, λ)`` from the index-1 equations of motion."""
     ms = system.marker_state(q, qd)
-    c = system.constraints(q, qd, t, ms)
-    return saddle_solve(system.mass(q), c.phi_q, system.forces(q, qd, t, ms), c.gamma)
+    a, _, gamma = all_velocity_rows(system, q, qd, t, ms=ms)
+    return saddle_solve(system.mass(q), a, system.forces(q, qd, t, ms), gamma)

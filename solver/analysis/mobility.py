@@ -54,6 +54,12 @@ def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility
     # that a redundancy is reported among joints only.
     rows = np.arange(system.norm_row0)
     jac = dense(c.phi_q)[rows]
+    labels = [system.joint_of_row(r) for r in rows]
+    if system.m_nh:  # rolling without slip restricts velocities too
+        b, _ = system.velocity_constraints(q, np.zeros(system.n), t)
+        jac = np.vstack([jac, dense(b)])
+        for key, nh in system.velocity_rows.items():
+            labels += [key] * len(nh)
     if len(system.rigid):
         pc = system.rigid.cols[:, 3:]
         p = q[pc] / np.linalg.norm(q[pc], axis=1, keepdims=True)
@@ -64,11 +70,11 @@ def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility
     items: list[str] = []
     if left.shape[1]:
         weight = np.sqrt(np.sum(left * left, axis=1))
-        items = list(dict.fromkeys(system.joint_of_row(r) for r in rows[weight > 1e-6]))
+        items = list(dict.fromkeys(labels[r] for r in np.flatnonzero(weight > 1e-6)))
     nonzero = s[: rank - system.n_norm]
     return Mobility(
         coordinates=system.n,
-        equations=system.m,
+        equations=system.m + system.m_nh,
         rank=rank,
         redundant_items=items,
         smallest_singular_value=float(nonzero[-1]) if len(nonzero) else 0.0,

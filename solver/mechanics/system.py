@@ -24,6 +24,7 @@ from solver.mechanics.bodies.point_mass import PointMasses
 from solver.mechanics.bodies.rigid import RigidBodies
 from solver.mechanics.constraints.joints import JointBuilder
 from solver.mechanics.constraints.primitives import PRIMITIVES
+from solver.mechanics.constraints.rolling import RollingNoSlip
 from solver.mechanics.markers import GROUND as MK_GROUND
 from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
@@ -72,12 +73,15 @@ class MultibodySystem:
         self._layout(model)
         self.markers = Markers()
         self._groups: dict[type, object] = {}
+        self.rolling = RollingNoSlip()
+        self.velocity_rows: dict[str, list[int]] = {}
         builder = JointBuilder(self)
         for kind in self.kinds:
             builder.items.update(kind.build_constraints(self))
         joints = {j.name: j for j in model.joints}
         for i, j in enumerate(model.joints):
-            builder.joint(i, j)
+            if f"joint:{j.name}" not in builder.items:  # a kind may realise it (sharing)
+                builder.joint(i, j)
         for i, drv in enumerate(model.drivers):
             builder.driver(i, drv, joints[drv.joint])
         from solver.mechanics.forces import ForceSet
@@ -88,7 +92,10 @@ class MultibodySystem:
             for i, o in enumerate(model.outputs)
         ]
         self.markers.freeze()
-        self.groups = [g for cls in PRIMITIVES if (g := self._groups.get(cls)) is not None]
+        self.rolling.freeze()
+        self.m_nh = len(self.rolling)
+        order = {cls: k for k, cls in enumerate(PRIMITIVES)}
+        self.groups = sorted(self._groups.values(), key=lambda g: order.get(type(g), len(order)))
         for g in self.groups:
             g.freeze()
         self._rows(builder.items)
@@ -138,6 +145,8 @@ class MultibodySystem:
             offset += kind.size
             q0 += list(kind.q0)
             qd0 += list(kind.qd0)
+        order = [b.name for b in model.bodies if b.name in self.slots]
+        self.slots = {**{k: self.slots[k] for k in order}, **self.slots}  # model order
         self.n = offset
         self.q0 = np.array(q0, float)
         self.qd0 = np.array(qd0, float)
@@ -148,6 +157,23 @@ class MultibodySystem:
         if cls not in self._groups:
             self._groups[cls] = cls()
         return self._groups[cls]
+
+    def add_rolling_row(self, key, centre, normal, axle, body, radius, lateral) -> None:
+        """A velocity-level no-slip row of a rolling disc (see ``constraints.rolling``)."""
+        slot = self.slots[body]
+        row = self.rolling.add(centre, normal, axle, slot.offset + 3, radius, lateral)
+        self.velocity_rows.setdefault(key, []).append(row)
+
+    def velocity_constraints(self, q: np.ndarray, qd: np.ndarray, t: float = 0.0, ms=None):
+        """Non-holonomic rows ``B q̇ = 0`` and their ``γ`` (``B q̈ = γ``); ``B`` is
+        ``m_nh × n`` (dense or sparse like ``Φ_q``)."""
+        if not self.m_nh:
+            empty = sp.csr_matrix((0, self.n)) if self.sparse else np.zeros((0, self.n))
+            return empty, np.zeros(0)
+        ms = ms or self.markers.evaluate(q, qd)
+        (r, c, v), gamma = self.rolling.evaluate(ms, q, qd, self.markers.cols)
+        b = sp.csr_matrix((v, (r, c)), shape=(self.m_nh, self.n))
+        return (b if self.sparse else b.toarray()), gamma
 
     def centre(self, body: str) -> np.ndarray:
         return np.zeros(3) if body == d.GROUND else self.slots[body].position0
@@ -172,13 +198,16 @@ class MultibodySystem:
         local = s.rotation0.T @ (xyz - s.position0)
         return self.markers.add(MK_RIGID, range(s.offset, s.offset + 7), local, True)
 
-    def vector(self, body: str, xyz) -> int:
-        """A marker for the global direction ``xyz`` (t = 0) fixed to ``body``."""
+    def vector(self, body: str, xyz, point=None) -> int:
+        """A marker for the global direction ``xyz`` (t = 0) fixed to ``body``; ``point`` is
+        where it acts (a flexible body carries it at the node there)."""
         xyz = np.asarray(xyz, float)
         if body == d.GROUND:
             return self.markers.add(MK_GROUND, [], xyz, False)
         s = self.slots[body]
         if s.owner is not None:
+            if point is not None and s.kind in d.FLEXIBLE_TYPES:
+                return s.owner.vector(s, xyz, point)
             return s.owner.vector(s, xyz)
         if s.kind != "rigid":
             raise ModelError(

@@ -1,0 +1,148 @@
+"""A rigid disc rolling on a plane: the holonomic contact and the no-slip conditions.
+
+Disc (body 2): centre C, unit axle a, radius R. Plane (body 1): a point O and unit
+normal n. The contact point is ``Q = C − R w`` with ``w = (n − c a)/s``, ``c = a·n``,
+``s = √(1 − c²)`` (the disc radius pointing at the plane).
+
+* Contact (holonomic, ``DiscOnPlane``): ``Φ = (C − O)·n − R s = 0``.
+* No slip (velocity level, ``RollingNoSlip``): the disc's material point at Q has no
+  velocity along ``t = (a × n)/s`` (longitudinal, the rolling direction) and/or along
+  ``l = n × t`` (lateral): ``e·v_Q = 0`` with ``v_Q = Ċ − R ω × w``. These rows are not
+  integrable; they enter the velocity and acceleration problems as ``B q̇ = 0`` and
+  ``B q̈ = γ`` with ``γ = −Ḃ q̇``. MUBODYNA's slip options choose the rows:
+  ``none`` both, ``lateral`` (lateral slip allowed) the longitudinal row, ``longitudinal``
+  the lateral row, ``free`` none. The plane must belong to ground for the no-slip rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.mechanics.constraints.primitives import Primitive, PrimitiveEval, _dot
+from solver.mechanics.rotations import cross, e_matrix
+
+#: rows per slip option: (longitudinal, lateral)
+SLIP_ROWS = {
+    "none": (True, True),
+    "lateral": (True, False),
+    "longitudinal": (False, True),
+    "free": (False, False),
+}
+
+
+class DiscOnPlane(Primitive):
+    """``Φ = (C − O)·n − R √(1 − (a·n)²)``; ``const`` holds R."""
+
+    slots = ("plane_point", "centre", "normal", "axle")
+
+    def _parts(self, ms):
+        o, cc, n, a = self.index
+        d = ms.u[cc] - ms.u[o]
+        un, ua = ms.u[n], ms.u[a]
+        c = _dot(ua, un)
+        s = np.sqrt(np.maximum(1.0 - c * c, 1e-300))
+        r = self.const
+        return d, un, ua, c, s, r
+
+    def evaluate(self, ms, t):
+        o, cc, n, a = self.index
+        d, un, ua, c, s, r = self._parts(ms)
+        g1 = r * c / s  # d(−R s)/dc
+        g2 = r / s**3  # d²(−R s)/dc²
+        phi = _dot(d, un) - r * s
+        dd = ms.udot[cc] - ms.udot[o]
+        cdot = _dot(ms.udot[a], un) + _dot(ua, ms.udot[n])
+        quad = (
+            2.0 * _dot(dd, ms.udot[n]) + g2 * cdot * cdot + 2.0 * g1 * _dot(ms.udot[a], ms.udot[n])
+        )
+        blocks = [-un, un, d + g1[:, None] * ua, g1[:, None] * un]
+        zero = np.zeros((len(self), 1))
+        return PrimitiveEval(
+            phi[:, None], [b[:, None, :] for b in blocks], quad[:, None], zero, zero
+        )
+
+    def hessians(self, ms):
+        d, un, ua, c, s, r = self._parts(ms)
+        g1, g2 = r * c / s, r / s**3
+        eye = np.broadcast_to(np.eye(3), (len(self), 3, 3))
+
+        def outer(k, p, q):
+            return k[:, None, None] * p[:, :, None] * q[:, None, :]
+
+        h23 = outer(g2, ua, un) + g1[:, None, None] * eye  # ∂²/∂n∂a
+        out = {
+            (0, 2): -eye,
+            (2, 0): -eye,
+            (1, 2): eye,
+            (2, 1): eye,
+            (2, 2): outer(g2, ua, ua),
+            (3, 3): outer(g2, un, un),
+            (2, 3): h23,
+            (3, 2): np.swapaxes(h23, 1, 2),
+        }
+        return {k: v[:, None] for k, v in out.items()}
+
+
+class RollingNoSlip:
+    """No-slip rows ``e·v_Q = 0`` of rolling discs on ground planes, vectorised."""
+
+    def __init__(self) -> None:
+        self._rows: list[tuple[int, int, int, int, float, int]] = []
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def add(
+        self, centre: int, normal: int, axle: int, pcol0: int, radius: float, lateral: bool
+    ) -> int:
+        """One row: markers of the centre, the (ground) normal and the axle; the first
+        Euler-parameter column of the disc; 0 = longitudinal, 1 = lateral direction."""
+        self._rows.append((centre, normal, axle, pcol0, float(radius), int(lateral)))
+        return len(self._rows) - 1
+
+    def freeze(self) -> None:
+        r = np.array(self._rows, dtype=float).reshape(-1, 6)
+        self.centre, self.normal, self.axle = (r[:, k].astype(np.int64) for k in range(3))
+        self.pcols = r[:, 3].astype(np.int64)[:, None] + np.arange(4)
+        self.radius = r[:, 4]
+        self.lateral = r[:, 5].astype(bool)
+
+    def _geometry(self, ms, q, qd):
+        n, a = ms.u[self.normal], ms.u[self.axle]
+        nd, ad = ms.udot[self.normal], ms.udot[self.axle]
+        c = _dot(a, n)
+        s = np.sqrt(np.maximum(1.0 - c * c, 1e-300))
+        cd = _dot(ad, n) + _dot(a, nd)
+        u = n - c[:, None] * a
+        ud = nd - cd[:, None] * a - c[:, None] * ad
+        sd = _dot(u, ud) / s
+        w = u / s[:, None]
+        wd = (ud - w * sd[:, None]) / s[:, None]
+        m = cross(a, n)
+        md = cross(ad, n) + cross(a, nd)
+        t = m / s[:, None]
+        td = (md - t * sd[:, None]) / s[:, None]
+        e = np.where(self.lateral[:, None], cross(n, t), t)
+        ed = np.where(self.lateral[:, None], cross(nd, t) + cross(n, td), td)
+        p, pd = q[self.pcols], qd[self.pcols]
+        emat = e_matrix(p)
+        omega = 2.0 * np.einsum("nij,nj->ni", emat, pd)
+        return e, ed, w, wd, emat, omega
+
+    def evaluate(self, ms, q, qd, cols):
+        """``(rows, columns, values)`` of B and ``γ = −Ḃq̇`` for every row."""
+        e, ed, w, wd, emat, omega = self._geometry(ms, q, qd)
+        r = self.radius
+        k = len(self)
+        jc = ms.jac[self.centre]  # (k, 3, K)
+        vals_c = np.einsum("ni,nik->nk", e, jc)
+        vals_p = 2.0 * r[:, None] * np.einsum("ni,nij->nj", cross(e, w), emat)
+        rows = np.arange(k)
+        ccols = cols[self.centre]
+        rr = np.concatenate([np.repeat(rows, ccols.shape[1]), np.repeat(rows, 4)])
+        cc = np.concatenate([ccols.ravel(), self.pcols.ravel()])
+        vv = np.concatenate([vals_c.ravel(), vals_p.ravel()])
+        keep = cc >= 0
+        v_q = ms.udot[self.centre] - r[:, None] * cross(omega, w)
+        bdot_qd = _dot(ed, v_q) + _dot(e, ms.jdq[self.centre]) - r * _dot(e, cross(omega, wd))
+        return (rr[keep], cc[keep], vv[keep]), -bdot_qd
