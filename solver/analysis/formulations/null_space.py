@@ -1,0 +1,61 @@
+"""``null_space``: orthogonal-complement / null-space formulations (DESIGN §3; 002, 004).
+
+Parameters (``solver.parameters``):
+
+* ``method``: ``"newmark"`` (default) — the null-space Newmark method of 002: constraints
+  linearised at t + h at position, velocity and acceleration level, the local minimal
+  coordinates ``α`` of the null space of Φ_q integrated by Newmark, the start-of-step
+  state projected onto the same parametrisation, a d×d solve per Newton iteration and
+  Euler-parameter renormalisation (see ``null_space_newmark``).
+  ``"r_matrix"`` — the R-matrix formulation of 004: independent coordinates z (a subset
+  of q chosen by pivoted QR of Φ_q at the start of every step), ``q̇ = R ż`` with
+  ``Φ_q R = 0`` and ``Rᵀ M R z̈ = Rᵀ(Q − M Ṙż)``, the Newmark rule on z, and the
+  position and velocity problems solved in every iteration so that the constraints
+  hold exactly (see ``null_space_r_matrix``).
+* ``scheme``: ``"trapezoidal"`` (γ = ½, β = ¼; default), ``"fox_goodwin"`` (½, 1/12),
+  ``"linear_acceleration"`` (½, 1/6) or ``"custom"`` (``gamma``, ``beta``; the two numbers
+  are ignored for the named schemes).
+
+Both methods tolerate redundant constraints (SVD / pivoted QR with a rank tolerance) and
+report ``state.iterations`` (Newton iterations of the step) and, in ``state.extra``, the
+number of degrees of freedom; the Newmark method also reports the highest frequency of
+the reduced system and the step limit of the scheme (``omega_max``, ``dt_max``).
+"""
+
+from __future__ import annotations
+
+from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.null_space_common import NewmarkScheme
+from solver.analysis.formulations.null_space_newmark import NewmarkNullSpace
+from solver.analysis.formulations.null_space_r_matrix import RMatrix
+from solver.analysis.kinematics import accelerations
+from solver.mechanics.system import MultibodySystem
+from solver.model.description import SolverSettings
+from solver.model.errors import ModelError
+
+
+class NullSpace(Formulation):
+    name = "null_space"
+    defaults = {"method": "newmark", "scheme": "trapezoidal", "gamma": 0.5, "beta": 0.25}
+
+    def __init__(self, system: MultibodySystem, settings: SolverSettings) -> None:
+        super().__init__(system, settings)
+        self.scheme = NewmarkScheme.from_parameters(self.params)
+        method = self.params["method"]
+        if method == "newmark":
+            cls = NewmarkNullSpace
+        elif method == "r_matrix":
+            cls = RMatrix
+        else:
+            raise ModelError(
+                "solver.parameters", f'"{method}" is not one of newmark, r_matrix', "method"
+            )
+        self.stepper = cls(system, self.scheme, self.tolerance, self.max_iterations)
+
+    def start(self, state: DynamicState) -> DynamicState:
+        """Complete the consistent initial state with ``q̈`` and ``λ`` (index-1 system)."""
+        qdd, lam = accelerations(self.system, state.q, state.qd, state.t)
+        return DynamicState(state.t, state.q, state.qd, qdd, lam, state.iterations)
+
+    def step(self, state: DynamicState, h: float) -> DynamicState:
+        return self.stepper.step(state, h)

@@ -1,0 +1,226 @@
+"""The null-space Newmark method ("local minimal coordinates", 002 §4, Ch. 5–7).
+
+Every Newton iteration k works at the current estimate ``(x⁰, ẋ⁰, ẍ⁰)`` of the state at
+``t + h`` (002 §4.11):
+
+1. Linearise the constraints at all three levels (002 eqs. 5.3, 5.6, 5.12) with
+   ``H = Φ_q``, ``Ḣ = ∂(Φ_q ẋ)/∂x``, ``Ḧ = ∂(Φ_q ẍ)/∂x`` and ``∂γ/∂ẋ = −2Ḣ``:
+
+       H δx = −Φ,   H δẋ = −Φ̇ − Ḣ δx,   H δẍ = −(Φ_q ẍ⁰ − γ) − Ḧ δx − 2Ḣ δẋ.
+
+2. Parametrise their solutions by the null space ``N`` of ``H`` (orthonormal, from an
+   SVD, so redundant rows are fine) and minimum-norm particular solutions
+   (002 eqs. 5.4, 5.8, 5.14; written for the increments δ = new − iterate):
+
+       δx = p + N a,   δẋ = v + N b + V a,   δẍ = w + N c + W₁ a + W₂ b,
+       V = −H⁺ Ḣ N,   W₁ = −H⁺(Ḧ N + 2Ḣ V),   W₂ = 2V   (= Ẋ_P, Ẍ_P1, Ẍ_P2).
+
+   With orthonormal N and minimum-norm particular solutions the local minimal
+   coordinates are ``α = Nᵀx``, ``α̇ = Nᵀẋ``, ``α̈ = Nᵀẍ``; the start-of-step state is
+   projected onto the same parametrisation (002 eqs. 5.22–5.24: ``α_n = Nᵀx_n`` …).
+
+3. Newmark on α only (002 eqs. 7.7–7.8) makes ``b = a₅ a + b₀`` and ``c = a₀ a + c₀``.
+
+4. Premultiplying the linearised equations of motion
+   ``M ẍ + C ẋ + K x = f + Φ_qᵀλ`` by ``Nᵀ`` removes the multipliers and leaves the
+   d×d system of 002 eqs. 7.9–7.10,
+
+       Nᵀ[a₀ M N + a₅ (M W₂ + C N) + M W₁ + C V + K N] a = −Nᵀ[r⁰ + M(w + N c₀ + W₂ b₀)
+                                                             + C(v + N b₀) + K p],
+
+   ``r⁰ = M ẍ⁰ − Q + Φ_qᵀλ`` the residual at the iterate; ``K`` includes the
+   constraint-force term ``∂(Φ_qᵀλ)/∂x`` with λ recovered from the unreduced equations
+   by least squares at the iterate (002 §4.9).
+
+5. Update, renormalise the Euler parameters (002 §4.10), and stop when
+   ``‖δx‖ + h‖δẋ‖ + h²‖δẍ‖ ≤ tol·max(1, ‖x‖)`` (the prototype's test, 002 §4.15a).
+   ``K``, ``C``, ``Ḣ``, ``Ḧ`` are re-evaluated in every iteration until the corrections
+   fall below ``√tol``; after that the previous ones are kept (the residuals, Φ_q, N and
+   λ are always fresh), which leaves the convergence rate unchanged and makes the final,
+   checking iteration cheap.
+
+At convergence the state satisfies Φ = 0, Φ̇ = 0 and Φ̈ = 0 together, Newmark holds for
+the tangential projections, and ``Nᵀ(M ẍ − Q) = 0``. The iteration is Newton's method
+except for two frozen pieces that the thesis also freezes: the projection basis N, and
+the third-derivative part ``∂γ/∂x`` at fixed ẋ of the acceleration constraints (zero for
+constraints quadratic in q); both vanish as h → 0 and only slow convergence slightly.
+
+The reduced matrices ``M_R = NᵀMN`` and ``K_R = Nᵀ(K N + C V + M W₁)`` of the last
+iteration give the highest frequency ω_max and the stability limit of the scheme
+(002 §4.12), reported in ``state.extra``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.analysis.errors import SimulationError
+from solver.analysis.formulations.base import DynamicState
+from solver.analysis.formulations.null_space_common import (
+    Linearisation,
+    NewmarkScheme,
+    rank_tolerance,
+    refresh_needed,
+    renormalise,
+)
+from solver.analysis.linalg import dense
+from solver.mechanics.system import MultibodySystem
+
+
+class SVDSpaces:
+    """Rank, orthonormal null space ``N`` and the pseudo-inverse of ``H`` (dense SVD).
+
+    Off the constraint manifold, equations that are redundant on it stop being exactly
+    dependent (Bricard: a singular value of about ‖Φ‖/10 appears at an iterate off by
+    ‖Φ‖); counting that as rank would make the minimum-norm solutions divide by it. So
+    the rank used in a step is capped by ``cap``, the rank on the manifold at the start
+    of the step, and ``rank_here`` (singular values above ``rank_tolerance``, which
+    discounts those of the size of ‖Φ‖) is what the next step takes as its cap.
+    """
+
+    def __init__(self, h: np.ndarray, phi: np.ndarray, cap: int | None = None) -> None:
+        m, n = h.shape
+        if m == 0:
+            self.rank = self.rank_here = 0
+            self.N = np.eye(n)
+            self._u = np.zeros((0, 0))
+            self._s = np.zeros(0)
+            self._v = np.zeros((n, 0))
+            return
+        u, s, vt = np.linalg.svd(h)
+        self.rank_here = int(np.sum(s > rank_tolerance(h.shape, s[0], phi)))
+        r = self.rank_here
+        if cap is not None:
+            r = min(cap, int(np.sum(s > rank_tolerance(h.shape, s[0], np.zeros(0)))))
+        self.rank = r
+        self.N = vt[r:].T
+        self._u, self._s, self._v = u[:, :r], s[:r], vt[:r].T
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """Minimum-norm least-squares solution of ``H y = b`` (b a vector or columns)."""
+        t = self._u.T @ b
+        t = t / (self._s[:, None] if t.ndim == 2 else self._s)
+        return self._v @ t
+
+    def solve_transposed(self, b: np.ndarray) -> np.ndarray:
+        """Minimum-norm least-squares solution of ``Hᵀ λ = b``."""
+        return self._u @ ((self._v.T @ b) / self._s)
+
+
+class NewmarkNullSpace:
+    """Stepper for ``method = "newmark"``."""
+
+    def __init__(
+        self, system: MultibodySystem, scheme: NewmarkScheme, tol: float, max_iterations: int
+    ) -> None:
+        self.system = system
+        self.scheme = scheme
+        self.tol = tol
+        self.max_iterations = max_iterations
+        self._rank = None  # (q, rank of Φ_q on the manifold at q) from the last step
+
+    def _rank_at(self, q: np.ndarray, t: float) -> int:
+        if self._rank is not None and np.array_equal(self._rank[0], q):
+            return self._rank[1]
+        c = self.system.constraints(q, None, t)
+        return SVDSpaces(dense(c.phi_q), c.phi).rank_here
+
+    def step(self, state: DynamicState, h: float) -> DynamicState:
+        s = self.system
+        t = state.t + h
+        a0, a1, a2, a5, a6, a7 = self.scheme.coefficients(h)
+        xn, vn, an = state.q, state.qd, state.qdd
+        rank = self._rank_at(xn, state.t)
+        # predictor: constant acceleration
+        x = xn + h * vn + 0.5 * h * h * an
+        v = vn + h * an
+        a = an.copy()
+        renormalise(s, x, v, a)
+        err = math.inf
+        prev = None
+        for it in range(1, self.max_iterations + 1):
+            scale = max(1.0, float(np.abs(x).max()))
+            lin = Linearisation(s, x, v, a, t)
+            sv = SVDSpaces(lin.H, lin.phi, rank)
+            lam = sv.solve_transposed(lin.residual_force())
+            if prev is None or refresh_needed(err, self.tol, scale):
+                lin.derivatives(lam)
+            else:
+                lin.reuse(prev, lam)
+            prev = lin
+            dx, dv, da, reduced = self._correction(lin, sv, xn, vn, an, h)
+            x, v, a = x + dx, v + dv, a + da
+            renormalise(s, x, v, a)
+            err = (
+                np.abs(x - lin.q).max()
+                + h * np.abs(v - lin.qd).max()
+                + h * h * np.abs(a - lin.qdd).max()
+            )
+            if not np.isfinite(err):
+                break
+            if err <= self.tol * scale:
+                extra = self._stability(*reduced)
+                extra["dof"] = sv.N.shape[1]
+                self._rank = (x.copy(), sv.rank_here)
+                return DynamicState(t, x, v, a, lam, it, extra)
+        raise SimulationError(
+            t,
+            f"the null-space Newmark iterations did not converge in {self.max_iterations} "
+            f"iterations (last correction {err:.3g}) at dt = {h:g} s",
+            self._hint(h),
+        )
+
+    def _correction(self, lin: Linearisation, sv: SVDSpaces, xn, vn, an, h: float):
+        """Increments ``(δx, δẋ, δẍ)`` of one iteration and ``(M_R, K_R)``."""
+        a0, a1, a2, a5, a6, a7 = self.scheme.coefficients(h)
+        H, Hd, Hdd, M, C, K = lin.H, lin.Hd, lin.Hdd, lin.M, lin.C, lin.K
+        N = sv.N
+        # particular solutions (minimum norm) of the linearised constraints
+        p = sv.solve(-lin.phi)
+        vel = H @ lin.qd + lin.phi_t
+        vp = sv.solve(-vel - Hd @ p)
+        acc = H @ lin.qdd - lin.gamma
+        V = -sv.solve(Hd @ N)
+        W1 = -sv.solve(Hdd @ N + 2.0 * Hd @ V)
+        W2 = 2.0 * V
+        wp = sv.solve(-acc - Hdd @ p - 2.0 * Hd @ vp)
+        # start-of-step state projected on the current parametrisation; Newmark on α
+        e0 = N.T @ (lin.q - xn)
+        b0 = a5 * e0 - a6 * (N.T @ vn) - a7 * (N.T @ an) - N.T @ lin.qd
+        c0 = a0 * e0 - a1 * (N.T @ vn) - a2 * (N.T @ an) - N.T @ lin.qdd
+        # reduced equations of motion
+        r0 = M @ lin.qdd - lin.Q + H.T @ lin.lam
+        MN, CN = M @ N, C @ N
+        KR = N.T @ (K @ N + C @ V + M @ W1)
+        A = N.T @ (a0 * MN + a5 * (M @ W2 + CN)) + KR
+        rhs = -N.T @ (r0 + M @ (wp + N @ c0 + W2 @ b0) + C @ (vp + N @ b0) + K @ p)
+        alpha = np.linalg.solve(A, rhs) if len(rhs) else np.zeros(0)
+        b = a5 * alpha + b0
+        c = a0 * alpha + c0
+        dx = p + N @ alpha
+        dv = vp + N @ b + V @ alpha
+        da = wp + N @ c + W1 @ alpha + W2 @ b
+        return dx, dv, da, (N.T @ MN, KR)
+
+    def _stability(self, mr: np.ndarray, kr: np.ndarray) -> dict:
+        """ω_max of the reduced system (``K_R φ = ω² M_R φ``) and the step limit."""
+        if not len(mr):
+            return {"omega_max": 0.0, "dt_max": math.inf}
+        try:
+            w2 = np.linalg.eigvals(np.linalg.solve(mr, kr))
+        except np.linalg.LinAlgError:
+            return {"omega_max": math.nan, "dt_max": math.nan}
+        w2 = w2[np.isfinite(w2)].real
+        omega = float(math.sqrt(max(float(w2.max()), 0.0))) if len(w2) else 0.0
+        return {"omega_max": omega, "dt_max": self.scheme.dt_max(omega)}
+
+    def _hint(self, h: float) -> str:
+        sch = self.scheme
+        if 0.5 * sch.gamma - sch.beta > 0.0:
+            return (
+                f"reduce dt (γ = {sch.gamma:g}, β = {sch.beta:.4g} is stable only for "
+                "dt ≤ √(1/(γ/2 − β))/ω_max), or use scheme trapezoidal"
+            )
+        return "reduce dt, or check the model near this time (a singular position?)"
