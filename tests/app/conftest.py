@@ -75,10 +75,25 @@ def qapp():
             pytest.fail(f"GUI tests cannot run: {problem}", pytrace=False)
         pytest.skip(f"GUI tests skipped: {problem}")
     from app.application import get_application
+    from app.theme import apply_style
 
     app = get_application()
+    _isolate_settings(app)
+    apply_style(app)
     _check_binding_keeps_none_alive(app)
     return app
+
+
+def _isolate_settings(app) -> None:
+    """Keep the tests' recent files and window layout out of the user's own settings."""
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+
+    folder = tempfile.mkdtemp(prefix="biela-test-settings-")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, folder)
+    app.setOrganizationName("BielaTests")
 
 
 def _check_binding_keeps_none_alive(app) -> None:
@@ -153,6 +168,12 @@ def message_boxes(monkeypatch):
 
     for kind in ("critical", "warning", "information", "about"):
         monkeypatch.setattr(QMessageBox, kind, recorder(kind))
+
+    def question(parent, title, text, *args, **kwargs):
+        calls.append(("question", title, text))
+        return QMessageBox.StandardButton.Discard
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
     return calls
 
 

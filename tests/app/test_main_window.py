@@ -52,22 +52,42 @@ def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
     assert main_window.isVisible()
     assert main_window.windowTitle() == "Biela"
     menus = {a.text().replace("&", ""): a.menu() for a in main_window.menuBar().actions()}
-    assert set(menus) >= {"File", "Help"}
+    assert list(menus) == ["File", "Edit", "View", "Simulate", "Help"]
     file_items = [a.text().replace("&", "") for a in menus["File"].actions() if a.text()]
-    assert file_items == ["Open…", "Quit"]
+    assert file_items == [
+        "New",
+        "Open…",
+        "Open Recent",
+        "Examples",
+        "Save",
+        "Save As…",
+        "Export",
+        "Quit",
+    ]
+    sim_items = [a.text().replace("&", "") for a in menus["Simulate"].actions() if a.text()]
+    assert sim_items[:6] == ["Check", "Assemble", "Run", "Pause", "Stop", "Reset"]
     help_items = [a.text().replace("&", "") for a in menus["Help"].actions()]
-    assert help_items == ["About Biela"]
+    assert help_items == ["Keyboard shortcuts", "About Biela"]
+    examples = [a.text() for a in main_window.examples_menu.actions()]
+    assert "four bar spatial" in examples
     assert main_window.statusBar().isVisible()
     # Under Xvfb + Mesa there is an OpenGL context: the real viewport, not the explanation.
-    assert isinstance(main_window.plotter, QtInteractor), main_window.viewport.text()
-    assert main_window.centralWidget() is main_window.plotter
+    assert isinstance(main_window.plotter, QtInteractor), main_window.viewport.unavailable
+    assert main_window.centralWidget().isAncestorOf(main_window.plotter)
     assert "floor_grid" in main_window.plotter.actors
+    toolbar_actions = set(main_window.toolbar.actions())
+    for action in (main_window.run_action, main_window.pause_action, main_window.stop_action):
+        assert action in toolbar_actions
+        assert not action.icon().isNull()
 
 
 @gui
 def test_help_about_names_the_program(main_window, message_boxes):
     main_window.about_action.trigger()
     assert [(kind, title) for kind, title, _ in message_boxes] == [("about", "About Biela")]
+    main_window.shortcuts_action.trigger()
+    assert message_boxes[-1][1] == "Keyboard shortcuts"
+    assert "F5" in message_boxes[-1][2]
     assert "biela check MODEL" in message_boxes[0][2]
 
 
@@ -78,7 +98,7 @@ def test_open_valid_model_puts_its_name_in_the_title(main_window, pendulum_file,
     assert main_window.model is not None
     assert main_window.model.name == "Pendulum"
     assert main_window.model_path == pendulum_file
-    assert message_boxes == []
+    assert [m for m in message_boxes if m[0] != "question"] == []
 
 
 @gui

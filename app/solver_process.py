@@ -1,0 +1,95 @@
+"""The solver side of a GUI run, in its own process: no Qt, no VTK, only ``solver``.
+
+A separate process rather than a Python thread because the solver is Python: in a thread it
+holds the interpreter lock most of the time, and every call the GUI thread makes into Qt
+then waits for it (measured: a click took 0.4–0.6 s to be handled during a run, and the
+solver ran slower too). Across processes the GUI stays responsive and the solver runs at
+its headless speed. Messages on ``conn`` (all picklable plain data):
+
+- ``("columns", [str, ...])`` once, before any frame;
+- ``("frames", rows (k, n) array, iterations (k,) array, wall_time)`` batches;
+- ``("done", status, message, Result | None, summary)`` at the end, always last.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+#: Send a batch at least this often (s) while frames are coming.
+BATCH_INTERVAL = 0.04
+
+
+def solve(model_file: str, overrides: dict, conn: Any, resume: Any, stop: Any) -> None:
+    """Run ``simulate(load_model(model_file), stream=True, **overrides)``; ``resume`` and
+    ``stop`` are ``multiprocessing.Event``\\ s set by the GUI (pause = ``resume`` cleared).
+
+    The model comes as a file written with ``save_model`` (model objects do not pickle)."""
+    from solver import ModelError, load_model, simulate
+
+    start = time.perf_counter()
+    simulation = None
+    try:
+        try:
+            model = load_model(model_file)
+            simulation = simulate(model, stream=True, **overrides)
+        except ModelError as error:
+            conn.send(("done", "error", str(error), None, {}))
+            return
+        conn.send(("columns", list(simulation.result.columns)))
+        rows: list[np.ndarray] = []
+        iterations: list[int] = []
+        last_send = time.perf_counter()
+
+        def flush() -> None:
+            nonlocal rows, iterations, last_send
+            if rows:
+                conn.send(
+                    (
+                        "frames",
+                        np.vstack(rows),
+                        np.asarray(iterations, dtype=int),
+                        time.perf_counter() - start,
+                    )
+                )
+                rows, iterations = [], []
+            last_send = time.perf_counter()
+
+        try:
+            for frame in simulation:
+                rows.append(frame.row)
+                iterations.append(int(frame.iterations))
+                if time.perf_counter() - last_send >= BATCH_INTERVAL:
+                    flush()
+                if not resume.is_set():
+                    flush()
+                    paused_at = time.perf_counter()
+                    while not resume.wait(0.1):
+                        if stop.is_set():
+                            break
+                    start += time.perf_counter() - paused_at  # wall time excludes pauses
+                if stop.is_set():
+                    simulation.cancel()
+        except ModelError as error:  # e.g. a formulation "not available in this version"
+            flush()
+            conn.send(("done", "error", str(error), simulation.result, {}))
+            return
+        flush()
+        result = simulation.result
+        status = result.status
+        if status == "ok" and stop.is_set():
+            status = "cancelled"
+        conn.send(("done", status, result.message, result, dict(result.summary)))
+    except Exception as error:  # a bug: details on stderr, one line for the user
+        traceback.print_exc()
+        result = simulation.result if simulation is not None else None
+        with contextlib.suppress(Exception):
+            conn.send(
+                ("done", "error", f"internal error: {type(error).__name__}: {error}", result, {})
+            )
+    finally:
+        conn.close()
