@@ -37,7 +37,7 @@ JOINT_EQUATIONS = {
 #: Velocity-level (non-holonomic) no-slip equations of a rolling disc, by ``slip``.
 ROLLING_NO_SLIP = {"none": 2, "lateral": 1, "longitudinal": 1, "free": 0}
 #: Nodal coordinates per node of each ANCF element type.
-NODE_COORDINATES = {"ancf_beam2d": 6, "ancf_cable": 6, "ancf_beam3d": 12}
+NODE_COORDINATES = {"ancf_beam2d": 4, "ancf_cable": 6, "ancf_beam3d": 12}
 
 
 def body_freedoms(body: d.Body) -> int:

@@ -25,7 +25,7 @@ from solver.model import description as d
 from solver.model.errors import UnsupportedFeature
 from solver.results import Frame, Result
 
-ANALYSES_AVAILABLE = ("dynamic", "kinematic", "assembly")
+ANALYSES_AVAILABLE = ("dynamic", "kinematic", "static", "modes", "assembly")
 
 
 def settings_with(model: d.Model, **overrides) -> d.SolverSettings:
@@ -61,12 +61,29 @@ class Simulation:
 
     def _steps(self) -> Iterator[tuple[Frame, int]]:
         s = self.settings
+        if s.parameters.get("group_method") == "structural_groups" and s.analysis in (
+            "dynamic",
+            "kinematic",
+        ):
+            from solver.analysis.structural_groups import structural_group_frames
+
+            return structural_group_frames(
+                self.system, s, lambda message: setattr(self.result, "message", message)
+            )
         if s.analysis == "dynamic":
             return dynamic_frames(self.system, s)
         if s.analysis == "kinematic":
             return kinematic_frames(self.system, s.dt, s.t_end, s.tolerance, s.max_iterations)
         if s.analysis == "assembly":
             return self._assembly()
+        if s.analysis == "static":
+            from solver.analysis.statics import static_frames
+
+            return static_frames(self.system, s)
+        if s.analysis == "modes":
+            from solver.analysis.modes import modes_frames
+
+            return modes_frames(self.system, s, self.result)
         raise UnsupportedFeature(
             "solver",
             f'"{s.analysis}" is not available in this version (available: {", ".join(ANALYSES_AVAILABLE)})',
@@ -161,6 +178,8 @@ class Simulation:
             else None,
             "max_energy_drift": r.max_energy_drift() if len(r) else None,
         }
+        if getattr(r, "modes", None) is not None:
+            summary["modes"] = r.modes.table()
         mob = mobility(self.system, self._first_q if self._first_q is not None else self.system.q0)
         summary["dof"], summary["redundant_constraints"] = mob.dof, mob.redundant
         r.summary = summary

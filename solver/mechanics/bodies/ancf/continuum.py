@@ -1,0 +1,91 @@
+"""Continuum-mechanics ANCF elements: common part of the Omar (2D) and Yakoub (3D) beams.
+
+Elastic forces, their exact Jacobian and the strain energy come from the invariants
+(``invariants``), computed once per element geometry with Gauss quadrature: 5 points along
+the axis × the section rule of ``section`` (3 × 3 on a rectangle, as in the thesis, E1).
+The damping of 001 §3.5 uses the same invariants (``damping``). The mass matrix includes the
+inertia of the section vectors (``∫ ρ y² dA`` on r_y, ``∫ ρ z² dA`` on r_z).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.mechanics.bodies.ancf.damping import ContinuumDamping
+from solver.mechanics.bodies.ancf.element import ElementModel, InternalForces
+from solver.mechanics.bodies.ancf.invariants import ContinuumInvariants, QuarticForm
+from solver.mechanics.bodies.ancf.shapes import gauss
+
+#: Invariants already computed, by (element, length, section, material): identical beams
+#: (or beams split into equal elements) share one set (001 §3.2.4).
+_CACHE: dict[tuple, tuple] = {}
+
+
+class ContinuumElement(ElementModel):
+    """Base of the volume-parametrised elements; subclasses give the shape functions."""
+
+    n_dirs = 3  # material directions in the strain (2 for the planar element)
+    derivatives = ("x", "y", "z")
+
+    def functions(self, xi, y, z, derivative: str = "") -> np.ndarray:
+        raise NotImplementedError
+
+    def _points(self):
+        xi, wx = gauss(5)
+        s = self.section
+        xx = np.repeat(xi, len(s.w))
+        yy = np.tile(s.y, len(xi))
+        zz = np.tile(s.z, len(xi))
+        w = np.repeat(wx * self.length, len(s.w)) * np.tile(s.w, len(xi))
+        return xx, yy, zz, w
+
+    def _volume_functions(self):
+        xx, yy, zz, w = self._points()
+        return self.functions(xx, yy, zz), w
+
+    def __init__(self, length, section, material) -> None:
+        super().__init__(length, section, material)
+        key = (self.name, float(length), section.key(), material.key())
+        if key not in _CACHE:
+            xx, yy, zz, w = self._points()
+            derivs = np.stack(
+                [self.functions(xx, yy, zz, a) for a in self.derivatives[: self.n_dirs]],
+                axis=1,
+            )
+            inv = ContinuumInvariants(derivs, w)
+            lam, mu = material.lame, material.G
+            elastic = QuarticForm(inv.tensor(lam, mu), self.reference_matrix())
+            lam_v, mu_v = material.damping_lame
+            damping = ContinuumDamping(inv.tensor(lam_v, mu_v)) if self.damped else None
+            _CACHE[key] = (inv, elastic, damping)
+        self.invariants, self.elastic, self.damping = _CACHE[key]
+
+    def reference_matrix(self) -> np.ndarray:
+        """``P₀ = E₀ E₀ᵀ`` of the straight, unstressed element in its material frame."""
+        e0 = np.zeros((self.m, self.d))
+        half = self.m // 2
+        for node, x in ((0, 0.0), (half, self.length)):
+            e0[node, 0] = x
+            for k in range(1, half):  # r_x, r_y, (r_z): the unit axes
+                e0[node + k, k - 1] = 1.0
+        return e0 @ e0.T
+
+    def shape_values(self, xi):
+        xi = np.asarray(xi, float)
+        zero = np.zeros_like(xi)
+        return self.functions(xi, zero, zero)
+
+    def internal(self, E, Edot, jacobian=False):
+        force, kq = self.elastic.forces(E, jacobian)
+        out = InternalForces(force, kq)
+        if self.damping is not None:
+            qd, kd, kdd, power = self.damping.forces(E, Edot, jacobian)
+            out.force = force + qd
+            out.power = power
+            if jacobian:
+                out.kq = kq + kd
+                out.kqd = kdd
+        return out
+
+    def energy(self, E):
+        return self.elastic.energy(E)

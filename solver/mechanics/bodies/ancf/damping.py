@@ -1,0 +1,84 @@
+"""Internal (material) damping of ANCF elements (001 §3.5).
+
+**Continuum elements** (Omar, Yakoub): the viscous stress of the linear viscoelastic law
+(3.54)–(3.56),
+
+    σ_v = 2G γ_d ε̇ + (K γ_s − 2G γ_d/3) tr(ε̇) I = 2 G_v ε̇ + λ_v tr(ε̇) I,
+
+with the Rayleigh dissipation function ``P_d = ½ ∫ σ_v : ε̇ dV₀`` (3.57) and the consistent
+damping force ``Q_d = −∂P_d/∂ė = −∫ σ_v : ∂ε̇/∂ė dV₀``. This is the strict derivative of
+(3.57): the coefficients printed in (3.60)–(3.61) are twice it (001 §3.5, "Caution"), so a
+bar in uniaxial stress has ``σ = E (ε + γ_xx ε̇)`` with ``γ_xx = (γ_s + 2γ_d)/3`` (3.80)
+exactly, and a mode of frequency ω gets the damping ratio ``ξ ≈ γ ω/2`` ((3.62)–(3.64)).
+
+With ``ε̇_αβ = ½ s_αᵀ Ṗ s_β``, ``Ṗ = Ė Eᵀ + E Ėᵀ``, the invariants of the elastic energy give
+``P_d = Ṗ:T_v:Ṗ`` with ``T_v = λ_v/8 H + G_v/4 H'`` (``invariants``), so
+
+    Q_d = −4 (T_v:Ṗ) E,
+    ∂Q_d/∂Ė_kb = −4 Σ_jl E_ja (T_v,ijkl + T_v,ijlk) E_lb,
+    ∂Q_d/∂E_kb = −4 [Σ_jl E_ja (T_v,ijkl + T_v,ijlk) Ė_lb + (T_v:Ṗ)_ik δ_ab]   ((3.83)–(3.84)).
+
+A rigid motion has ``Ṗ``-strain rates zero (3.86)–(3.90), so it dissipates nothing.
+
+**Line elements** (Euler–Bernoulli, cable): their energy is ``½ Σ c_s ε_s²`` over strain
+samples ε_s (axial strain, curvature) at Gauss points; the same law in uniaxial form gives
+``P_d = ½ γ Σ c_s ε̇_s²`` with ``γ = γ_xx``; ``strain_rate_damping`` evaluates it. It also
+vanishes in rigid motion, since the strains do not change.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.mechanics.bodies.ancf.invariants import QuarticForm
+
+
+class ContinuumDamping:
+    """``P_d = Ṗ:T_v:Ṗ`` for elements sharing one set of invariants."""
+
+    def __init__(self, tensor: np.ndarray) -> None:
+        self.form = QuarticForm(tensor)
+
+    def forces(self, E: np.ndarray, Edot: np.ndarray, jacobian: bool = False):
+        """``(Q_d, ∂Q_d/∂e, ∂Q_d/∂ė, power)``; Jacobians ``None`` unless asked."""
+        n, m, d = E.shape
+        pdot = Edot @ E.transpose(0, 2, 1)
+        pdot = pdot + pdot.transpose(0, 2, 1)
+        z = self.form.contract(pdot)
+        q = -4.0 * (z @ E)
+        power = float(np.sum(q * Edot))
+        q = q.reshape(n, m * d)
+        if not jacobian:
+            return q, None, None, power
+        kdd = (-4.0 * self.form.gradient_term(E, E)).reshape(n, m * d, m * d)
+        kd = -4.0 * self.form.gradient_term(E, Edot)
+        kd -= 4.0 * z[:, :, None, :, None] * np.eye(d)[None, None, :, None, :]
+        return q, kd.reshape(n, m * d, m * d), kdd, power
+
+
+def strain_energy(strain, grad, hess, coef, jacobian: bool = False):
+    """``U = ½ Σ_s c_s ε_s²`` per element and ``F = −∂U/∂e``, ``∂F/∂e``.
+
+    ``strain`` ``(N, S)``, ``grad`` ``(N, S, n)``, ``hess`` ``(N, S, n, n)``, ``coef`` ``(S,)``.
+    """
+    cs = coef * strain
+    energy = 0.5 * np.einsum("ns,ns->n", cs, strain)
+    force = -np.einsum("ns,nsi->ni", cs, grad)
+    if not jacobian:
+        return energy, force, None
+    jac = -np.einsum("s,nsi,nsj->nij", coef, grad, grad) - np.einsum("ns,nsij->nij", cs, hess)
+    return energy, force, jac
+
+
+def strain_rate_damping(strain_grad, hess, coef, edot, jacobian: bool = False):
+    """``P_d = ½ Σ_s c_s ε̇_s²`` with ``ε̇_s = ∇ε_s · ė``: ``(Q_d, ∂Q_d/∂e, ∂Q_d/∂ė, power)``."""
+    rate = np.einsum("nsi,ni->ns", strain_grad, edot)
+    cr = coef * rate
+    q = -np.einsum("ns,nsi->ni", cr, strain_grad)
+    power = float(np.sum(q * edot))
+    if not jacobian:
+        return q, None, None, power
+    kdd = -np.einsum("s,nsi,nsj->nij", coef, strain_grad, strain_grad)
+    hd = np.einsum("nsij,nj->nsi", hess, edot)  # ∂ε̇_s/∂e
+    kd = -np.einsum("s,nsi,nsj->nij", coef, strain_grad, hd) - np.einsum("ns,nsij->nij", cr, hess)
+    return q, kd, kdd, power
