@@ -83,8 +83,11 @@ def _run(args) -> int:
         return EXIT_INVALID
     for warning in model.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    modes = getattr(result, "modes", None)
     try:
-        if args.csv:
+        if args.csv and modes is not None:
+            modes.to_csv(args.csv, getattr(result, "system", None))
+        elif args.csv:
             result.to_csv(args.csv)
         if args.summary:
             result.write_summary(args.summary)
@@ -96,6 +99,19 @@ def _run(args) -> int:
         print(f"{name}: {result.message}", file=sys.stderr)
         print(f"{name}: {len(result)} frames up to the failure were kept", file=sys.stderr)
         return EXIT_SOLVER
+    if modes is not None and not args.quiet:
+        print(f"{name}: {len(s.get('modes', []))} modes about the static equilibrium")
+        print(
+            f"  {'mode':>4} {'ω (rad/s)':>14} {'f (Hz)':>14}"
+            + ("  ξ" if modes.damping_ratio is not None else "")
+        )
+        for row in s.get("modes", []):
+            xi = f"  {row['damping_ratio']:.4g}" if "damping_ratio" in row else ""
+            flag = "  (unstable: ω² < 0)" if row["eigenvalue"] < 0 else ""
+            print(
+                f"  {row['mode']:>4} {row['omega_rad_s']:>14.6g} {row['frequency_hz']:>14.6g}{xi}{flag}"
+            )
+        return EXIT_OK
     if not args.quiet:
         drift = s["max_energy_drift"]
         print(
