@@ -3,6 +3,12 @@
 Energies at every step: kinetic, gravitational, elastic, and the work of
 non-conservative forces and drivers (trapezoidal rule on their power, every step), so
 ``energy.total`` = T + V + V_e − W is constant for an exact solution.
+
+Contacts: every accepted state is handed to ``force_set.accept`` (the contacts commit
+their onset speeds there; the adaptive formulation also hands over its internal steps),
+and the contacts integrate their own work over those states (an impact is shorter than
+an output step), which replaces their share of the power here. A fixed-step formulation
+whose step is too large for a contact that starts is stopped (``contact.check_step``).
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from solver.analysis.formulations import DynamicState, formulation_class
 from solver.analysis.kinematic import driver_rows
 from solver.analysis.kinematics import AssemblyError, assemble, consistent_velocities
 from solver.analysis.linalg import min_norm_solve
+from solver.mechanics.forces.contact import check_step
 from solver.mechanics.system import MultibodySystem
 from solver.model.description import SolverSettings
+from solver.model.errors import UnsupportedFeature
 from solver.results import Frame
 
 
@@ -31,6 +39,15 @@ def initial_state(system: MultibodySystem, tol: float, max_iter: int) -> Dynamic
         ) from None
     qd = consistent_velocities(system, res.q, system.qd0, 0.0)
     return DynamicState(0.0, res.q, qd, iterations=res.iterations)
+
+
+def velocity_error(system: MultibodySystem, state: DynamicState, c, ms) -> float:
+    """``max |Φ_q q̇ + Φ_t|`` and, with rolling without slip, ``max |B q̇|``."""
+    err = float(np.abs(c.phi_q @ state.qd + c.phi_t).max()) if len(c.phi) else 0.0
+    if system.m_nh:
+        b, _ = system.velocity_constraints(state.q, state.qd, state.t, ms)
+        err = max(err, float(np.abs(b @ state.qd).max()))
+    return err
 
 
 class PowerMeter:
@@ -57,6 +74,16 @@ def dynamic_frames(
 ) -> Iterator[tuple[Frame, int]]:
     """Yield ``(frame, step)`` for every step up to ``settings.t_end``."""
     formulation = formulation_class(settings.formulation)(system, settings)
+    if system.m_nh and not getattr(formulation, "velocity_constraints", False):
+        key = next(iter(system.velocity_rows))
+        raise UnsupportedFeature(
+            f'joints "{key.split(":", 1)[1]}"',
+            f"rolling without slip (velocity-level constraints) needs the lagrange_baumgarte "
+            f"formulation in this version, not {settings.formulation}",
+            "slip",
+        )
+    contacts = system.force_set.contacts
+    contacts.reset()
     state = initial_state(system, settings.tolerance, settings.max_iterations)
     state = formulation.start(state)
     meter = PowerMeter(system)
@@ -77,6 +104,11 @@ def dynamic_frames(
         if state.qdd is None:
             state.qdd = np.zeros(system.n)
         power = meter(state, ms, c)
+        if len(contacts):
+            onsets = system.force_set.accept(ms, state.t)
+            if not getattr(formulation, "adaptive", False):
+                check_step(onsets, dt, settings.formulation)
+            power -= contacts.power(ms)  # integrated by the contacts themselves
         if power_prev is not None:
             work += 0.5 * (power + power_prev) * dt
         power_prev = power
@@ -87,11 +119,9 @@ def dynamic_frames(
             kinetic=system.kinetic_energy(state.q, state.qd),
             potential=system.gravitational_energy(state.q),
             elastic=system.elastic_energy(state.q, ms),
-            work=work,
+            work=work + (contacts.work(state.t) if len(contacts) else 0.0),
             constraint_position=float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
-            constraint_velocity=float(np.abs(c.phi_q @ state.qd + c.phi_t).max())
-            if len(c.phi)
-            else 0.0,
+            constraint_velocity=velocity_error(system, state, c, ms),
             iterations=state.iterations,
             qdd=None if state.qdd is None else state.qdd.copy(),
         )

@@ -643,24 +643,6 @@ def test_rotational_spring_angle_is_continuous_over_turns(free_angle):
 
 
 # ---- errors -------------------------------------------------------------------------------
-def test_contact_force_is_refused_naming_the_force():
-    forces = [
-        {
-            "name": "C1",
-            "type": "contact",
-            "sphere": {"body": "a", "center": [0, 0, 1], "radius": 0.1},
-            "plane": {"body": "ground", "point": [0, 0, 0], "normal": [0, 0, 1]},
-            "model": "hunt_crossley",
-            "stiffness": 1e6,
-        }
-    ]
-    with pytest.raises(ModelError) as info:
-        build(forces)
-    assert 'forces[0] "C1"' in str(info.value)
-    assert "contact" in str(info.value)
-    assert info.value.field == "type"
-
-
 def test_body_frame_force_on_a_point_mass_is_refused():
     forces = [
         {

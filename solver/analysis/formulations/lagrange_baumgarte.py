@@ -9,7 +9,9 @@ DOP853; tolerances ``rtol``, ``atol``). The integrator chooses its own steps; th
 formulation returns the state at every multiple of ``dt`` from the integrator's dense
 output, so ``dt`` only sets the output grid and the energy bookkeeping. With α = β = 0
 the constraints drift; α, β > 0 (default 5, as Flores suggests) damp the drift.
-Redundant constraints are tolerated (least-squares saddle-point solve).
+Redundant constraints are tolerated (least-squares saddle-point solve). Every internal
+step the integrator accepts is handed to the contacts (``force_set.accept``), which commit
+their impact state there; the step control itself adapts to the impacts (``adaptive``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scipy.integrate import DOP853, RK23, RK45
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.kinematics import all_velocity_rows
 from solver.analysis.linalg import saddle_solve
 
 INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
@@ -26,6 +29,8 @@ INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 
 class LagrangeBaumgarte(Formulation):
     name = "lagrange_baumgarte"
+    velocity_constraints = True  # handles rolling without slip (non-holonomic rows)
+    adaptive = True
     defaults = {
         "baumgarte_alpha": 5.0,
         "baumgarte_beta": 5.0,
@@ -40,7 +45,12 @@ class LagrangeBaumgarte(Formulation):
         c = s.constraints(q, qd, t, ms)
         a, b = self.params["baumgarte_alpha"], self.params["baumgarte_beta"]
         rhs = c.gamma - 2.0 * a * (c.phi_q @ qd + c.phi_t) - b * b * c.phi
-        return saddle_solve(s.mass(q), c.phi_q, s.forces(q, qd, t, ms), rhs)
+        rows = c.phi_q
+        if s.m_nh:  # rolling without slip: B q̈ = γ_nh − α B q̇ (first-order stabilisation)
+            bmat, gamma_nh = s.velocity_constraints(q, qd, t, ms)
+            rows, _, _ = all_velocity_rows(s, q, qd, t, c=c, ms=ms)
+            rhs = np.concatenate([rhs, gamma_nh - a * (bmat @ qd)])
+        return saddle_solve(s.mass(q), rows, s.forces(q, qd, t, ms), rhs)
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         n = self.system.n
@@ -73,6 +83,9 @@ class LagrangeBaumgarte(Formulation):
                     f"the adaptive Runge–Kutta integrator failed ({message})",
                     "loosen rtol/atol, check the model for very stiff springs, or use an implicit formulation",
                 )
+            if len(self.system.force_set.contacts):
+                ms = self.system.marker_state(ode.y[:n], ode.y[n:])
+                self.system.force_set.accept(ms, ode.t)
         y = ode.dense_output()(target) if ode.t > target else ode.y.copy()
         q, qd = y[:n], y[n:]
         qdd, lam = self.accelerations(target, q, qd)

@@ -11,13 +11,15 @@ type                         group                              module
 ``joint_force``              ``JointForces``                    ``joint_loads``
 ``force``                    ``PointForces``                    ``loads``
 ``torque``                   ``BodyTorques``                    ``loads``
-``contact``                  refused: ``UnsupportedFeature``    (issue 7)
+``contact``                  ``Contacts``                       ``contact``
 ============================ ================================== ===============
 
 Gravity and the rigid-body quadratic-velocity forces are not here: the system adds them.
 The relative angle of rotational springs is continuous over turns without help from the
 time loop (see ``angles``); :meth:`ForceSet.reset` returns it to the initial
-configuration before a run is restarted with the same system.
+configuration before a run is restarted with the same system. Contacts keep a committed
+state (the onset speed of each impact) that only :meth:`ForceSet.accept` at accepted
+states of a run changes (see ``contact``).
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ import numpy as np
 
 from solver.mechanics.constraints.joints import normals
 from solver.mechanics.forces.assembly import Accumulator, SparsityCache
+from solver.mechanics.forces.contact import Contacts
 from solver.mechanics.forces.joint_loads import JointForces, JointTorques
 from solver.mechanics.forces.loads import BodyTorques, PointForces
 from solver.mechanics.forces.springs import SpringDampers
 from solver.mechanics.markers import MarkerState
 from solver.model import description as d
-from solver.model.errors import ModelError, UnsupportedFeature
+from solver.model.errors import ModelError
 
 
 class ForceSet:
@@ -50,7 +53,9 @@ class ForceSet:
         self.joint_forces = JointForces()
         self.point_forces = PointForces()
         self.torques = BodyTorques()
+        self.contacts = Contacts()
         self._joints = {j.name: j for j in model.joints}
+        self._bodies = {b.name: b for b in model.bodies}
         for i, f in enumerate(model.forces):
             getattr(self, f"_add_{f.type}")(ctx, f'forces[{i}] "{f.name}"', f)
 
@@ -65,10 +70,11 @@ class ForceSet:
 
     def _axis_markers(self, ctx, joint: d.Joint):
         a, n1, n2 = normals(joint.axis)
+        at = joint.point
         return (
-            ctx.vector(joint.body1, n1),
-            ctx.vector(joint.body1, n2),
-            ctx.vector(joint.body2, n1),
+            ctx.vector(joint.body1, n1, at),
+            ctx.vector(joint.body1, n2, at),
+            ctx.vector(joint.body2, n1, at),
         )
 
     def _add_rotational_spring_damper(self, ctx, where: str, f: d.Force) -> None:
@@ -84,7 +90,7 @@ class ForceSet:
         a, _, _ = normals(j.axis)
         p1 = ctx.point(j.body1, j.point, where, "joint")
         p2 = ctx.point(j.body2, j.point, where, "joint")
-        self.joint_forces.add(p1, p2, ctx.vector(j.body1, a), f.function)
+        self.joint_forces.add(p1, p2, ctx.vector(j.body1, a, j.point), f.function)
 
     def _add_force(self, ctx, where: str, f: d.Force) -> None:
         body_frame = f.frame == "body"
@@ -103,7 +109,7 @@ class ForceSet:
         self.torques.add(slot.offset, f.vector, f.frame == "body")
 
     def _add_contact(self, ctx, where: str, f: d.Force) -> None:
-        raise UnsupportedFeature(where, "contact forces are not available yet", "type")
+        self.contacts.add(ctx, where, f, self._bodies)
 
     # ---- evaluation -------------------------------------------------------------------
     def freeze(self) -> None:
@@ -120,6 +126,7 @@ class ForceSet:
             self.joint_forces,
             self.point_forces,
             self.torques,
+            self.contacts,
         )
 
     def __len__(self) -> int:
@@ -134,6 +141,8 @@ class ForceSet:
             self.point_forces.add_terms(acc, ms, q, t)
         if len(self.torques):
             self.torques.add_terms(acc, q, t)
+        if len(self.contacts):
+            self.contacts.add_terms(acc, ms)
         return acc
 
     def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
@@ -150,16 +159,20 @@ class ForceSet:
         return (acc.q, *acc.matrices())
 
     def elastic_energy(self, ms: MarkerState, q: np.ndarray) -> float:
-        """``Σ ½ k (l − l0)² + Σ ½ k (θ − θ0)²`` over translational and rotational springs."""
+        """``Σ ½ k (l − l0)² + Σ ½ k (θ − θ0)²`` over translational and rotational springs,
+        plus ``Σ K δⁿ⁺¹/(n + 1)`` over contacts."""
         e = self.springs.energy(ms) if len(self.springs) else 0.0
         if len(self.joint_torques):
             e += self.joint_torques.energy(ms)
+        if len(self.contacts):
+            e += self.contacts.energy(ms)
         return e
 
     def nonconservative_power(
         self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float
     ) -> float:
-        """Power (W) of dampers, actuators, applied forces and torques and joint loads."""
+        """Power (W) of dampers, actuators, applied forces and torques, joint loads and
+        contact damping and friction."""
         power = 0.0
         for g in (self.springs, self.joint_torques, self.joint_forces):
             if len(g):
@@ -168,18 +181,28 @@ class ForceSet:
             power += self.point_forces.power(ms, q, t)
         if len(self.torques):
             power += self.torques.power(q, qd, t)
+        if len(self.contacts):
+            power += self.contacts.power(ms)
         return power
 
     # ---- angle continuity -------------------------------------------------------------
-    def accept(self, ms: MarkerState) -> None:
-        """Commit the current joint angles (optional: every evaluation already tracks them)."""
+    def accept(self, ms: MarkerState, t: float | None = None) -> list:
+        """Commit the current joint angles (optional: every evaluation already tracks them)
+        and, given the time ``t`` of an accepted state, the contact state (required for
+        contacts); returns the contacts that started or whose approach speed grew, for the
+        step check (``contact.Onset``)."""
         if len(self.joint_torques):
             self.joint_torques.angles(ms)
+        if len(self.contacts) and t is not None:
+            return self.contacts.accept(ms, t)
+        return []
 
     def reset(self) -> None:
-        """Forget the turns counted so far: joint angles restart from the initial configuration."""
+        """Forget the turns counted so far: joint angles restart from the initial configuration;
+        no contact is active and no contact work is done."""
         if len(self.joint_torques):
             self.joint_torques.tracker.reset()
+        self.contacts.reset()
 
     def joint_angles(self, ms: MarkerState) -> np.ndarray:
         """Continuous relative angles of the rotational springs and joint torques, in order."""
