@@ -70,10 +70,12 @@ class PowerMeter:
 
 
 def dynamic_frames(
-    system: MultibodySystem, settings: SolverSettings
+    system: MultibodySystem, settings: SolverSettings, formulation=None
 ) -> Iterator[tuple[Frame, int]]:
-    """Yield ``(frame, step)`` for every step up to ``settings.t_end``."""
-    formulation = formulation_class(settings.formulation)(system, settings)
+    """Yield ``(frame, step)`` for every step up to ``settings.t_end`` (with the settings'
+    formulation, or a given stepper with the same interface)."""
+    if formulation is None:
+        formulation = formulation_class(settings.formulation)(system, settings)
     if system.m_nh and not getattr(formulation, "velocity_constraints", False):
         key = next(iter(system.velocity_rows))
         raise UnsupportedFeature(

@@ -41,7 +41,9 @@ def test_planar_four_bar_position_velocity_acceleration():
     ms = system.marker_state(frame.q, frame.qd)
     idx = [system.output_markers[0], system.output_markers[1]]
     acc = np.einsum("nik,nk->ni", ms.jac[idx], system.markers.gather(frame.qdd)[idx]) + ms.jdq[idx]
-    assert [acc[0, 0], acc[0, 1], acc[1, 0], acc[1, 1]] == pytest.approx(FOUR_BAR_ACCELERATION, abs=1e-4)
+    assert [acc[0, 0], acc[0, 1], acc[1, 0], acc[1, 1]] == pytest.approx(
+        FOUR_BAR_ACCELERATION, abs=1e-4
+    )
 
 
 def test_planar_four_bar_newton_converges_quadratically():
@@ -54,10 +56,14 @@ def test_planar_four_bar_newton_converges_quadratically():
     res = assemble(system, guess, 0.0, tol=1e-13)
     r = res.residuals
     assert r[-1] < 1e-13 and 3 <= len(r) <= 8
-    ratios = [r[k + 1] / r[k] ** 2 for k in range(1, len(r) - 1) if r[k] < 1e-2 and r[k + 1] > 1e-15]
+    ratios = [
+        r[k + 1] / r[k] ** 2 for k in range(1, len(r) - 1) if r[k] < 1e-2 and r[k + 1] > 1e-15
+    ]
     assert ratios and max(ratios) < 50.0, r
     out = system.output_points(res.q, np.zeros(system.n))
-    assert [out[0, 0], out[0, 1], out[1, 0], out[1, 1]] == pytest.approx(FOUR_BAR_POSITION, abs=1e-7)
+    assert [out[0, 0], out[0, 1], out[1, 0], out[1, 1]] == pytest.approx(
+        FOUR_BAR_POSITION, abs=1e-7
+    )
 
 
 # ---- spatial four-bar, 003 §3.3 (reference kinematics table) --------------------------
@@ -158,9 +164,31 @@ def short_link_four_bar() -> dict:
         "gravity": [0, -9.81, 0],
         "bodies": [bar("crank", [0, 0, 0], [0, 2, 0]), bar("rocker", [10, 0, 0], [10, 5, 0])],
         "joints": [
-            {"name": "A", "type": "revolute", "body1": "ground", "body2": "crank", "point": [0, 0, 0], "axis": [0, 0, 1]},
-            {"name": "B", "type": "revolute", "body1": "ground", "body2": "rocker", "point": [10, 0, 0], "axis": [0, 0, 1]},
-            {"name": "coupler", "type": "distance", "body1": "crank", "body2": "rocker", "point1": [0, 2, 0], "point2": [10, 5, 0], "length": 2.0},
+            {
+                "name": "A",
+                "type": "revolute",
+                "body1": "ground",
+                "body2": "crank",
+                "point": [0, 0, 0],
+                "axis": [0, 0, 1],
+            },
+            {
+                "name": "B",
+                "type": "revolute",
+                "body1": "ground",
+                "body2": "rocker",
+                "point": [10, 0, 0],
+                "axis": [0, 0, 1],
+            },
+            {
+                "name": "coupler",
+                "type": "distance",
+                "body1": "crank",
+                "body2": "rocker",
+                "point1": [0, 2, 0],
+                "point2": [10, 5, 0],
+                "length": 2.0,
+            },
         ],
     }
 
@@ -180,7 +208,12 @@ def test_unassemblable_model_gives_exit_1_naming_the_loop(tmp_path, capsys):
 
 
 def test_kinematic_run_needs_a_fully_driven_model(tmp_path, capsys):
-    assert cli_main(["run", str(EXAMPLES / "bricard.json"), "--analysis", "kinematic", "--t-end", "0.1"]) == 3
+    assert (
+        cli_main(
+            ["run", str(EXAMPLES / "bricard.json"), "--analysis", "kinematic", "--t-end", "0.1"]
+        )
+        == 3
+    )
     err = capsys.readouterr().err
     assert "1 degree(s) of freedom remain" in err and "add drivers" in err
 
@@ -188,7 +221,17 @@ def test_kinematic_run_needs_a_fully_driven_model(tmp_path, capsys):
 def test_kinematic_run_writes_csv(tmp_path):
     out, summary = tmp_path / "out.csv", tmp_path / "summary.json"
     code = cli_main(
-        ["run", str(EXAMPLES / "four_bar_planar.json"), "--t-end", "0.2", "--csv", str(out), "--summary", str(summary), "-q"]
+        [
+            "run",
+            str(EXAMPLES / "four_bar_planar.json"),
+            "--t-end",
+            "0.2",
+            "--csv",
+            str(out),
+            "--summary",
+            str(summary),
+            "-q",
+        ]
     )
     assert code == 0
     from solver.results import read_csv

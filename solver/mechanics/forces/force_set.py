@@ -34,7 +34,7 @@ from solver.mechanics.forces.loads import BodyTorques, PointForces
 from solver.mechanics.forces.springs import SpringDampers
 from solver.mechanics.markers import MarkerState
 from solver.model import description as d
-from solver.model.errors import ModelError
+from solver.model.errors import ModelError, UnsupportedFeature
 
 
 class ForceSet:
@@ -94,18 +94,33 @@ class ForceSet:
 
     def _add_force(self, ctx, where: str, f: d.Force) -> None:
         body_frame = f.frame == "body"
-        if body_frame and ctx.slots[f.body].kind != "rigid":
+        kind = ctx.slots[f.body].kind
+        if body_frame and kind == "point_mass":
             raise ModelError(
                 where,
                 f'"{f.body}" is a point mass, which has no body axes; use frame "global"',
+                "frame",
+            )
+        if body_frame and kind != "rigid":
+            raise UnsupportedFeature(
+                where,
+                f'body-frame forces on {kind} bodies ("{f.body}") are not available in this '
+                'version; use frame "global" or reference-point coordinates',
                 "frame",
             )
         self.point_forces.add(ctx.point(f.body, f.point, where, "point"), f.vector, body_frame)
 
     def _add_torque(self, ctx, where: str, f: d.Force) -> None:
         slot = ctx.slots[f.body]
-        if slot.kind != "rigid":
+        if slot.kind == "point_mass":
             raise ModelError(where, f'"{f.body}" is a point mass; it cannot take a torque', "body")
+        if slot.kind != "rigid":
+            raise UnsupportedFeature(
+                where,
+                f'torques on {slot.kind} bodies ("{f.body}") are not available in this version; '
+                "use reference-point coordinates",
+                "body",
+            )
         self.torques.add(slot.offset, f.vector, f.frame == "body")
 
     def _add_contact(self, ctx, where: str, f: d.Force) -> None:

@@ -1,0 +1,1 @@
+"""Model generators: parametric models built in code (returned as model-file data)."""
