@@ -4,12 +4,10 @@ The acceptance figure is 1e-6 m at Δt = 1e-4 s over 2 s. In the suite the four 
 run 0.3 s with ``lagrange_baumgarte`` (DOP853, rtol 1e-11; output every 1 ms), which
 compares the representations rather than integrators, and a fixed-step formulation
 (``central_differences``) runs 0.05 s at Δt = 1e-4 s. The full 2 s at Δt = 1e-4 s is the
-slow test below (``BIELA_SLOW=1``) and ``benchmarks/natural_vs_reference.py``.
+slow test below (``pytest -m slow``) and ``benchmarks/natural_vs_reference.py``.
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
@@ -71,8 +69,7 @@ def test_same_trajectories_with_a_fixed_step_at_1e_4(name):
     assert largest_difference(nat, ref) < 1e-6
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("BIELA_SLOW"), reason="long run: set BIELA_SLOW=1")
+@pytest.mark.slow  # pytest -m slow
 @pytest.mark.parametrize("name", MODELS)
 def test_same_trajectories_over_two_seconds_at_1e_4(name):
     ref = run(name, "reference_point", "lagrange_baumgarte", 1e-4, 2.0, TIGHT)

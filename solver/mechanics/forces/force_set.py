@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.mechanics.bodies.natural.loads import NaturalLoads
 from solver.mechanics.constraints.joints import normals
 from solver.mechanics.forces.assembly import Accumulator, SparsityCache
 from solver.mechanics.forces.contact import Contacts
@@ -53,6 +54,7 @@ class ForceSet:
         self.joint_forces = JointForces()
         self.point_forces = PointForces()
         self.torques = BodyTorques()
+        self.natural_loads = NaturalLoads()  # body-axes forces, torques on natural bodies
         self.contacts = Contacts()
         self._joints = {j.name: j for j in model.joints}
         self._bodies = {b.name: b for b in model.bodies}
@@ -101,6 +103,9 @@ class ForceSet:
                 f'"{f.body}" is a point mass, which has no body axes; use frame "global"',
                 "frame",
             )
+        if body_frame and kind == "natural":
+            self.natural_loads.add_force(ctx.slots[f.body], f.point, f.vector)
+            return
         if body_frame and kind != "rigid":
             raise UnsupportedFeature(
                 where,
@@ -114,6 +119,9 @@ class ForceSet:
         slot = ctx.slots[f.body]
         if slot.kind == "point_mass":
             raise ModelError(where, f'"{f.body}" is a point mass; it cannot take a torque', "body")
+        if slot.kind == "natural":
+            self.natural_loads.add_torque(slot, f.vector, f.frame == "body")
+            return
         if slot.kind != "rigid":
             raise UnsupportedFeature(
                 where,
@@ -142,6 +150,7 @@ class ForceSet:
             self.point_forces,
             self.torques,
             self.contacts,
+            self.natural_loads,
         )
 
     def __len__(self) -> int:
@@ -156,6 +165,8 @@ class ForceSet:
             self.point_forces.add_terms(acc, ms, q, t)
         if len(self.torques):
             self.torques.add_terms(acc, q, t)
+        if len(self.natural_loads):
+            self.natural_loads.add_terms(acc, q, t)
         if len(self.contacts):
             self.contacts.add_terms(acc, ms)
         return acc
@@ -196,6 +207,8 @@ class ForceSet:
             power += self.point_forces.power(ms, q, t)
         if len(self.torques):
             power += self.torques.power(q, qd, t)
+        if len(self.natural_loads):
+            power += self.natural_loads.power(q, qd, t)
         if len(self.contacts):
             power += self.contacts.power(ms)
         return power

@@ -313,14 +313,56 @@ class Layout:
 
     # ---- initial values ------------------------------------------------------------------
     def initial_coordinates(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(q0, q̇0)`` of the own coordinates; a shared entity moves with the mean of the
-        velocities its bodies give it (they agree when the model's are consistent)."""
+        """``(q0, q̇0)`` of the own coordinates.
+
+        Each body prescribes the velocities of its entities (its rigid motion). Where the
+        bodies sharing an entity disagree (inconsistent initial velocities in the model),
+        ``q̇0`` solves ``M q̇0 = Σ_b C_bᵀ M_b ė_b``: the velocity projection that follows
+        (``consistent_velocities``, in the metric ``M``) then minimises the kinetic energy
+        of every body's deviation from its prescribed motion, exactly as it does in
+        reference-point coordinates, so both representations start alike.
+        """
         q0 = np.zeros(self.size)
         qd0 = np.zeros(self.size)
+        spread = 0.0
         for ent in self.entities:
             if ent.fixed:
                 continue
             q0[ent.col : ent.col + 3] = ent.value
-            vs = [self.bodies[b].velocity_of(ent) for b in ent.bodies]
-            qd0[ent.col : ent.col + 3] = np.mean(vs, axis=0)
+            vs = np.array([self.bodies[b].velocity_of(ent) for b in ent.bodies])
+            qd0[ent.col : ent.col + 3] = vs.mean(axis=0)
+            spread = max(spread, float(np.abs(vs - vs.mean(axis=0)).max()))
+        scale = 1.0 + float(np.abs(qd0).max(initial=0.0))
+        if spread > 1e-12 * scale:
+            qd0 = self._weighted_velocities(qd0)
         return q0, qd0
+
+    def _weighted_velocities(self, guess: np.ndarray) -> np.ndarray:
+        """``M⁻¹ Σ_b C_bᵀ M_b ė_b`` over the own coordinates (``guess`` if M is singular)."""
+        import scipy.sparse as sp
+        import scipy.sparse.linalg as spla
+
+        rows, cols, vals = [], [], []
+        f = np.zeros(self.size)
+        for info in self.bodies.values():
+            z = info.frame.mass_coefficients(info.mass, info.inertia)
+            ents = [self.entities[e] for e in info.entities]
+            edot = np.array([info.velocity_of(e) for e in ents])  # this body's motion
+            for i, ei in enumerate(ents):
+                if ei.fixed:
+                    continue
+                f[ei.col : ei.col + 3] += z[i] @ edot
+                for j, ej in enumerate(ents):
+                    if not ej.fixed:
+                        rows.append(ei.col + np.arange(3))
+                        cols.append(ej.col + np.arange(3))
+                        vals.append(np.full(3, z[i, j]))
+        mass = sp.csc_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(self.size, self.size),
+        )
+        try:
+            out = spla.spsolve(mass, f)
+        except RuntimeError:
+            return guess
+        return out if np.all(np.isfinite(out)) else guess
