@@ -62,6 +62,8 @@ class PowerMeter:
         power = s.nonconservative_power(state.q, state.qd, state.t, ms)
         if len(self.drows):
             lam = state.lam
+            if lam is not None and len(lam) == s.m + s.m_nh:  # [holonomic; no-slip rows]
+                lam = lam[: s.m]
             if lam is None or len(lam) != s.m:
                 rhs = s.forces(state.q, state.qd, state.t, ms) - s.mass(state.q) @ state.qdd
                 lam = min_norm_solve(c.phi_q.T, rhs)

@@ -172,8 +172,11 @@ class MultibodySystem:
             return empty, np.zeros(0)
         ms = ms or self.markers.evaluate(q, qd)
         (r, c, v), gamma = self.rolling.evaluate(ms, q, qd, self.markers.cols)
-        b = sp.csr_matrix((v, (r, c)), shape=(self.m_nh, self.n))
-        return (b if self.sparse else b.toarray()), gamma
+        if self.sparse:
+            return sp.csr_matrix((v, (r, c)), shape=(self.m_nh, self.n)), gamma
+        b = np.zeros((self.m_nh, self.n))
+        np.add.at(b, (r, c), v)
+        return b, gamma
 
     def centre(self, body: str) -> np.ndarray:
         return np.zeros(3) if body == d.GROUND else self.slots[body].position0

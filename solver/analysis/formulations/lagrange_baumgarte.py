@@ -47,9 +47,8 @@ class LagrangeBaumgarte(Formulation):
         rhs = c.gamma - 2.0 * a * (c.phi_q @ qd + c.phi_t) - b * b * c.phi
         rows = c.phi_q
         if s.m_nh:  # rolling without slip: B q̈ = γ_nh − α B q̇ (first-order stabilisation)
-            bmat, gamma_nh = s.velocity_constraints(q, qd, t, ms)
-            rows, _, _ = all_velocity_rows(s, q, qd, t, c=c, ms=ms)
-            rhs = np.concatenate([rhs, gamma_nh - a * (bmat @ qd)])
+            rows, _, gamma_all = all_velocity_rows(s, q, qd, t, c=c, ms=ms)
+            rhs = np.concatenate([rhs, gamma_all[s.m :] - a * (rows[s.m :] @ qd)])
         return saddle_solve(s.mass(q), rows, s.forces(q, qd, t, ms), rhs)
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:

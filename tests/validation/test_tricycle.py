@@ -1,0 +1,119 @@
+"""The tricycle of MUBODYNA (003 §3.4, ``examples/tricycle.json``).
+
+The thesis gives no numbers, only the shapes of its figures: the front-wheel speed grows
+linearly under the constant 20 N·m torque (Fig. 38) and the steering angle is the driver
+function (Fig. 39). With the steering at rest (δ = 0, δ̇ = 0: before and after the pulse)
+and the rear axle refusing lateral slip, the vehicle runs straight and the torque τ on the
+rolling front wheel (radius R) accelerates the whole mass plus the wheel's spin inertia:
+
+    v̇ = (τ / R) / (m_total + J_wheel / R²) = 100 N / 54 kg.
+
+The rear wheels do not spin: J6 ('nz' = ``longitudinal``) lets its wheel slip along the
+rolling direction and J7 ('z' = ``free``) lets it slip both ways, so nothing drives them.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import check, load_model, simulate
+from solver.mechanics.rotations import rotation_matrix
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tricycle.json"
+TORQUE, RADIUS = 20.0, 0.2
+MASS = 50.0 + 0.5 + 3 * 1.0
+ACCELERATION = TORQUE / RADIUS / (MASS + 0.02 / RADIUS**2)  # 1.85185 m/s²
+
+
+def run(t_end: float, **parameters):
+    model = load_model(EXAMPLE)
+    model.solver.parameters.update(parameters)
+    result = simulate(model, t_end=t_end)
+    assert result.status == "ok", result.message
+    return model, result
+
+
+def quaternions(result, body):
+    return np.column_stack([result.column(f"{body}.e{k}") for k in range(4)])
+
+
+def steering_angle(result) -> np.ndarray:
+    """Rotation of the fork relative to the chassis about the steering axis (z, rad)."""
+    out = []
+    for pc, pf in zip(quaternions(result, "chassis"), quaternions(result, "fork"), strict=True):
+        rel = rotation_matrix(pc).T @ rotation_matrix(pf)
+        out.append(math.atan2(rel[1, 0], rel[0, 0]))
+    return np.array(out)
+
+
+def yaw(result, body="chassis") -> np.ndarray:
+    return np.array(
+        [math.atan2(a[1, 0], a[0, 0]) for a in map(rotation_matrix, quaternions(result, body))]
+    )
+
+
+def linear_fit(t, v):
+    """Slope, intercept and R² of the least-squares line."""
+    a = np.column_stack([t, np.ones_like(t)])
+    coef, res, *_ = np.linalg.lstsq(a, v, rcond=None)
+    r2 = 1.0 - float(res[0]) / float(np.sum((v - v.mean()) ** 2))
+    return coef[0], coef[1], r2
+
+
+def front_speed(result) -> np.ndarray:
+    return np.hypot(result.column("front_wheel.vx"), result.column("front_wheel.vy"))
+
+
+def test_tricycle_check_counts_the_thesis_freedoms():
+    """30 − (20 + 3 + 2 + 1 + 1) = 3 (003 §3.4): 4 revolutes, disks xyz/nz/z, the driver."""
+    report = check(load_model(EXAMPLE))
+    assert report.grubler_dof == 3 and report.dof == 3
+    assert report.redundant == 0
+
+
+def test_tricycle_steering_follows_the_driver_and_speed_is_linear():
+    """1.6 s: the whole steering pulse (0…1.2 s) and a stretch of straight running."""
+    model, result = run(1.6, rtol=1e-7, atol=1e-9)
+    t = result.t
+    function = model.drivers[0].function
+    delta = steering_angle(result)
+    expected = np.array([function(x) for x in t])
+    assert np.abs(delta - expected).max() < 1e-6
+    assert delta.max() == pytest.approx(math.pi / 6, abs=1e-6)  # 30° at 0.6 s
+    assert t[np.argmax(delta)] == pytest.approx(0.6, abs=1e-9)
+    # straight running after the pulse: exactly the analytic acceleration
+    after = t >= 1.25
+    slope, _, r2 = linear_fit(t[after], front_speed(result)[after])
+    assert slope == pytest.approx(ACCELERATION, rel=1e-4)
+    assert r2 > 0.999999
+    # the left steer turned the vehicle left; afterwards the heading stays put
+    heading = yaw(result)
+    assert heading[after].min() > 0.1
+    assert np.ptp(heading[after]) < 1e-5
+    # start from rest with δ = δ̇ = 0: the same acceleration in the first step
+    assert front_speed(result)[1] / t[1] == pytest.approx(ACCELERATION, rel=2e-3)
+    # rear wheels: no spin about their axles; the chassis stays level on its three wheels
+    for wheel in ("rear_left_wheel", "rear_right_wheel"):
+        spin = np.array([rotation_matrix(p) @ [0.0, 1.0, 0.0] for p in quaternions(result, wheel)])
+        w = np.column_stack([result.column(f"{wheel}.w{a}") for a in "xyz"])
+        assert np.abs(np.sum(w * spin, axis=1)).max() < 1e-6
+    assert np.abs(result.column("chassis.z") - 0.2).max() < 1e-6
+    assert result.column("constraint.velocity").max() < 1e-5
+    # T + V − W: the torque's and the driver's work balance the kinetic energy
+    assert result.max_energy_drift() < 1e-4 * result.column("energy.kinetic")[-1]
+
+
+@pytest.mark.slow
+def test_tricycle_full_run_speed_grows_linearly():
+    """The thesis's 4 s: R² > 0.999 over the whole run, the pulse included."""
+    _, result = run(4.0)
+    t, v = result.t, front_speed(result)
+    slope, _, r2 = linear_fit(t, v)
+    assert r2 > 0.999
+    after = t >= 1.25
+    assert linear_fit(t[after], v[after])[0] == pytest.approx(ACCELERATION, rel=1e-6)
+    assert result.max_energy_drift() < 1e-5 * result.column("energy.kinetic")[-1]
