@@ -15,6 +15,7 @@ import numpy as np
 
 from solver.analysis.kinematics import assemble
 from solver.analysis.mobility import Mobility, mobility
+from solver.analysis.rolling_consistency import check_rolling_consistency
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
 from solver.model.errors import UnsupportedFeature
@@ -109,7 +110,8 @@ class CheckReport:
 
 
 def check(model: d.Model) -> CheckReport:
-    """Validate and assemble ``model``; raises ``ModelError`` or ``AssemblyError``."""
+    """Validate and assemble ``model``; raises ``ModelError`` (also for rolling discs whose
+    no-slip conditions conflict) or ``AssemblyError``."""
     validate_model(model)
     holonomic = sum(JOINT_EQUATIONS[j.type] for j in model.joints)
     rolling = sum(
@@ -135,6 +137,7 @@ def check(model: d.Model) -> CheckReport:
     report.assembly_iterations = assembled.iterations
     report.assembly_residual = assembled.residual
     report.mobility = mob = mobility(system, assembled.q)
+    check_rolling_consistency(system, assembled.q)  # wheels: before the run, 003 §1.3.6
     if mob.rank and mob.condition < 1e-7:
         report.warnings.append(
             f"the initial configuration is close to a singular position (smallest/largest "

@@ -22,6 +22,7 @@ from solver.analysis.formulations import DynamicState, formulation_class
 from solver.analysis.kinematic import driver_rows
 from solver.analysis.kinematics import AssemblyError, assemble, consistent_velocities
 from solver.analysis.linalg import min_norm_solve
+from solver.analysis.rolling_consistency import check_rolling_consistency
 from solver.mechanics.forces.contact import check_step
 from solver.mechanics.system import MultibodySystem
 from solver.model.description import SolverSettings
@@ -89,6 +90,8 @@ def dynamic_frames(
     contacts = system.force_set.contacts
     contacts.reset()
     state = initial_state(system, settings.tolerance, settings.max_iterations)
+    if system.m_nh:  # conflicting no-slip conditions of wheels: a model error
+        check_rolling_consistency(system, state.q, state.t)
     state = formulation.start(state)
     meter = PowerMeter(system)
     work, power_prev = 0.0, None

@@ -28,6 +28,14 @@ SLIP_ROWS = {
     "longitudinal": (False, True),
     "free": (False, False),
 }
+#: MUBODYNA's disk joint types (003 §1.3.6) as slip options. 'z': contact only. 'nz': no
+#: slip along n, the disc's normal (the axle): no lateral slip, the wheel may slip along
+#: its rolling direction. 'tz': no slip along the tangent t (the rolling direction),
+#: lateral slip allowed. 'xyz': no slip at all. (The thesis's rule for the tricycle, one
+#: rear wheel 'nz' and the other 'z', holds only with 'nz' refusing lateral slip: two
+#: wheels on one axle that both refuse it are redundant, see
+#: ``analysis.rolling_consistency``.)
+MUBODYNA_DISK = {"z": "free", "nz": "longitudinal", "tz": "lateral", "xyz": "none"}
 
 
 class DiscOnPlane(Primitive):
