@@ -34,13 +34,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL", help="model file (JSON)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing when valid")
 
-    from solver.model.description import ANALYSES, COORDINATES, FORMULATIONS
+    from solver.model.description import ANALYSES, COORDINATES, FORMULATIONS, ORIENTATIONS
 
     r = sub.add_parser("run", help="run an analysis; write CSV results and a JSON summary")
     r.add_argument("model", metavar="MODEL", help="model file (JSON)")
     r.add_argument("--analysis", choices=ANALYSES, help="default: the model's solver.analysis")
     r.add_argument("--formulation", choices=FORMULATIONS, help="dynamic formulation (DESIGN §3)")
     r.add_argument("--coordinates", choices=COORDINATES)
+    r.add_argument(
+        "--orientation",
+        choices=ORIENTATIONS,
+        help="rotation parameters of rigid bodies (central_differences; default: the model's)",
+    )
     r.add_argument("--dt", type=_positive, metavar="H", help="time step (s)")
     r.add_argument("--t-end", type=_positive, metavar="T", help="end time (s)")
     r.add_argument("--output-dt", type=_positive, metavar="H", help="output interval (s)")
@@ -77,6 +82,7 @@ def _run(args) -> int:
             t_end=args.t_end,
             output_dt=args.output_dt,
             tolerance=args.tolerance,
+            orientation=args.orientation,
         )
     except ModelError as exc:
         print(str(exc if str(exc).startswith(name) else exc.with_file(name)), file=sys.stderr)
@@ -95,6 +101,9 @@ def _run(args) -> int:
         print(f"biela: cannot write results: {exc.strerror}: {exc.filename}", file=sys.stderr)
         return EXIT_USAGE
     s = result.summary
+    stability = getattr(result, "stability", None)
+    if stability and stability.get("warning"):
+        print(f"warning: {stability['warning']}", file=sys.stderr)
     if result.status != "ok":
         print(f"{name}: {result.message}", file=sys.stderr)
         print(f"{name}: {len(result)} frames up to the failure were kept", file=sys.stderr)

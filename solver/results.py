@@ -71,6 +71,8 @@ class Result:
     summary: dict[str, Any] = field(default_factory=dict)
     status: str = "ok"
     message: str = ""
+    #: dynamic runs: the stability monitor's report (``solver.analysis.stability``)
+    stability: dict[str, Any] | None = None
 
     @classmethod
     def for_system(cls, system) -> Result:

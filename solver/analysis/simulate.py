@@ -51,6 +51,7 @@ class Simulation:
         self._cancel = threading.Event()
         self.wall_time = 0.0
         self._first_q = None
+        self.monitor = None
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -71,6 +72,13 @@ class Simulation:
                 self.system, s, lambda message: setattr(self.result, "message", message)
             )
         if s.analysis == "dynamic":
+            if s.orientation != "euler_parameters" and s.formulation != "central_differences":
+                raise UnsupportedFeature(
+                    "solver",
+                    f'"{s.orientation}" orientation parameters are available with the '
+                    f"central_differences formulation only in this version, not {s.formulation}",
+                    "orientation",
+                )
             return dynamic_frames(self.system, s)
         if s.analysis == "kinematic":
             return kinematic_frames(self.system, s.dt, s.t_end, s.tolerance, s.max_iterations)
@@ -130,9 +138,15 @@ class Simulation:
         start = time.perf_counter()
         steps = iterations = 0
         last = None
+        if s.analysis == "dynamic" and s.parameters.get("group_method") != "structural_groups":
+            from solver.analysis.stability import StabilityMonitor
+
+            self.monitor = StabilityMonitor(self.system, s)
         try:
             for frame, k in self._steps():
                 steps, iterations = k, iterations + frame.iterations
+                if self.monitor is not None:
+                    self.monitor.observe(frame, k)
                 if self._first_q is None:
                     self._first_q = frame.q
                 last = frame
@@ -178,6 +192,10 @@ class Simulation:
             else None,
             "max_energy_drift": r.max_energy_drift() if len(r) else None,
         }
+        if s.analysis == "dynamic":
+            r.stability = self.monitor.report() if self.monitor is not None else None
+            summary["dt_max_estimate"] = r.stability["dt_max_estimate"] if r.stability else None
+            summary["orientation"] = s.orientation
         if getattr(r, "modes", None) is not None:
             summary["modes"] = r.modes.table()
         mob = mobility(self.system, self._first_q if self._first_q is not None else self.system.q0)
@@ -196,9 +214,14 @@ def simulate(
     output_dt: float | None = None,
     tolerance: float | None = None,
     parameters: dict | None = None,
+    orientation: str | None = None,
     stream: bool = False,
 ):
-    """Run an analysis; ``Result`` (or a ``Simulation`` to iterate when ``stream``)."""
+    """Run an analysis; ``Result`` (or a ``Simulation`` to iterate when ``stream``).
+
+    ``orientation`` overrides ``solver.orientation`` (the rotation parameters integrated by
+    ``central_differences``: ``euler_parameters``, ``euler_zxz``, ``rodrigues``, ``gibbs``).
+    """
     settings = settings_with(
         model,
         analysis=analysis,
@@ -209,6 +232,7 @@ def simulate(
         output_dt=output_dt,
         tolerance=tolerance,
         parameters=parameters,
+        orientation=orientation,
     )
     sim = Simulation(model, settings)
     if stream:

@@ -91,6 +91,20 @@ class CentralDifferences(Formulation):
         "predictor": "quadratic",
     }
 
+    def __new__(cls, system, settings):
+        """DIMCD for ``variant: standard`` with Euler parameters; the reformulated scheme,
+        the CD family and the other orientation sets run ``CentralDifferencesFamily``."""
+        variant = settings.parameters.get("variant", "standard")
+        if cls is CentralDifferences and (
+            variant != "standard" or settings.orientation != "euler_parameters"
+        ):
+            from solver.analysis.formulations.central_differences_family import (
+                CentralDifferencesFamily,
+            )
+
+            return CentralDifferencesFamily(system, settings)
+        return super().__new__(cls)
+
     def __init__(self, system, settings) -> None:
         super().__init__(system, settings)
         s = system
