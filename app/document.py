@@ -94,9 +94,23 @@ class SetFieldCommand(QUndoCommand):
         self.field = field
         self.value = value
         self.old = copy.deepcopy(getattr(target, field))
+        self._where: tuple[str, str] | None = None
+        model = document.model
+        for key in ("bodies", "joints", "drivers", "forces", "outputs"):
+            if model is not None and any(it is target for it in getattr(model, key)):
+                self._where = (key, target.name)
+
+    def _current_target(self) -> Any:
+        """The target in the model as it is now: structural edits (``app.builder``) restore
+        copies of items, so a model item is found again by its list and name."""
+        model = self.document.model
+        if self._where is None or model is None:
+            return self.target
+        key, name = self._where
+        return next((it for it in getattr(model, key) if it.name == name), self.target)
 
     def _set(self, value: Any) -> None:
-        setattr(self.target, self.field, copy.deepcopy(value))
+        setattr(self._current_target(), self.field, copy.deepcopy(value))
         self.document.changed.emit(self.field)
 
     def redo(self) -> None:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from app import export
 from app import viewport as viewport_module
 from app.application import get_application
+from app.builder.controller import install_build
 from app.document import Document, DocumentError
 from app.icons import icon
 from app.panels import ModelTree, PropertyPanel, SolverPanel
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self._create_toolbar()
         self._create_status_bar()
         self._connect()
+        self.build = install_build(self)  # point-and-click building (app.builder)
         self.settings.restore_layout(self)
         self._update_actions()
         self._update_title()

@@ -1,0 +1,631 @@
+"""Wires the building tools into the main window: Build toolbar and menu, the Edit dock
+(palette settings, typed placement, item editor, live-check messages), scene refresh after
+each edit, live DOF check in the status bar and highlighting of redundant or conflicting
+joints.
+
+``install_build(window)`` is the only call the main window makes.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QBrush, QColor, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.builder import shapes
+from app.builder.editor import ModelEditor, unique_name
+from app.builder.edits import CHANGED_FIELD, EditRefused, ModelEdit, Snapshot, validated
+from app.builder.form import ItemForm, parse_numbers
+from app.builder.generators_dialog import GeneratorsDialog
+from app.builder.live_check import LiveReport, assembled_model, live_check
+from app.builder.picking import WORK_PLANES
+from app.builder.tools import AXIS_MODES, JOINT_TOOLS, BuildTools
+from solver.model import ModelError
+from solver.model import description as d
+
+FLAG_COLOR = "#d7301f"
+GRID_COLOR = "#9fb3c8"
+TOOL_LABELS = {
+    "select": "Select",
+    "move": "Move",
+    "box": "Box",
+    "cylinder": "Cylinder",
+    "sphere": "Sphere",
+    "rod": "Rod",
+    "revolute": "Revolute",
+    "spherical": "Spherical",
+    "prismatic": "Prismatic",
+    "cylindrical": "Cylindr.",
+    "universal": "Universal",
+    "planar": "Planar",
+    "fixed": "Fixed",
+    "point_on_line": "Pt-line",
+    "point_on_plane": "Pt-plane",
+    "distance": "Distance",
+    "spring": "Spring",
+    "trace": "Trace",
+}
+
+
+class BuildController:
+    """Owns the editor, the mouse tools and the Edit dock of one main window."""
+
+    def __init__(self, window: Any) -> None:
+        self.window = window
+        self.document = window.document
+        self.viewport = window.viewport
+        self.editor = ModelEditor(self.document)
+        self.tools = BuildTools(self.viewport, self.editor, window)
+        self.picker = self.tools.picker
+        self.report: LiveReport | None = None
+        self._grid_actor = None
+        self._flagged: dict[tuple[str, str], str] = {}
+        self._check_timer = QTimer(window)
+        self._check_timer.setSingleShot(True)
+        self._check_timer.setInterval(0)
+        self._check_timer.timeout.connect(self.run_live_check)
+        self._create_dock()
+        self._create_actions()
+        self._create_toolbars()
+        self._create_menu()
+        self.document.changed.connect(self._document_changed)
+        self.document.replaced.connect(self._document_replaced)
+        window.tree.item_selected.connect(self._selected)
+        self.tools.message.connect(self._message)
+        self.tools.tool_changed.connect(self._tool_changed)
+        self.form.committed.connect(self._select_later)
+
+    # -- construction ------------------------------------------------------------------------
+
+    def _create_dock(self) -> None:
+        w = self.window
+        panel = QWidget(w)
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(4, 4, 4, 4)
+
+        palette = QGroupBox("New items", panel)
+        form = QFormLayout(palette)
+        self.density = QDoubleSpinBox(palette)
+        self.density.setObjectName("buildDensity")
+        self.density.setRange(1.0, 1e5)
+        self.density.setDecimals(1)
+        self.density.setValue(shapes.STEEL)
+        self.density.setSuffix(" kg/m³")
+        self.density.valueChanged.connect(self._palette_changed)
+        self.size = QDoubleSpinBox(palette)
+        self.size.setObjectName("buildSize")
+        self.size.setRange(0.001, 100)
+        self.size.setDecimals(3)
+        self.size.setValue(self.tools.size)
+        self.size.setSuffix(" m")
+        self.size.valueChanged.connect(self._palette_changed)
+        self.rod_radius = QDoubleSpinBox(palette)
+        self.rod_radius.setObjectName("buildRodRadius")
+        self.rod_radius.setRange(0.0005, 10)
+        self.rod_radius.setDecimals(4)
+        self.rod_radius.setValue(self.tools.rod_radius)
+        self.rod_radius.setSuffix(" m")
+        self.rod_radius.valueChanged.connect(self._palette_changed)
+        self.grid_step = QDoubleSpinBox(palette)
+        self.grid_step.setObjectName("buildGridStep")
+        self.grid_step.setRange(0.0, 10)
+        self.grid_step.setDecimals(3)
+        self.grid_step.setValue(self.picker.grid_step)
+        self.grid_step.setSuffix(" m")
+        self.grid_step.setToolTip("Clicks on the work plane snap to this grid (0: no snapping)")
+        self.grid_step.valueChanged.connect(self._palette_changed)
+        form.addRow("Density", self.density)
+        form.addRow("Size (edge, diameter)", self.size)
+        form.addRow("Rod radius", self.rod_radius)
+        form.addRow("Grid step", self.grid_step)
+        row = QHBoxLayout()
+        self.coordinates = QLineEdit(palette)
+        self.coordinates.setObjectName("buildCoordinates")
+        self.coordinates.setPlaceholderText("x, y, z  (rod: x1, y1, z1; x2, y2, z2)")
+        self.coordinates.returnPressed.connect(self.place_typed)
+        place = QPushButton("Place", palette)
+        place.setObjectName("buildPlace")
+        place.setToolTip("Add the body of the active tool (box, cylinder, sphere, rod) here")
+        place.clicked.connect(self.place_typed)
+        row.addWidget(self.coordinates, 1)
+        row.addWidget(place)
+        form.addRow("At", row)
+        layout.addWidget(palette)
+
+        self.problems = QLabel("", panel)
+        self.problems.setObjectName("buildProblems")
+        self.problems.setWordWrap(True)
+        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.problems)
+        self.form = ItemForm(self.editor, panel)
+        layout.addWidget(self.form, 1)
+
+        dock = QDockWidget("Edit", w)
+        dock.setObjectName("editDock")
+        dock.setWidget(panel)
+        w.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        w.tabifyDockWidget(w.properties_dock, dock)
+        dock.raise_()
+        self.dock = dock
+
+    def _create_actions(self) -> None:
+        w = self.window
+        self.tool_group = QActionGroup(w)
+        self.tool_group.setExclusive(True)
+        self.tool_actions: dict[str, QAction] = {}
+        for tool, label in TOOL_LABELS.items():
+            action = QAction(label, w)
+            action.setCheckable(True)
+            action.setObjectName(f"tool_{tool}")
+            action.setToolTip(self.tools.prompt() if tool == "select" else _tip(tool))
+            action.triggered.connect(lambda _=False, t=tool: self.set_tool(t))
+            self.tool_group.addAction(action)
+            self.tool_actions[tool] = action
+        self.tool_actions["select"].setChecked(True)
+        self.axis_group = QActionGroup(w)
+        self.axis_actions: dict[str, QAction] = {}
+        for mode in AXIS_MODES:
+            label = {"normal": "Axis: normal", "two points": "Axis: 2 pts"}.get(mode, mode)
+            action = QAction(label, w)
+            action.setCheckable(True)
+            action.setObjectName(f"axis_{mode.replace(' ', '_')}")
+            action.setToolTip(
+                "Joint axis: the picked face normal (or the work plane's normal)"
+                if mode == "normal"
+                else "Joint axis: two more clicks give its direction"
+                if mode == "two points"
+                else f"Joint axis along global {mode}"
+            )
+            action.triggered.connect(lambda _=False, m=mode: self.set_axis_mode(m))
+            self.axis_group.addAction(action)
+            self.axis_actions[mode] = action
+        self.axis_actions["normal"].setChecked(True)
+        self.plane_group = QActionGroup(w)
+        self.plane_actions: dict[str, QAction] = {}
+        for plane in WORK_PLANES:
+            action = QAction(f"Plane {plane}", w)
+            action.setCheckable(True)
+            action.setObjectName(f"plane_{plane}")
+            action.setToolTip(f"Clicks on empty space land on the {plane} plane")
+            action.triggered.connect(lambda _=False, p=plane: self.set_work_plane(p))
+            self.plane_group.addAction(action)
+            self.plane_actions[plane] = action
+        self.plane_actions[self.picker.plane].setChecked(True)
+        self.mesh_action = QAction("Mesh…", w)
+        self.mesh_action.setObjectName("addMesh")
+        self.mesh_action.setToolTip("Add a body from an STL or OBJ file")
+        self.mesh_action.triggered.connect(self.add_mesh_dialog)
+        self.delete_action = QAction("Delete", w)
+        self.delete_action.setObjectName("deleteSelected")
+        self.delete_action.setShortcut(QKeySequence.StandardKey.Delete)
+        self.delete_action.triggered.connect(self.delete_selected)
+        self.assemble_action = QAction("Close gaps", w)
+        self.assemble_action.setObjectName("assembleModel")
+        self.assemble_action.setToolTip(
+            "Assemble: move the bodies so that every joint closes (undoable); reports the residual"
+        )
+        self.assemble_action.triggered.connect(self.assemble_model)
+        self.generators_action = QAction("Generators…", w)
+        self.generators_action.setObjectName("generators")
+        self.generators_action.triggered.connect(self.generators_dialog)
+        self.cancel_action = QAction("Cancel tool", w)
+        self.cancel_action.setShortcut(QKeySequence("Esc"))
+        self.cancel_action.triggered.connect(lambda: self.set_tool("select"))
+
+    def _create_toolbars(self) -> None:
+        w = self.window
+        w.addToolBarBreak()
+        tb = QToolBar("Build", w)
+        tb.setObjectName("buildToolbar")
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for tool in TOOL_LABELS:
+            tb.addAction(self.tool_actions[tool])
+            if tool in ("move", "rod", "distance"):
+                if tool == "rod":
+                    tb.addAction(self.mesh_action)
+                tb.addSeparator()
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+        w.addToolBarBreak()
+        options = QToolBar("Build options", w)
+        options.setObjectName("buildOptionsToolbar")
+        options.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in self.axis_actions.values():
+            options.addAction(action)
+        options.addSeparator()
+        for action in self.plane_actions.values():
+            options.addAction(action)
+        options.addSeparator()
+        options.addAction(self.delete_action)
+        options.addAction(self.assemble_action)
+        options.addAction(self.generators_action)
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, options)
+        self.toolbar = tb
+        self.options_toolbar = options
+
+    def _create_menu(self) -> None:
+        menu = self.window.menuBar().addMenu("&Build")
+        tools = menu.addMenu("&Tool")
+        for action in self.tool_actions.values():
+            tools.addAction(action)
+        axis = menu.addMenu("Joint &axis")
+        for action in self.axis_actions.values():
+            axis.addAction(action)
+        plane = menu.addMenu("Work &plane")
+        for action in self.plane_actions.values():
+            plane.addAction(action)
+        menu.addAction(self.mesh_action)
+        menu.addSeparator()
+        menu.addAction(self.delete_action)
+        menu.addAction(self.assemble_action)
+        menu.addAction(self.generators_action)
+        menu.addAction(self.cancel_action)
+        self.menu = menu
+
+    # -- settings --------------------------------------------------------------------------------
+
+    def set_tool(self, tool: str) -> None:
+        if self.document.model is None and tool != "select":
+            self.document.new()
+        self.tools.set_tool(tool)
+
+    def _tool_changed(self, tool: str) -> None:
+        action = self.tool_actions.get(tool)
+        if action is not None and not action.isChecked():
+            action.setChecked(True)
+        self._show_grid(tool != "select")
+
+    def set_axis_mode(self, mode: str) -> None:
+        self.tools.axis_mode = mode
+        self.tools.cancel()
+        self.axis_actions[mode].setChecked(True)
+        self._message(self.tools.prompt())
+
+    def set_work_plane(self, plane: str) -> None:
+        self.picker.plane = plane
+        self.plane_actions[plane].setChecked(True)
+        self._show_grid(self.tools.tool != "select")
+        self.frame_work_plane()
+
+    def _palette_changed(self) -> None:
+        self.tools.density = self.density.value()
+        self.tools.size = self.size.value()
+        self.tools.rod_radius = self.rod_radius.value()
+        self.picker.grid_step = self.grid_step.value()
+        self.form.density = self.density.value()
+        if self._grid_actor is not None:
+            self._show_grid(True)
+
+    def _message(self, text: str) -> None:
+        if text:
+            self.window.statusBar().showMessage(text, 20_000)
+
+    # -- the work-plane grid -------------------------------------------------------------------------
+
+    def _show_grid(self, visible: bool) -> None:
+        plotter = self.viewport.plotter
+        if plotter is None:
+            return
+        if self._grid_actor is not None:
+            plotter.remove_actor(self._grid_actor, render=False)
+            self._grid_actor = None
+        if visible:
+            import pyvista
+
+            step = self.picker.grid_step or 0.05
+            n = 40
+            while n * step < 1.0:
+                n *= 2
+            normal = np.asarray(WORK_PLANES[self.picker.plane], float)
+            plane = pyvista.Plane(
+                center=tuple(normal * self.picker.plane_offset),
+                direction=tuple(normal),
+                i_size=n * step,
+                j_size=n * step,
+                i_resolution=n,
+                j_resolution=n,
+            )
+            self._grid_actor = plotter.add_mesh(
+                plane,
+                style="wireframe",
+                color=GRID_COLOR,
+                opacity=0.5,
+                line_width=1,
+                pickable=False,
+                lighting=False,
+                reset_camera=False,
+                render=False,
+                name="build_work_grid",
+            )
+        self.viewport.request_render()
+
+    def frame_work_plane(self, half_width: float = 0.8) -> None:
+        """Look straight at the work plane, around the model (or the origin)."""
+        plotter = self.viewport.plotter
+        if plotter is None:
+            return
+        normal = np.asarray(WORK_PLANES[self.picker.plane], float)
+        model = self.document.model
+        center = np.zeros(3)
+        if model is not None and model.bodies:
+            from app import scene
+
+            pts = scene.model_points(model)
+            center = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
+            half_width = max(half_width, 0.7 * float(np.ptp(pts, axis=0).max()))
+        up = {"XY": (0, 1, 0), "XZ": (0, 0, 1), "YZ": (0, 0, 1)}[self.picker.plane]
+        camera = plotter.camera
+        angle = np.radians(camera.view_angle)
+        distance = half_width / np.tan(angle / 2)
+        sign = -1.0 if self.picker.plane == "XZ" else 1.0  # look at XZ from −y (x right)
+        camera.focal_point = tuple(center)
+        camera.position = tuple(center + sign * normal * distance)
+        camera.up = up
+        plotter.renderer.ResetCameraClippingRange()
+        plotter.render()
+
+    # -- document changes -------------------------------------------------------------------------
+
+    def _document_replaced(self) -> None:
+        self.tools.cancel()
+        self.form.show_item(None, None)
+        self._flagged = {}
+        if self.tools.tool != "select":
+            self._show_grid(True)
+        model = self.document.model
+        if model is not None and not model.bodies:
+            self.frame_work_plane()
+        self.schedule_check()
+
+    def _document_changed(self, field: str) -> None:
+        if field != CHANGED_FIELD:
+            self.schedule_check()
+            self.form.rebuild()
+            return
+        self.refresh_scene()
+
+    def refresh_scene(self) -> None:
+        """Redraw the model after an edit, keeping the camera, and re-select."""
+        w = self.window
+        model = self.document.model
+        selected = w.tree.selected()
+        plotter = self.viewport.plotter
+        camera = plotter.camera_position if plotter is not None else None
+        if not w.runner.running:
+            w.playback.stop()
+            w._set_run(None)
+        with QSignalBlocker(w.tree):
+            w.tree.set_model(model)
+        model_dir = self.document.path.parent if self.document.path else None
+        self.viewport.set_model(model, model_dir)
+        if plotter is not None:
+            if camera is not None:
+                plotter.camera_position = camera
+            else:
+                self.frame_work_plane()
+            self.tools._markers.clear()
+            if self.tools.tool != "select":
+                self._show_grid(True)
+            plotter.render()
+        key = self.tools.last_added or selected
+        self.tools.last_added = None
+        if key is not None and model is not None:
+            w.tree.select(*key)
+            if w.tree.selected() is None:
+                w._item_selected("", "")
+        else:
+            w._item_selected("", "")
+        w._update_title()
+        w._update_actions()
+        self.schedule_check()
+
+    def _selected(self, category: str, name: str) -> None:
+        self.form.show_item(category or None, name or None)
+        self._apply_flags()
+
+    def _select_later(self, category: str, name: str) -> None:
+        QTimer.singleShot(0, lambda: self.window.tree.select(category, name))
+
+    # -- live check --------------------------------------------------------------------------------
+
+    def schedule_check(self) -> None:
+        """Check the model once the current event is handled (edits come in bursts)."""
+        self.report = None
+        self._check_timer.start()
+
+    def run_live_check(self) -> LiveReport | None:
+        model = self.document.model
+        if model is None:
+            self.report = None
+            return None
+        report = live_check(model)
+        self.report = report
+        w = self.window
+        w.dof_label.setText(report.status())
+        lines = []
+        if report.error:
+            lines.append(report.error)
+        if report.redundant:
+            lines.append(report.redundancy_text())
+        lines += report.warnings
+        tip = "\n".join(lines) or "Degrees of freedom: numerical (rank of Φ_q) and Grübler's count"
+        w.dof_label.setToolTip(tip)
+        self.problems.setText(
+            ""
+            if not lines
+            else "<span style='color:#b3261e'>"
+            + "<br>".join(_html(line) for line in lines)
+            + "</span>"
+        )
+        self._flagged = report.flagged()
+        self._apply_flags()
+        return report
+
+    def _apply_flags(self) -> None:
+        tree = self.window.tree
+        for category in ("joint", "driver"):
+            model = self.document.model
+            if model is None:
+                break
+            items = model.joints if category == "joint" else model.drivers
+            for item in items:
+                node = tree.item_for(category, item.name)
+                if node is None:
+                    continue
+                reason = self._flagged.get((category, item.name))
+                node.setForeground(0, QBrush(QColor(FLAG_COLOR)) if reason else QBrush())
+                node.setToolTip(0, reason or "")
+        viewport = self.viewport
+        if viewport.plotter is None:
+            return
+        for key, item in viewport.items.items():
+            if key == viewport.selected:
+                continue
+            flagged = key in self._flagged
+            for actor, color in zip(item.actors, item.colors, strict=True):
+                actor.prop.color = FLAG_COLOR if flagged else color
+        viewport.request_render()
+
+    # -- actions -------------------------------------------------------------------------------------
+
+    def place_typed(self) -> bool:
+        """Add the active tool's body at the typed coordinates."""
+        text = self.coordinates.text()
+        tool = self.tools.tool if self.tools.tool in ("box", "cylinder", "sphere", "rod") else "box"
+        try:
+            if tool == "rod":
+                v = parse_numbers(text, (6,))
+                points = [np.array(v[:3]), np.array(v[3:])]
+            else:
+                points = [np.array(parse_numbers(text, (3,)))]
+            from app.builder.picking import Pick
+
+            saved = self.tools.tool
+            self.tools.tool = tool
+            try:
+                for p in points:
+                    self.tools._use(Pick(p, d.GROUND, None, "typed"))
+            finally:
+                self.tools.tool = saved
+        except (ValueError, EditRefused) as error:
+            self.tools.cancel()
+            self._message(f"Not placed: {error}")
+            return False
+        return True
+
+    def add_mesh_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Add a mesh body", str(Path.cwd()), "Meshes (*.stl *.obj);;All (*)"
+        )
+        if path:
+            self.add_mesh(path)
+
+    def add_mesh(self, path: str | Path) -> str | None:
+        """Add a body from an STL/OBJ file (mass and inertia from its volume and density)."""
+        path = Path(path)
+        stored = str(path)
+        if self.document.path is not None:
+            try:
+                stored = str(path.resolve().relative_to(self.document.path.parent.resolve()))
+            except ValueError:
+                stored = str(path.resolve())
+        if self.document.model is None:
+            self.document.new()
+        name = unique_name(self.document.model, path.stem or "mesh")
+        try:
+            body = shapes.mesh_body(name, path, self.density.value(), stored_path=stored)
+            self.tools.last_added = ("body", name)
+            self.editor.add(body)
+        except (ValueError, OSError, EditRefused) as error:
+            self._message(f"Mesh not added: {error}")
+            self.tools.last_added = None
+            return None
+        return name
+
+    def delete_selected(self) -> bool:
+        key = self.window.tree.selected()
+        if key is None:
+            return False
+        return self.tools.delete(*key)
+
+    def assemble_model(self) -> float | None:
+        """Close the gaps: bodies moved to the solution of the position problem (undoable)."""
+        model = self.document.model
+        if model is None:
+            return None
+        try:
+            assembled, residual, iterations = assembled_model(model)
+            before = Snapshot.of(model)
+            after = Snapshot.of(validated(assembled))
+        except (ModelError, EditRefused, RuntimeError, ArithmeticError, ValueError) as error:
+            self._message(f"Cannot assemble: {error}")
+            self.window.log_message(f"assemble: {error}")
+            return None
+        text = f"Assembled: residual {residual:.3g} after {iterations} Newton iterations"
+        if before != after:
+            self.document.undo_stack.push(ModelEdit(self.document, before, after, "Assemble"))
+        self._message(text)
+        self.window.log_message(text)
+        return residual
+
+    def generators_dialog(self) -> GeneratorsDialog:
+        dialog = GeneratorsDialog(self.window)
+        dialog.accepted.connect(lambda: self.use_generated(dialog.result_model))
+        dialog.open()
+        self.dialog = dialog
+        return dialog
+
+    def use_generated(self, model: d.Model | None) -> bool:
+        """Make a generated model the document (asks about unsaved changes first)."""
+        if model is None or not self.window.new_model():
+            return False
+        doc = self.document
+        doc.model.solver = copy.deepcopy(model.solver)
+        self.editor.apply(f"Generate {model.name}", lambda m: Snapshot.of(model).apply_to(m))
+        self.window.solver_panel.refresh()
+        self.frame_work_plane()
+        self.window.viewport.camera_preset("iso")
+        return True
+
+
+def _tip(tool: str) -> str:
+    if tool in JOINT_TOOLS:
+        return (
+            f"{tool.replace('_', ' ').capitalize()} joint: click the joint point on the "
+            "first body (or the grid for ground), then the second body"
+        )
+    return {
+        "move": "Drag a body in the work plane",
+        "box": "Click to place a box (size from the Edit panel)",
+        "cylinder": "Click to place a cylinder along the joint-axis direction",
+        "sphere": "Click to place a sphere",
+        "rod": "Click the two ends of a rod",
+        "spring": "Spring-damper: click a point on each body",
+        "trace": "Click a point of a body to trace it (output point)",
+    }.get(tool, "")
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def install_build(window: Any) -> BuildController:
+    """Add the building tools to ``window`` (a ``MainWindow``)."""
+    return BuildController(window)
