@@ -34,6 +34,7 @@ JOINT_EQUATIONS = {
     "point_on_line": 2,
     "point_on_plane": 1,
     "rolling_disk": 1,
+    "sliding": 2,  # 3 point equations − the sliding parameter they add
 }
 #: Velocity-level (non-holonomic) no-slip equations of a rolling disc, by ``slip``.
 ROLLING_NO_SLIP = {"none": 2, "lateral": 1, "longitudinal": 1, "free": 0}

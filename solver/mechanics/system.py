@@ -98,6 +98,7 @@ class MultibodySystem:
         self.groups = sorted(self._groups.values(), key=lambda g: order.get(type(g), len(order)))
         for g in self.groups:
             g.freeze()
+        self.blocks = [b for kind in self.kinds for b in kind.constraint_blocks()]
         self._rows(builder.items)
         self.force_set.freeze()
 
@@ -225,6 +226,9 @@ class MultibodySystem:
         for g in self.groups:
             self.group_rows.append(row)
             row += g.rows * len(g)
+        for b in self.blocks:  # rows a body kind evaluates itself (ANCF sliding joints)
+            b.row0 = row
+            row += b.rows
         self.n_norm = len(self.rigid)
         self.norm_row0 = row
         self.m = row + self.n_norm
@@ -233,6 +237,9 @@ class MultibodySystem:
         for key, pairs in items.items():
             rows = [starts[id(g)] + k * g.rows + np.arange(g.rows) for g, k in pairs]
             self.item_rows[key] = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        for b in self.blocks:
+            for key, local in b.items().items():
+                self.item_rows[key] = b.row0 + local
         self.row_owner = np.empty(self.m, dtype=object)
         for key, rows in self.item_rows.items():
             self.row_owner[rows] = key
@@ -251,6 +258,10 @@ class MultibodySystem:
                 pat_c.append(
                     np.broadcast_to(cols[:, None, :], rows.shape + (cols.shape[1],)).ravel()
                 )
+        for b in self.blocks:
+            r, c = b.pattern()
+            pat_r.append(b.row0 + r)
+            pat_c.append(c)
         pc = self.rigid.cols[:, 3:]
         pat_r.append(np.repeat(self.norm_row0 + np.arange(self.n_norm), 4))
         pat_c.append(pc.ravel())
@@ -288,6 +299,11 @@ class MultibodySystem:
                 vals.append(np.einsum("mri,mik->mrk", blk, ms.jac[idx]).ravel())
                 acc = acc - np.einsum("mri,mi->mr", blk, ms.jdq[idx])
             gamma[r0 : r0 + n] = acc.ravel()
+        for b in self.blocks:
+            ev = b.evaluate(ms, q, qd, t)
+            rows = slice(b.row0, b.row0 + b.rows)
+            phi[rows], phit[rows], gamma[rows] = ev.phi, ev.phit, ev.gamma
+            vals.append(ev.vals)
         _, p = self.rigid.split(q)
         _, pd = self.rigid.split(qd)
         k = self.norm_row0
@@ -343,6 +359,10 @@ class MultibodySystem:
                 force = np.einsum("mr,mra->ma", lam_g, blk)
                 put_k(cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
                 put_d(rows, cols[ii], np.einsum("mra,mak->mrk", blk, ms.jdot[ii]))
+        for b in self.blocks:
+            (r, c, v), (r2, c2, v2) = b.second_order(ms, q, qd, lam[b.row0 : b.row0 + b.rows], t)
+            kr.append(r), kc.append(c), kv.append(v)
+            dr.append(b.row0 + r2), dc.append(c2), dv.append(v2)
         if len(self.rigid):
             pc = self.rigid.cols[:, 3:]
             lam_n = lam[self.norm_row0 :]

@@ -39,6 +39,7 @@ JOINT_TYPES = (
     "point_on_line",
     "point_on_plane",
     "rolling_disk",
+    "sliding",
 )
 ROLLING_SLIP = ("none", "lateral", "longitudinal", "free")
 

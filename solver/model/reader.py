@@ -45,6 +45,7 @@ JOINT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "point_on_line": (("point", "axis"), ()),
     "point_on_plane": (("point", "normal"), ()),
     "rolling_disk": (("point", "axis", "radius", "normal"), ("slip",)),
+    "sliding": (("point",), ()),
 }
 JOINT_VECTORS = ("point", "point1", "point2")
 JOINT_DIRECTIONS = ("axis", "axis1", "axis2", "normal")

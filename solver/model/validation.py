@@ -20,7 +20,7 @@ from solver.model.fields import fmt_vector
 RESERVED = ("t", "energy", "constraint", d.GROUND)
 
 #: Joints a point mass (no orientation) may take part in.
-POINT_MASS_JOINTS = ("spherical", "distance", "point_on_line", "point_on_plane")
+POINT_MASS_JOINTS = ("spherical", "distance", "point_on_line", "point_on_plane", "sliding")
 
 #: Joint coordinates a driver, joint torque or joint force can act on.
 JOINT_COORDINATES = {
@@ -128,6 +128,8 @@ class _Checker:
                 raise ModelError(
                     where, "coincides with point1; give a length or use a spherical joint", "point2"
                 )
+        elif j.type == "sliding":
+            self.sliding(where, j, b1, b2)
         else:
             self.at_node(where, "point", b1, j.point)
             self.at_node(where, "point", b2, j.point)
@@ -151,6 +153,31 @@ class _Checker:
         ):
             raise ModelError(
                 where, "is needed to clamp a flexible body (the node to clamp)", "point"
+            )
+
+    def sliding(self, where: str, j: d.Joint, b1, b2) -> None:
+        """body1 is the flexible bar; ``point`` (of body2) lies on its centreline."""
+        if not isinstance(b1, d.FlexibleBody):
+            what = "ground" if b1 is None else f'"{b1.name}" ({b1.type})'
+            raise ModelError(
+                where,
+                f"is {what}; a sliding joint needs the flexible body (ancf_*) the point "
+                "slides along as body1",
+                "body1",
+            )
+        self.at_node(where, "point", b2, j.point)
+        a, b = np.asarray(b1.points, float)
+        length = float(np.linalg.norm(b - a))
+        p = np.asarray(j.point, float)
+        s = float((p - a) @ (b - a)) / length
+        gap = float(np.linalg.norm(p - a - s * (b - a) / length))
+        if gap > 1e-9 * max(length, 1.0) or not -1e-9 * length <= s <= length * (1 + 1e-9):
+            raise ModelError(
+                where,
+                f'{fmt_vector(j.point)} is not on the centreline of flexible body "{b1.name}" '
+                f"(from {fmt_vector(b1.points[0])} to {fmt_vector(b1.points[1])}); the sliding "
+                "point must start on the beam",
+                "point",
             )
 
     def driver(self, i: int, drv: d.Driver, driven: dict) -> None:

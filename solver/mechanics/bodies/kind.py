@@ -66,6 +66,12 @@ class BodyKind:
         returns ``{item key: [(group, instance), ...]}`` for row bookkeeping."""
         return {}
 
+    def constraint_blocks(self) -> list:
+        """Constraint rows evaluated by the kind itself from ``q`` (e.g. ANCF sliding
+        joints): objects with ``rows``, ``items()``, ``pattern()``, ``evaluate`` and
+        ``second_order`` (see ``ancf.sliding.SlidingJoints``); built in ``build_constraints``."""
+        return []
+
     # dynamics ------------------------------------------------------------------------
     def mass(self, q):
         """This kind's part of ``M(q)`` (sparse, ``n × n``)."""

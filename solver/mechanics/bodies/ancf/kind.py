@@ -190,6 +190,16 @@ class AncfBodies(BodyKind):
                 owner=self,
             )
             off += beam.size
+        # one sliding parameter s per sliding joint on these beams (see ``sliding``)
+        self.slide_cols: dict[str, int] = {}
+        by_name = {b.name: b for b in self.beams}
+        for j in system.model.joints:
+            if j.type == "sliding" and j.body1 in by_name:
+                beam = by_name[j.body1]
+                q0.append([float((np.asarray(j.point, float) - beam.start) @ beam.frame[:, 0])])
+                qd0.append([0.0])  # made consistent with the bodies' velocities at t = 0
+                self.slide_cols[j.name] = off
+                off += 1
         self.size = off - offset
         self.q0 = np.concatenate(q0)
         self.qd0 = np.concatenate(qd0)
@@ -198,6 +208,7 @@ class AncfBodies(BodyKind):
         self._cache_key = None
         self._cache = None
         self._gravity: dict[tuple, np.ndarray] = {}
+        self.sliding = None
 
     # ---- layout helpers ----------------------------------------------------------------
     @property
@@ -293,10 +304,21 @@ class AncfBodies(BodyKind):
         it): the other pairs (six in space, the three in-plane ones for Omar) are added with
         their initial values δ_ij. Euler–Bernoulli and cable nodes are left to the generic
         joint, which keeps the slope's length free (the thesis's clamp (6.10), E9)."""
+        from solver.mechanics.bodies.ancf.sliding import Slider, SlidingJoints
         from solver.mechanics.constraints.primitives import Coincident, Dot
 
         items: dict[str, list] = {}
         names = {b.name: b for b in self.beams}
+        self.sliding = SlidingJoints(ctx.markers)
+        for i, j in enumerate(ctx.model.joints):
+            if j.name in self.slide_cols:
+                where = f'joints[{i}] "{j.name}"'
+                marker = ctx.point(j.body2, j.point, where, "point")
+                key = f"joint:{j.name}"
+                self.sliding.add(
+                    Slider(key, j.name, names[j.body1], self.slide_cols[j.name], marker)
+                )
+                items[key] = []  # rows come from the block (``constraint_blocks``)
         generic = ((0, 1), (1, 2), (2, 0))
         extra3 = ((0, 0), (1, 1), (2, 2), (1, 0), (2, 1), (0, 2))
         extra2 = ((0, 0), (1, 1), (1, 0))
@@ -322,6 +344,13 @@ class AncfBodies(BodyKind):
                 rows.append((dot, dot.add((va, vb), float(a == b))))
             items[key] = rows
         return items
+
+    def constraint_blocks(self) -> list:
+        return [self.sliding] if self.sliding is not None and self.sliding.sliders else []
+
+    def sliding_parameter(self, q: np.ndarray, joint: str) -> float:
+        """Arc length ``s`` (m, undeformed, from the beam's first point) of sliding ``joint``."""
+        return float(q[self.slide_cols[joint]])
 
     # ---- dynamics ---------------------------------------------------------------------------
     def mass(self, q):

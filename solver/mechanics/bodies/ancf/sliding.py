@@ -1,0 +1,178 @@
+"""``sliding`` joints: a point of body2 slides along the centreline of a flexible body1
+(001 §4.7, "sliding spherical": the three relative rotations stay free).
+
+The arc length ``s`` (m) on the *undeformed* beam, measured from its first point, is one
+extra coordinate of the system (no inertia, no applied force; 001 (4.101)). The point is on
+element ``j = ⌊s/l⌋`` (clipped to the beam) at ``ξ = s/l − j`` and the joint reads
+(4.102)–(4.104)
+
+    Φ = r_P(q) − S(ξ) e_j = 0        (3 rows; a planar beam's z row is r_P,z − z₀),
+
+so the contact element changes as ``s`` crosses a node (the centreline is C¹ there). With
+``r' = ∂r/∂s = S_x e_j`` and ``r'' = S_xx e_j``, the exact derivatives are
+
+* ``Φ_q = [J_P, −S(ξ), −r']`` over (body2's columns, element j, s) (4.105)–(4.106);
+* ``γ = −J̇_P q̇ + 2 ṡ S_x ė_j + ṡ² r''`` (``Φ_q q̈ = γ``);
+* ``∂(Φ_qᵀλ)/∂q``: body2's marker term, ``−λ_a s'_i`` in (e_{j,ia}, s) and (s, e_{j,ia}),
+  ``−λ·r''`` in (s, s);
+* ``∂(Φ_q q̇)/∂q``: ``∂u̇_P/∂q``, ``−ṡ s'_i`` in e_{j,ia}, ``−S_x ė_j − ṡ r''`` in s.
+
+The reaction ``−Φ_qᵀλ`` on s is ``λ·r'``: the constraint force is normal to the centreline
+(frictionless). Leaving the beam by more than half an element stops the run with a
+``SimulationError`` naming the joint (inside that margin the end element is extrapolated).
+
+The Jacobian pattern of a joint spans all of its beam's coordinates (zero outside the
+current element), so it is fixed for the whole run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.analysis.errors import SimulationError
+from solver.mechanics.bodies.ancf.shapes import hermite
+
+
+@dataclass
+class BlockEval:
+    """A constraint block at ``(q, q̇, t)``: residual, Jacobian values in ``pattern`` order,
+    ``Φ_t`` and ``γ``."""
+
+    phi: np.ndarray
+    vals: np.ndarray
+    phit: np.ndarray
+    gamma: np.ndarray
+
+
+class Slider:
+    """One sliding joint: body2's point marker ``marker`` on ``beam``; ``s`` at ``col``."""
+
+    def __init__(self, key: str, name: str, beam, col: int, marker: int) -> None:
+        self.key, self.name, self.beam, self.col, self.marker = key, name, beam, col, marker
+        self.el = beam.element
+        self.l = beam.length / beam.n_elements
+        self.z0 = float(beam.start[2])
+
+    def locate(self, s: float, t: float) -> tuple[int, float]:
+        b = self.beam
+        if not -0.5 * self.l <= s <= b.length + 0.5 * self.l:
+            raise SimulationError(
+                t,
+                f'the point of sliding joint "{self.name}" left flexible body "{b.name}" '
+                f"(s = {s:.6g} m; the beam is {b.length:g} m long)",
+                "keep the slider on the beam (shorter run, stops or a longer beam)",
+            )
+        j = int(np.clip(np.floor(s / self.l), 0, b.n_elements - 1))
+        return j, s / self.l - j
+
+    def shapes(self, xi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``s_i``, ``∂s_i/∂x``, ``∂²s_i/∂x²`` on the axis at ``ξ`` (each ``(m,)``)."""
+        return tuple(
+            self.el._line_functions(hermite(np.array([xi]), self.l, k))[0] for k in range(3)
+        )
+
+
+class SlidingJoints:
+    """All sliding joints on the beams of one ``AncfBodies`` (a constraint block).
+
+    The system places the block's rows at ``row0`` and calls ``evaluate`` and
+    ``second_order``; ``pattern`` gives the (local row, column) of every Jacobian value.
+    """
+
+    def __init__(self, markers) -> None:
+        self.markers = markers
+        self.sliders: list[Slider] = []
+        self.row0 = 0
+
+    def add(self, slider: Slider) -> None:
+        self.sliders.append(slider)
+
+    @property
+    def rows(self) -> int:
+        return 3 * len(self.sliders)
+
+    def items(self) -> dict[str, np.ndarray]:
+        return {sl.key: 3 * k + np.arange(3) for k, sl in enumerate(self.sliders)}
+
+    def _cols(self, sl: Slider) -> np.ndarray:
+        b = sl.beam
+        beam_cols = np.arange(b.offset, b.offset + b.size)
+        return np.concatenate([self.markers.cols[sl.marker], beam_cols, [sl.col]])
+
+    def pattern(self) -> tuple[np.ndarray, np.ndarray]:
+        rows, cols = [], []
+        for k, sl in enumerate(self.sliders):
+            c = self._cols(sl)
+            rows.append(np.repeat(3 * k + np.arange(3), len(c)))
+            cols.append(np.tile(c, 3))
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate(rows), np.concatenate(cols)
+
+    def _state(self, sl: Slider, q, qd, t):
+        j, xi = sl.locate(float(q[sl.col]), t)
+        cols = sl.beam.cols[j]
+        d, m = sl.el.d, sl.el.m
+        e, ed = q[cols].reshape(m, d), qd[cols].reshape(m, d)
+        return j, cols, e, ed, sl.shapes(xi)
+
+    def evaluate(self, ms, q: np.ndarray, qd: np.ndarray, t: float) -> BlockEval:
+        phi = np.zeros(self.rows)
+        gamma = np.zeros(self.rows)
+        vals = []
+        kk = self.markers.K
+        for k, sl in enumerate(self.sliders):
+            j, _, e, ed, (h0, h1, h2) = self._state(sl, q, qd, t)
+            d, b, sd = sl.el.d, sl.beam, float(qd[sl.col])
+            r = np.full(3, sl.z0)
+            r[:d] = e.T @ h0
+            rs = np.zeros(3)
+            rs[:d] = e.T @ h1
+            acc = np.zeros(3)
+            acc[:d] = 2.0 * sd * (ed.T @ h1) + sd * sd * (e.T @ h2)
+            phi[3 * k : 3 * k + 3] = ms.u[sl.marker] - r
+            gamma[3 * k : 3 * k + 3] = acc - ms.jdq[sl.marker]
+            blk = np.zeros((3, kk + b.size + 1))
+            blk[:, :kk] = ms.jac[sl.marker]
+            start = kk + j * b.node_size
+            el_blk = -np.kron(h0[None, :], np.eye(d))  # (d, m·d), e = E.ravel() order
+            blk[:d, start : start + sl.el.size] = el_blk
+            blk[:, -1] = -rs
+            vals.append(blk.ravel())
+        v = np.concatenate(vals) if vals else np.zeros(0)
+        return BlockEval(phi, v, np.zeros(self.rows), gamma)
+
+    def second_order(self, ms, q: np.ndarray, qd: np.ndarray, lam: np.ndarray, t: float):
+        """``((r, c, v) of ∂(Φ_qᵀλ)/∂q, (local row, c, v) of ∂(Φ_q q̇)/∂q)``."""
+        kr, kc, kv, dr, dc, dv = [], [], [], [], [], []
+        mcols = self.markers.cols
+        for k, sl in enumerate(self.sliders):
+            lk = lam[3 * k : 3 * k + 3]
+            j, cols, e, ed, (h0, h1, h2) = self._state(sl, q, qd, t)
+            d, sd, sc = sl.el.d, float(qd[sl.col]), sl.col
+            pc = mcols[sl.marker]
+            # body2's point: ∂(J_Pᵀλ)/∂q and ∂(J_P q̇)/∂q
+            kblk = self.markers.force_jacobian([sl.marker], lk[None])[0]
+            kr.append(np.repeat(pc, len(pc)))
+            kc.append(np.tile(pc, len(pc)))
+            kv.append(kblk.ravel())
+            dr.append(np.repeat(3 * k + np.arange(3), len(pc)))
+            dc.append(np.tile(pc, 3))
+            dv.append(ms.jdot[sl.marker].ravel())
+            # −λ·S(ξ(s)) e: mixed (e, s) and (s, s) terms
+            mixed = -np.outer(h1, lk[:d]).ravel()  # over cols (E.ravel() order)
+            kr += [cols, np.full(len(cols), sc), [sc]]
+            kc += [np.full(len(cols), sc), cols, [sc]]
+            kv += [mixed, mixed, [-float(lk[:d] @ (e.T @ h2))]]
+            # ∂(−S ė − ṡ S_x e)/∂(e, s), rows a < d
+            rows_e = np.tile(np.arange(d), len(h1))  # component a of each column
+            dr += [3 * k + rows_e, 3 * k + np.arange(d)]
+            dc += [cols, np.full(d, sc)]
+            dv += [-sd * np.repeat(h1, d), -(ed.T @ h1) - sd * (e.T @ h2)]
+        cat = (lambda x: np.concatenate([np.asarray(a).ravel() for a in x])) if kr else None
+        if cat is None:
+            empty = np.zeros(0)
+            return (empty, empty, empty), (empty, empty, empty)
+        return (cat(kr), cat(kc), cat(kv)), (cat(dr), cat(dc), cat(dv))
