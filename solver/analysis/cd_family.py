@@ -140,7 +140,7 @@ class Scheme:
 
     def first_history(self, v, a) -> tuple:
         """The history at t = 0 (higher derivatives zero)."""
-        zero = np.zeros_like(np.asarray(a, float))
+        zero = 0.0 * a
         return (v, a) + (zero,) * self.extra
 
 
@@ -243,21 +243,27 @@ def integrate_ode(
     xs, vs, accs = (np.empty((steps + 1,) + x.shape) for _ in range(3))
 
     def solve(t, xt, v0_, cv):
-        a = np.asarray(accel(t, xt, v0_), float)
+        a = accel(t, xt, v0_)
+        a = float(a) if scalar else np.asarray(a, float)
         if cv == 0.0:
             return a, v0_
         for _ in range(max_iterations):
             vt = v0_ + cv * a
             r = a - accel(t, xt, vt)
             if accel_dv is not None:
-                jac = np.eye(r.size) - cv * np.asarray(accel_dv(t, xt, vt)).reshape(r.size, r.size)
-                da = -np.linalg.solve(jac, r.ravel()).reshape(r.shape)
+                rr = np.atleast_1d(r)
+                jac = np.eye(rr.size) - cv * np.asarray(accel_dv(t, xt, vt)).reshape(rr.size, -1)
+                da = -np.linalg.solve(jac, rr.ravel()).reshape(np.shape(r))
             else:
                 da = -r
-            a = a + da
+            a = a + (float(da) if scalar else da)
             if np.abs(da).max() <= tol * max(1.0, float(np.abs(a).max())):
                 break
         return a, v0_ + cv * a
+
+    scalar = x.ndim == 0
+    if scalar:  # plain floats: several times faster than 0-d arrays
+        x, v = float(x), float(v)
 
     a, _ = solve(0.0, x, v, 0.0)
     xs[0], vs[0], accs[0] = x, v, a

@@ -16,7 +16,7 @@ with ``K = ∂(M q̈ − Q + Φ_qᵀλ)/∂q`` (λ from the unreduced equations 
 * ``augmented_lagrangian``, ``penalty`` (trapezoidal rule / generalized-α): no limit;
 * ``lagrange_baumgarte`` (adaptive Runge–Kutta) chooses its own steps: not estimated.
 
-``dt_max_estimate`` is the smallest limit over the samples (at most ``SAMPLES`` per run).
+``dt_max_estimate`` is the smallest limit over the samples (at most ``SAMPLES`` per run, evenly spaced).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 
 from solver.analysis.linalg import min_norm_solve
 
-SAMPLES = 100
+SAMPLES = 25
 
 
 def scheme_constant(settings) -> tuple[float | None, str]:
