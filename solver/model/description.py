@@ -26,6 +26,12 @@ RIGID_TYPES = ("rigid",)
 POINT_MASS_TYPES = ("point_mass",)
 FLEXIBLE_TYPES = ("ancf_beam2d", "ancf_cable", "ancf_beam3d")
 BODY_TYPES = RIGID_TYPES + POINT_MASS_TYPES + FLEXIBLE_TYPES
+#: element types of each flexible body type; the first is the default
+FLEXIBLE_ELEMENTS = {
+    "ancf_beam2d": ("euler_bernoulli", "continuum"),
+    "ancf_cable": ("cable",),
+    "ancf_beam3d": ("continuum",),
+}
 
 JOINT_TYPES = (
     "spherical",
@@ -165,6 +171,8 @@ class FlexibleBody:
     section: Section
     velocity: Vec3 = (0.0, 0.0, 0.0)
     color: str | None = None
+    #: element type (``FLEXIBLE_ELEMENTS``); ``None`` = the type's default (the first)
+    element: str | None = None
 
     def node_positions(self) -> list[Vec3]:
         """Global node positions at t = 0 (``elements + 1`` nodes, evenly spaced)."""

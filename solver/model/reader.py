@@ -358,6 +358,7 @@ def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
         section,
         velocity=f.vector("velocity", (0.0, 0.0, 0.0)),
         color=f.string("color", None),
+        element=f.string("element", None, choices=d.FLEXIBLE_ELEMENTS[kind]),
     )
 
 
@@ -377,7 +378,17 @@ BODY_FIELDS = {
     ),
     "point_mass": ("name", "type", "mass", "position", "velocity", "shapes", "color"),
     **{
-        k: ("name", "type", "points", "elements", "material", "section", "velocity", "color")
+        k: (
+            "name",
+            "type",
+            "points",
+            "elements",
+            "material",
+            "section",
+            "velocity",
+            "color",
+            "element",
+        )
         for k in d.FLEXIBLE_TYPES
     },
 }

@@ -71,6 +71,7 @@ def full_model() -> dict:
                     "elements": 1,
                     "material": {"E": 1e9, "nu": 0.3, "density": 1000},
                     "section": {"area": 1e-4, "Iy": 1e-9, "Iz": 2e-9, "J": 3e-9},
+                    "element": "continuum",
                 },
             ],
             "joints": [

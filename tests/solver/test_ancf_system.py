@@ -87,6 +87,47 @@ def test_planar_element_option():
         MultibodySystem(m)
 
 
+def test_element_field_in_the_format():
+    """``element`` picks the planar element; both give the same small-load cantilever
+    (slender beam: shear negligible) and the choice survives a save/load round trip."""
+    from solver.analysis.statics import static_equilibrium
+    from solver.mechanics.bodies.ancf.kind import ELEMENTS
+    from solver.model import description as d
+    from solver.model.writer import write_model
+
+    assert {k: tuple(v) for k, v in ELEMENTS.items()} == d.FLEXIBLE_ELEMENTS
+    tips = {}
+    for element in ("euler_bernoulli", "continuum", None):
+        body = beam("ancf_beam2d", 4, ((0, 0, 0), (1.0, 0, 0)))
+        if element:
+            body["element"] = element
+        clamp = {"name": "C", "type": "fixed", "body1": "ground", "body2": "b", "point": [0, 0, 0]}
+        load = {
+            "name": "P",
+            "type": "force",
+            "body": "b",
+            "point": [1, 0, 0],
+            "vector": [0, -0.01, 0],
+        }
+        m = model([body], [clamp], [load])
+        assert m.bodies[0].element == element
+        assert model_from_data(write_model(m)).bodies[0].element == element
+        s = MultibodySystem(m)
+        assert s.n == 5 * (6 if element == "continuum" else 4)
+        q = static_equilibrium(s).q
+        tips[element] = q[s.slots["b"].owner.beam(s.slots["b"]).node_cols(4, 0)][1]
+    ei = 2e9 * 0.01 * 0.02**3 / 12  # in-plane bending: about z, width along y
+    exact = -0.01 / (3 * ei)  # P L³ / 3EI
+    assert tips[None] == tips["euler_bernoulli"]
+    assert tips["euler_bernoulli"] == pytest.approx(exact, rel=1e-3)
+    assert tips["continuum"] == pytest.approx(exact, rel=2e-2)
+    assert tips["continuum"] != tips["euler_bernoulli"]
+    for kind, bad in (("ancf_beam2d", "cable"), ("ancf_cable", "continuum"), ("ancf_beam3d", "x")):
+        with pytest.raises(ModelError, match="element") as err:
+            model([{**beam(kind), "element": bad}])
+        assert 'bodies[0] "b"' in str(err.value) and "is not one of" in str(err.value)
+
+
 def test_mass_gravity_and_energies():
     for kind in TYPES:
         s = MultibodySystem(model([beam(kind, 4)], gravity=(0, -9.81, 0)))

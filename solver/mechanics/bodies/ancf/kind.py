@@ -13,9 +13,8 @@ model type      element                               node coords   node vectors
 ``ancf_beam3d`` Yakoub–Shabana continuum              12            r, r_x, r_y, r_z
 =============== ===================================== ============= =====================
 
-The format has no field to choose the planar element; the continuum one is reached by
-setting ``element = "continuum"`` on the ``FlexibleBody`` description before building the
-system (a proposed format field). A planar beam lies in z = 0 and moves in that plane: the z
+The model field ``element`` chooses among them (``FlexibleBody.element``, ``None`` = the
+default; the names are ``description.FLEXIBLE_ELEMENTS``). A planar beam lies in z = 0 and moves in that plane: the z
 component of gravity and of forces does not act on it.
 
 At t = 0 every node sits on the straight line between the beam's points, with slopes equal
