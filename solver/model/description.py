@@ -57,6 +57,7 @@ FORCE_TYPES = (
     "joint_torque",
     "joint_force",
     "contact",
+    "distributed_load",
 )
 CONTACT_MODELS = ("hunt_crossley", "lankarani_nikravesh", "hertz")
 FRAMES = ("global", "body")

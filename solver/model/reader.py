@@ -61,6 +61,7 @@ FORCE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "torque": (("body", "vector"), ("frame",)),
     "joint_torque": (("joint", "function"), ()),
     "joint_force": (("joint", "function"), ()),
+    "distributed_load": (("body", "vector"), ()),
     "contact": (
         ("sphere",),
         (

@@ -250,6 +250,15 @@ class _Checker:
                     f'"{f.joint}" is a {joint.type} joint; a {f.type} needs a {kinds} joint',
                     "joint",
                 )
+        elif f.type == "distributed_load":
+            body = self.body_ref(where, "body", f.body, ground_ok=False)
+            if not isinstance(body, d.FlexibleBody):
+                raise ModelError(
+                    where,
+                    f'"{f.body}" is not a flexible body; a distributed_load acts along an '
+                    "ancf_beam2d, ancf_cable or ancf_beam3d",
+                    "body",
+                )
         elif f.type == "contact":
             s1 = self.body_ref(where, "sphere.body", f.sphere.body)
             other = f.plane if f.plane is not None else f.sphere2

@@ -62,7 +62,7 @@ class SparsityCache:
             hit = (len(v), inverse, (unique % n).astype(np.int64), indptr)
             self.csr[store] = hit
         _, inverse, indices, indptr = hit
-        data = np.bincount(inverse, weights=v, minlength=len(indices))
+        data = np.bincount(inverse, weights=v, minlength=len(indices)).astype(float, copy=False)
         return sp.csr_matrix((data, indices.copy(), indptr.copy()), shape=(n, n))
 
 

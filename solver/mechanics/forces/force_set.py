@@ -12,6 +12,7 @@ type                         group                              module
 ``force``                    ``PointForces``                    ``loads``
 ``torque``                   ``BodyTorques``                    ``loads``
 ``contact``                  ``Contacts``                       ``contact``
+``distributed_load``         ``DistributedLoads``               ``distributed``
 ============================ ================================== ===============
 
 Gravity and the rigid-body quadratic-velocity forces are not here: the system adds them.
@@ -30,6 +31,7 @@ from solver.mechanics.bodies.natural.loads import NaturalLoads
 from solver.mechanics.constraints.joints import normals
 from solver.mechanics.forces.assembly import Accumulator, SparsityCache
 from solver.mechanics.forces.contact import Contacts
+from solver.mechanics.forces.distributed import DistributedLoads
 from solver.mechanics.forces.joint_loads import JointForces, JointTorques
 from solver.mechanics.forces.loads import BodyTorques, PointForces
 from solver.mechanics.forces.springs import SpringDampers
@@ -56,6 +58,7 @@ class ForceSet:
         self.torques = BodyTorques()
         self.natural_loads = NaturalLoads()  # body-axes forces, torques on natural bodies
         self.contacts = Contacts()
+        self.distributed = DistributedLoads()  # line loads on flexible bodies
         self._joints = {j.name: j for j in model.joints}
         self._bodies = {b.name: b for b in model.bodies}
         for i, f in enumerate(model.forces):
@@ -134,6 +137,14 @@ class ForceSet:
     def _add_contact(self, ctx, where: str, f: d.Force) -> None:
         self.contacts.add(ctx, where, f, self._bodies)
 
+    def _add_distributed_load(self, ctx, where: str, f: d.Force) -> None:
+        slot = ctx.slots[f.body]
+        if slot.kind not in d.FLEXIBLE_TYPES:
+            raise ModelError(where, f'"{f.body}" is not a flexible body (ancf_*)', "body")
+        unit = np.array([slot.owner.distributed_load(slot, e) for e in np.eye(3)])
+        cols = np.arange(slot.offset, slot.offset + slot.size)
+        self.distributed.add(cols, unit[:, cols], f.vector)
+
     # ---- evaluation -------------------------------------------------------------------
     def freeze(self) -> None:
         """Build the index arrays (after the marker table is frozen)."""
@@ -151,6 +162,7 @@ class ForceSet:
             self.torques,
             self.contacts,
             self.natural_loads,
+            self.distributed,
         )
 
     def __len__(self) -> int:
@@ -169,6 +181,8 @@ class ForceSet:
             self.natural_loads.add_terms(acc, q, t)
         if len(self.contacts):
             self.contacts.add_terms(acc, ms)
+        if len(self.distributed):
+            self.distributed.add_terms(acc, t)
         return acc
 
     def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
@@ -211,6 +225,8 @@ class ForceSet:
             power += self.natural_loads.power(q, qd, t)
         if len(self.contacts):
             power += self.contacts.power(ms)
+        if len(self.distributed):
+            power += self.distributed.power(qd, t)
         return power
 
     # ---- angle continuity -------------------------------------------------------------

@@ -404,7 +404,7 @@ class AncfBodies(BodyKind):
 
     def distributed_load(self, slot, force_per_length) -> np.ndarray:
         """Generalised force (n) of a uniform load ``f`` (N/m, global) along a beam:
-        ``∫ Sᵀ f dx`` per element (the API for distributed loads; no format field yet)."""
+        ``∫ Sᵀ f dx`` per element (used by the ``distributed_load`` force, ``forces.distributed``)."""
         b = self.beam(slot)
         f = np.asarray(force_per_length, float)
         blk = np.kron(b.element.load, f[: b.d])
