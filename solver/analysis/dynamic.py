@@ -22,11 +22,13 @@ from solver.analysis.formulations import DynamicState, formulation_class
 from solver.analysis.kinematic import driver_rows
 from solver.analysis.kinematics import AssemblyError, assemble, consistent_velocities
 from solver.analysis.linalg import min_norm_solve
-from solver.analysis.rolling_consistency import check_rolling_consistency
+from solver.analysis.rolling_consistency import (
+    check_formulation_handles_rolling,
+    check_rolling_consistency,
+)
 from solver.mechanics.forces.contact import check_step
 from solver.mechanics.system import MultibodySystem
 from solver.model.description import SolverSettings
-from solver.model.errors import UnsupportedFeature
 from solver.results import Frame
 
 
@@ -79,14 +81,7 @@ def dynamic_frames(
     formulation, or a given stepper with the same interface)."""
     if formulation is None:
         formulation = formulation_class(settings.formulation)(system, settings)
-    if system.m_nh and not getattr(formulation, "velocity_constraints", False):
-        key = next(iter(system.velocity_rows))
-        raise UnsupportedFeature(
-            f'joints "{key.split(":", 1)[1]}"',
-            f"rolling without slip (velocity-level constraints) needs the lagrange_baumgarte "
-            f"formulation in this version, not {settings.formulation}",
-            "slip",
-        )
+    check_formulation_handles_rolling(system, settings.formulation, formulation)
     contacts = system.force_set.contacts
     contacts.reset()
     state = initial_state(system, settings.tolerance, settings.max_iterations)

@@ -23,7 +23,7 @@ import numpy as np
 from solver.analysis.linalg import dense
 from solver.mechanics.constraints.rolling import SLIP_ROWS
 from solver.mechanics.system import MultibodySystem
-from solver.model.errors import ModelError
+from solver.model.errors import ModelError, UnsupportedFeature
 
 #: (longitudinal, lateral) no-slip rows → the ``slip`` option that has exactly them
 SLIP_OF_ROWS = {rows: slip for slip, rows in SLIP_ROWS.items()}
@@ -117,3 +117,33 @@ def check_rolling_consistency(system: MultibodySystem, q: np.ndarray, t: float =
     result = rolling_consistency(system, q, t)
     if not result.ok:
         raise ModelError(result.location(), result.reason())
+
+
+def formulations_with_rolling() -> list[str]:
+    """Names of the formulations that integrate no-slip rows (``velocity_constraints``)."""
+    from solver.analysis.formulations import REGISTRY, formulation_class
+
+    out = []
+    for name in REGISTRY:
+        try:
+            if getattr(formulation_class(name), "velocity_constraints", False):
+                out.append(name)
+        except ModelError:  # not available in this build
+            continue
+    return out
+
+
+def check_formulation_handles_rolling(system: MultibodySystem, name: str, formulation) -> None:
+    """Refuse (``UnsupportedFeature``) a formulation that cannot integrate the no-slip rows
+    of the model's rolling discs, naming the discs and the formulations that can."""
+    if not system.m_nh or getattr(formulation, "velocity_constraints", False):
+        return
+    joints = [key.split(":", 1)[1] for key in system.velocity_rows]
+    names = ", ".join(f'"{n}"' for n in joints)
+    able = formulations_with_rolling()
+    raise UnsupportedFeature(
+        f"joint{'s' if len(joints) > 1 else ''} {names}",
+        f"rolling without slip (velocity-level no-slip equations) is not integrated by the "
+        f"{name} formulation; use {' or '.join(able)}, or give "
+        f'{"these discs" if len(joints) > 1 else "the disc"} "slip": "free"',
+    )

@@ -50,6 +50,15 @@ constraints are handled as they are. The Euler-parameter norm rows are part of �
 With generalized-α the acceleration-like variable ``a`` is recomputed from the projected
 accelerations (ρ∞ = 1 then reproduces the trapezoidal rule with projections exactly).
 
+Rolling without slip (non-holonomic rows ``B q̇ = 0``, ``constraints.rolling``): the same
+augmented Lagrangian at velocity level, ``M q̈ + Φ_qᵀ(λ* + αΦ) + Bᵀ(μ* + α_v B q̇) = Q`` with
+``μ* ← μ* + α_v B q̇`` after every Newton iteration and ``α_v = α/γ'`` (so that its tangent
+``(γ'/β') α_v BᵀB = α BᵀB/β'`` is scaled like the position penalty). The tangent has the
+exact no-slip terms ``∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q`` (``RollingNoSlip.second_order``); the
+iteration stops when ``max(|Φ|, h|B q̇|) ≤ tol``. The projections use ``[Φ_q; B]`` with
+right-hand sides ``[−Φ_t; 0]`` and ``[γ; γ_nh]``, and the multipliers returned are
+``[λ; μ]``.
+
 Parameters: ``penalty`` (α, optional), ``rho_inf`` (ρ∞ ∈ [0, 1]: generalized-α;
 absent: trapezoidal rule).
 """
@@ -57,6 +66,7 @@ absent: trapezoidal rule).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
@@ -69,6 +79,7 @@ from solver.analysis.formulations.trapezoidal import (
     mass_scale,
     newton_failure,
 )
+from solver.analysis.kinematics import all_velocity_rows
 
 #: α/(β' m_ref) in the first Newton iteration of a step when no ``penalty`` is given, its
 #: growth per further iteration and its ceiling.
@@ -81,6 +92,7 @@ PROJECTION_PENALTY_RATIO = 1e7
 
 class AugmentedLagrangian(Formulation):
     name = "augmented_lagrangian"
+    velocity_constraints = True  # handles rolling without slip (non-holonomic rows)
     defaults = {"penalty": None, "rho_inf": None}
 
     def __init__(self, system, settings) -> None:
@@ -122,18 +134,28 @@ class AugmentedLagrangian(Formulation):
             )
         return x, sigma
 
+    def _rolling_stiffness(self, q, qd, ms, mu, bmat, alpha_v):
+        """``∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q`` (sparse), the no-slip rows' Newton terms."""
+        s = self.system
+        (kr, kc, kv), (dr, dc, dv) = s.rolling.second_order(
+            ms, q, qd, mu, s.markers.cols, s.markers.force_jacobian
+        )
+        k = sp.csr_matrix((kv, (kr, kc)), shape=(s.n, s.n))
+        d = sp.csr_matrix((dv, (dr, dc)), shape=(s.m_nh, s.n))
+        return k + alpha_v * (sp.csr_matrix(bmat).T @ d)
+
     # ---- interface --------------------------------------------------------------------
     def start(self, state: DynamicState) -> DynamicState:
         s = self.system
         q, qd, t = state.q.copy(), state.qd.copy(), state.t
         self.m_ref = mass_scale(s, q)
-        c = s.constraints(q, qd, t)
-        mass, fac, alpha_p = self._projector(q, c.phi_q)
-        qd, _ = self._project(t, fac, mass, c.phi_q, -c.phi_t, alpha_p, qd)
+        rows, v, _ = all_velocity_rows(s, q, qd, t)
+        mass, fac, alpha_p = self._projector(q, rows)
+        qd, _ = self._project(t, fac, mass, rows, v, alpha_p, qd)
         ms = s.marker_state(q, qd)
-        c = s.constraints(q, qd, t, ms)
+        rows, _, gamma = all_velocity_rows(s, q, qd, t, ms=ms)
         f = s.forces(q, qd, t, ms)
-        qdd, lam = self._project(t, fac, mass, c.phi_q, c.gamma, alpha_p, np.zeros_like(q), f)
+        qdd, lam = self._project(t, fac, mass, rows, gamma, alpha_p, np.zeros_like(q), f)
         return DynamicState(t, q, qd, qdd, lam, state.iterations, {"a": qdd.copy()})
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
@@ -144,9 +166,15 @@ class AugmentedLagrangian(Formulation):
         fixed = self.params["penalty"]
         q = sch.predict(state.q, state.qd, a0, h)
         lam_star = state.extra.get("lam_star", state.lam)
-        lam_star = np.zeros(s.m) if lam_star is None else lam_star.copy()
+        lam_star = np.zeros(s.m) if lam_star is None else lam_star[: s.m].copy()
+        nh = s.m_nh > 0
+        mu_star = state.extra.get("mu_star")
+        if mu_star is None:
+            mu_star = np.zeros(s.m_nh) if state.lam is None else state.lam[s.m :].copy()
+        mu_star = mu_star.copy() if len(mu_star) == s.m_nh else np.zeros(s.m_nh)
         tol_q = self.tolerance * max(1.0, float(np.abs(q).max()) if len(q) else 1.0)
-        alpha = 0.0
+        alpha = alpha_v = 0.0
+        bmat, v_nh = None, np.zeros(0)
         fac = None
         corrections: list[float] = []
         err_q = err_phi = np.inf
@@ -156,11 +184,19 @@ class AugmentedLagrangian(Formulation):
             qd, qdd, _ = sch.update(q, state.q, state.qd, state.qdd, a0, h)
             ms = s.marker_state(q, qd)
             c = s.constraints(q, qd, t1, ms)
+            if nh:  # no-slip rows at the new state
+                bmat, _ = s.velocity_constraints(q, qd, t1, ms)
+                v_nh = bmat @ qd
             if fac is not None:  # multiplier update with Φ at the new positions
                 lam_star = lam_star + alpha * c.phi
+                mu_star = mu_star + alpha_v * v_nh
             mass = s.mass(q)
             base = mass @ qdd - s.forces(q, qd, t1, ms)
+            if nh:
+                base = base + bmat.T @ (mu_star + alpha_v * v_nh)
             err_phi = float(np.abs(c.phi).max()) if len(c.phi) else 0.0
+            if nh:
+                err_phi = max(err_phi, h * float(np.abs(v_nh).max()))
             if fac is not None and err_phi <= self.tolerance:
                 # the next correction with the last tangent: if it is below the tolerance,
                 # apply it (free) and stop, without forming the tangent again
@@ -171,6 +207,9 @@ class AugmentedLagrangian(Formulation):
                     qd, qdd, _ = sch.update(q, state.q, state.qd, state.qdd, a0, h)
                     c = s.constraints(q, qd, t1)
                     lam_star = lam_star + alpha * c.phi
+                    if nh:
+                        bmat, _ = s.velocity_constraints(q, qd, t1)
+                        mu_star = mu_star + alpha_v * (bmat @ qd)
                     converged = True
                     break
             if it == self.max_iterations:
@@ -183,14 +222,23 @@ class AugmentedLagrangian(Formulation):
                 * self.m_ref
                 * bp
             )
+            if nh:  # α_v B q̇ adds (γ'/β') α_v BᵀB = α BᵀB / β' to the tangent
+                base = base + bmat.T @ ((alpha / gp - alpha_v) * v_nh)
+                alpha_v = alpha / gp
             lam = lam_star + alpha * c.phi
             res = (base + c.phi_q.T @ lam) / bp
             kq, kqd = s.force_jacobians(q, qd, t1, ms)
             hess, _ = s.constraint_second_order(q, qd, lam, t1, ms)
             stiff = add(add(s.mass_times_jacobian(q, qdd), -kq), hess)
-            tangent = add(
-                add(mass, (-gp / bp) * kqd), (1.0 / bp) * add(stiff, gram(c.phi_q, alpha))
-            )
+            if nh:  # ∂(Bᵀμ)/∂q and Bᵀ α_v ∂(B q̇)/∂q (q̇ fixed)
+                stiff = add(
+                    stiff,
+                    self._rolling_stiffness(q, qd, ms, mu_star + alpha_v * v_nh, bmat, alpha_v),
+                )
+            penalty = gram(c.phi_q, alpha)
+            if nh:
+                penalty = add(penalty, gram(bmat, alpha))
+            tangent = add(add(mass, (-gp / bp) * kqd), (1.0 / bp) * add(stiff, penalty))
             try:
                 fac = Factorized(tangent)
                 dq = -fac.solve(res)
@@ -216,11 +264,15 @@ class AugmentedLagrangian(Formulation):
                 "last position correction / constraint violation",
             )
         # velocities and accelerations of the integrator, then their projections
-        mass, fac, alpha_p = self._projector(q, c.phi_q)
-        qd, _ = self._project(t1, fac, mass, c.phi_q, -c.phi_t, alpha_p, qd)
-        c = s.constraints(q, qd, t1)
-        qdd, sigma = self._project(t1, fac, mass, c.phi_q, c.gamma, alpha_p, qdd)
+        rows, v, _ = all_velocity_rows(s, q, qd, t1, c=c)  # Φ_q, Φ_t of the converged q
+        mass, fac, alpha_p = self._projector(q, rows)
+        qd, _ = self._project(t1, fac, mass, rows, v, alpha_p, qd)
+        rows, _, gamma = all_velocity_rows(s, q, qd, t1)
+        qdd, sigma = self._project(t1, fac, mass, rows, gamma, alpha_p, qdd)
         a1 = sch.acceleration_variable(qdd, state.qdd, a0)
         # M q̈* + Φ_qᵀ λ* = Q and M (q̈ − q̈*) + Φ_qᵀ σ = 0: λ* + σ goes with the projected q̈
         extra = {"a": a1, "lam_star": lam_star, "newton_corrections": corrections}
-        return DynamicState(t1, q, qd, qdd, lam_star + sigma, it, extra)
+        if nh:
+            extra["mu_star"] = mu_star
+        lam = np.concatenate([lam_star, mu_star]) + sigma
+        return DynamicState(t1, q, qd, qdd, lam, it, extra)
