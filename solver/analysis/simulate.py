@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from solver.analysis.dynamic import dynamic_frames
 from solver.analysis.errors import SimulationError
+from solver.analysis.formulations import formulation_class
 from solver.analysis.kinematic import kinematic_frames
 from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mobility import mobility
@@ -46,12 +47,36 @@ class Simulation:
     def __init__(self, model: d.Model, settings: d.SolverSettings) -> None:
         self.model = model
         self.settings = settings
+        self._check_available()
         self.system = MultibodySystem(model, settings.coordinates)
         self.result = Result.for_system(self.system)
         self._cancel = threading.Event()
         self.wall_time = 0.0
         self._first_q = None
         self.monitor = None
+
+    def _check_available(self) -> None:
+        """Refuse now, not when iteration starts, what this version cannot run: an unknown
+        analysis, a formulation whose implementation is missing, an orientation set the
+        formulation does not integrate (``UnsupportedFeature``)."""
+        s = self.settings
+        if s.analysis not in ANALYSES_AVAILABLE:
+            raise UnsupportedFeature(
+                "solver",
+                f'"{s.analysis}" is not available in this version '
+                f"(available: {', '.join(ANALYSES_AVAILABLE)})",
+                "analysis",
+            )
+        if s.analysis != "dynamic" or s.parameters.get("group_method") == "structural_groups":
+            return
+        formulation_class(s.formulation)
+        if s.orientation != "euler_parameters" and s.formulation != "central_differences":
+            raise UnsupportedFeature(
+                "solver",
+                f'"{s.orientation}" orientation parameters are available with the '
+                f"central_differences formulation only in this version, not {s.formulation}",
+                "orientation",
+            )
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -135,7 +160,10 @@ class Simulation:
     def __iter__(self) -> Iterator[Frame]:
         s = self.settings
         every = max(1, int(round(s.output_dt / s.dt)))
-        start = time.perf_counter()
+        # wall time counts the computing only: the time the consumer keeps a frame (a paused
+        # workbench, a slow writer) is left out
+        busy = 0.0
+        mark = time.perf_counter()
         steps = iterations = 0
         last = None
         if s.analysis == "dynamic" and s.parameters.get("group_method") != "structural_groups":
@@ -151,7 +179,10 @@ class Simulation:
                     self._first_q = frame.q
                 last = frame
                 if k % every == 0:
-                    yield self.result.append(self.system, frame)
+                    out = self.result.append(self.system, frame)
+                    busy, mark = busy + time.perf_counter() - mark, None
+                    yield out
+                    mark = time.perf_counter()
                     last = None
                 if self._cancel.is_set():
                     self.result.status, self.result.message = (
@@ -160,11 +191,16 @@ class Simulation:
                     )
                     break
             if last is not None:  # always keep the final instant
-                yield self.result.append(self.system, last)
+                out = self.result.append(self.system, last)
+                busy, mark = busy + time.perf_counter() - mark, None
+                yield out
+                mark = time.perf_counter()
         except SimulationError as exc:
             self.result.status, self.result.message = "failed", exc.message
         finally:
-            self.wall_time = time.perf_counter() - start
+            if mark is not None:  # not closed by the consumer while it held a frame
+                busy += time.perf_counter() - mark
+            self.wall_time = busy
             self._summarise(steps, iterations)
 
     def _summarise(self, steps: int, iterations: int) -> None:

@@ -480,6 +480,11 @@ class Expression:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Expression is immutable")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its text and parsed again when loaded (models cross to other
+        processes, e.g. the workbench's solver process)."""
+        return (parse_expression, (self._text,))
+
     @property
     def text(self) -> str:
         """The source text, exactly as given."""

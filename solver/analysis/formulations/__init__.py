@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 
 from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.parameters import Parameter, formulation_parameters
 from solver.model.errors import UnsupportedFeature
 
 #: formulation name → (module, class)
@@ -24,7 +25,14 @@ REGISTRY = {
 
 
 def formulation_class(name: str) -> type[Formulation]:
-    """The class implementing formulation ``name``."""
+    """The class implementing formulation ``name`` (``UnsupportedFeature`` if this version
+    has none)."""
+    if name not in REGISTRY:
+        raise UnsupportedFeature(
+            "solver",
+            f'"{name}" is not a formulation of this version (available: {", ".join(REGISTRY)})',
+            "formulation",
+        )
     module, cls = REGISTRY[name]
     try:
         return getattr(importlib.import_module(module), cls)
@@ -34,4 +42,11 @@ def formulation_class(name: str) -> type[Formulation]:
         ) from None
 
 
-__all__ = ["REGISTRY", "DynamicState", "Formulation", "formulation_class"]
+__all__ = [
+    "REGISTRY",
+    "DynamicState",
+    "Formulation",
+    "Parameter",
+    "formulation_class",
+    "formulation_parameters",
+]

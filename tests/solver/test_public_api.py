@@ -1,0 +1,194 @@
+"""Public API additions of issue 8: picklable models, the formulations' parameter lists,
+``AssemblyError`` from ``solver``, early refusal of what cannot run, wall time without pauses."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import pickle
+import time
+from pathlib import Path
+
+import pytest
+
+import solver
+from solver import load_model, simulate
+from solver.analysis.formulations import REGISTRY, formulation_class
+from solver.model.errors import ModelError, UnsupportedFeature
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
+
+#: A point mass on a distance joint whose driver, force and table use every function kind.
+FUNCTIONS_MODEL = {
+    "biela": 1,
+    "name": "functions",
+    "gravity": [0, 0, -9.81],
+    "bodies": [
+        {
+            "name": "bob",
+            "type": "point_mass",
+            "mass": 1.0,
+            "position": [1, 0, 0],
+        }
+    ],
+    "joints": [
+        {
+            "name": "bar",
+            "type": "distance",
+            "body1": "ground",
+            "body2": "bob",
+            "point1": [0, 0, 0],
+            "point2": [1, 0, 0],
+        }
+    ],
+    "forces": [
+        {
+            "name": "push",
+            "type": "force",
+            "body": "bob",
+            "point": [1, 0, 0],
+            "vector": [
+                {"polynomial": [0.5, 0, 1]},
+                {"expression": "2*sin(3*t) + t**2"},
+                {"table": [[0, 0], [0.5, 1], [1, 0]]},
+            ],
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_model_pickles_and_deep_copies_exactly(path):
+    model = load_model(path)
+    again = pickle.loads(pickle.dumps(model))
+    assert again == model
+    assert copy.deepcopy(model) == model
+
+
+def test_expressions_and_tables_survive_pickling_with_the_same_values(tmp_path):
+    file = tmp_path / "functions.json"
+    file.write_text(json.dumps(FUNCTIONS_MODEL))
+    model = load_model(file)
+    again = pickle.loads(pickle.dumps(model))
+    assert again == model
+    for original, copied in zip(model.forces[0].vector, again.forces[0].vector, strict=True):
+        for t in (0.0, 0.3, 0.77):
+            assert copied.derivatives(t) == original.derivatives(t)
+    expression = again.forces[0].vector[1]
+    assert expression(0.5) == pytest.approx(2 * math.sin(1.5) + 0.25, abs=1e-15)
+    # the same run from the original and from the copy
+    a = simulate(model, dt=1e-3, t_end=0.05, formulation="augmented_lagrangian")
+    b = simulate(again, dt=1e-3, t_end=0.05, formulation="augmented_lagrangian")
+    assert (a.data == b.data).all()
+
+
+def test_formulation_parameters_cover_exactly_what_each_formulation_reads():
+    """The public list and the classes' own defaults agree key by key (no drift)."""
+    from solver.analysis.formulations.central_differences_family import (
+        CentralDifferencesFamily,
+    )
+
+    for name in REGISTRY:
+        params = solver.formulation_parameters(name)
+        listed = {p.name: p.default for p in params}
+        assert len(listed) == len(params), f"{name}: a parameter is listed twice"
+        own = dict(formulation_class(name).defaults)
+        if name == "central_differences":  # the family scheme reads more keys
+            family = dict(CentralDifferencesFamily.defaults)
+            family.pop("variant")  # "standard" unless given: CentralDifferences.__new__
+            own.update(family)
+            assert listed.pop("variant") == "standard"
+        assert listed == own, name
+        for p in params:
+            assert p.description and p.kind in ("float", "choice"), (name, p.name)
+            if p.kind == "choice":
+                assert p.default in p.choices, (name, p.name)
+
+
+def test_formulation_parameter_choices_are_accepted_by_the_solver():
+    model = load_model(ROOT / "examples" / "pendulum.json")
+    for name in REGISTRY:
+        for p in solver.formulation_parameters(name):
+            for choice in p.choices:
+                if name == "central_differences" and p.name == "variant":
+                    continue  # the variants have their own validation tests
+                settings = {p.name: choice}
+                sim = simulate(
+                    model, formulation=name, dt=1e-3, t_end=2e-3, parameters=settings, stream=True
+                )
+                list(sim)
+                assert sim.result.status == "ok", (name, p.name, choice, sim.result.message)
+
+
+def test_unknown_formulation_parameters_name_raises_a_clear_error():
+    with pytest.raises(UnsupportedFeature, match="nope"):
+        solver.formulation_parameters("nope")
+
+
+def test_assembly_error_is_exported_and_raised_by_check(tmp_path):
+    assert (
+        solver.AssemblyError
+        is __import__("solver.analysis.kinematics", fromlist=["AssemblyError"]).AssemblyError
+    )
+    bad = copy.deepcopy(FUNCTIONS_MODEL)
+    bad["forces"] = []
+    # two distance joints that cannot both hold: 1 m and 3 m from the origin
+    bad["joints"].append(
+        {
+            "name": "far",
+            "type": "distance",
+            "body1": "ground",
+            "body2": "bob",
+            "point1": [0, 0, 0],
+            "point2": [1, 0, 0],
+            "length": 3.0,
+        }
+    )
+    file = tmp_path / "bad.json"
+    file.write_text(json.dumps(bad))
+    with pytest.raises(solver.AssemblyError) as info:
+        solver.check(load_model(file))
+    assert info.value.residual > 0.5
+    assert any("far" in item or "bar" in item for item in info.value.items)
+
+
+def test_unavailable_formulation_is_refused_when_the_simulation_is_created(monkeypatch):
+    from solver.analysis import formulations
+
+    model = load_model(ROOT / "examples" / "pendulum.json")
+    monkeypatch.setitem(
+        formulations.REGISTRY, "penalty", ("solver.analysis.formulations.absent", "Absent")
+    )
+    with pytest.raises(UnsupportedFeature, match="penalty"):
+        simulate(model, formulation="penalty", stream=True)
+    with pytest.raises(UnsupportedFeature, match="penalty"):
+        simulate(model, formulation="penalty")
+    with pytest.raises(ModelError, match="not a formulation"):
+        simulate(model, formulation="no_such_formulation", stream=True)
+    with pytest.raises(UnsupportedFeature, match="orientation"):
+        simulate(model, formulation="null_space", orientation="rodrigues", stream=True)
+
+
+def test_wall_time_excludes_the_time_the_consumer_holds_frames():
+    model = load_model(ROOT / "examples" / "pendulum.json")
+    sim = simulate(model, formulation="penalty", dt=1e-3, t_end=0.02, stream=True)
+    start = time.perf_counter()
+    pause = 0.4
+    for i, _frame in enumerate(sim):
+        if i == 1:
+            time.sleep(pause)  # a paused consumer
+    total = time.perf_counter() - start
+    wall = sim.result.summary["wall_time_s"]
+    assert wall == sim.wall_time
+    assert 0 < wall <= total - pause + 1e-3
+    # a consumer that stops early: the time after its last frame is not counted either
+    sim = simulate(model, formulation="penalty", dt=1e-3, t_end=1.0, stream=True)
+    frames = iter(sim)
+    start = time.perf_counter()
+    next(frames)
+    first = time.perf_counter() - start
+    time.sleep(pause)
+    frames.close()
+    assert 0 < sim.wall_time <= first
