@@ -48,17 +48,22 @@ def transpose_force_hessian(local: np.ndarray, f: np.ndarray) -> np.ndarray:
     and this derivative is the constant symmetric matrix
     ``2 [[f·s̄, (s̄×f)ᵀ], [s̄×f, f s̄ᵀ + s̄ fᵀ − (f·s̄) I]]``.
     """
-    local = np.asarray(local, float).reshape(-1, 3)
+    s = np.asarray(local, float).reshape(-1, 3)
     f = np.asarray(f, float).reshape(-1, 3)
-    fs = np.sum(f * local, axis=1)
-    sxf = np.cross(local, f)
+    fs = np.einsum("ni,ni->n", f, s)
     out = np.empty((len(f), 4, 4))
     out[:, 0, 0] = fs
-    out[:, 0, 1:] = sxf
+    sxf = out[:, 0, 1:]  # s × f, written out (np.cross costs more than the product)
+    sxf[:, 0] = s[:, 1] * f[:, 2] - s[:, 2] * f[:, 1]
+    sxf[:, 1] = s[:, 2] * f[:, 0] - s[:, 0] * f[:, 2]
+    sxf[:, 2] = s[:, 0] * f[:, 1] - s[:, 1] * f[:, 0]
     out[:, 1:, 0] = sxf
-    out[:, 1:, 1:] = f[:, :, None] * local[:, None, :] + local[:, :, None] * f[:, None, :]
-    out[:, 1:, 1:] -= fs[:, None, None] * np.eye(3)
-    return 2.0 * out
+    fst = f[:, :, None] * s[:, None, :]
+    out[:, 1:, 1:] = fst + fst.transpose(0, 2, 1)
+    for k in range(1, 4):
+        out[:, k, k] -= fs
+    out *= 2.0
+    return out
 
 
 class Markers:
@@ -157,8 +162,10 @@ class Markers:
         """
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
         out = np.zeros((len(idx), self.K, self.K))
-        rig = np.flatnonzero(self.kind[idx] == RIGID)
-        if len(rig):
+        rig = self.kind[idx] == RIGID
+        if rig.all():
+            out[:, 3:7, 3:7] = transpose_force_hessian(self.local[idx], f)
+        elif rig.any():
             f = np.asarray(f, float).reshape(-1, 3)
             out[rig, 3:7, 3:7] = transpose_force_hessian(self.local[idx[rig]], f[rig])
         return out

@@ -332,16 +332,26 @@ class MultibodySystem:
         ms = ms or self.markers.evaluate(q, qd)
         cols = self.markers.cols
         kr, kc, kv, dr, dc, dv = [], [], [], [], [], []
+        # the index arrays of every block depend only on the system: built once per site
+        patterns = self.__dict__.setdefault("_second_order_patterns", {})
 
-        def put_k(ci, cj, blocks):  # (m, K, K) blocks over marker columns ci, cj (m, K)
-            kr.append(np.broadcast_to(ci[:, :, None], blocks.shape).ravel())
-            kc.append(np.broadcast_to(cj[:, None, :], blocks.shape).ravel())
-            kv.append(blocks.ravel())
+        def indices(key, ri, cj, shape):
+            hit = patterns.get(key)
+            if hit is None or hit[0] != shape:
+                hit = patterns[key] = (
+                    shape,
+                    np.broadcast_to(ri[:, :, None], shape).ravel(),
+                    np.broadcast_to(cj[:, None, :], shape).ravel(),
+                )
+            return hit[1], hit[2]
 
-        def put_d(rows, cj, blocks):  # (m, r, K) blocks, rows (m, r), columns cj (m, K)
-            dr.append(np.broadcast_to(rows[:, :, None], blocks.shape).ravel())
-            dc.append(np.broadcast_to(cj[:, None, :], blocks.shape).ravel())
-            dv.append(blocks.ravel())
+        def put_k(key, ci, cj, blocks):  # (m, K, K) blocks over marker columns ci, cj (m, K)
+            r_, c_ = indices(("k", *key), ci, cj, blocks.shape)
+            kr.append(r_), kc.append(c_), kv.append(blocks.ravel())
+
+        def put_d(key, rows, cj, blocks):  # (m, r, K) blocks, rows (m, r), columns cj (m, K)
+            r_, c_ = indices(("d", *key), rows, cj, blocks.shape)
+            dr.append(r_), dc.append(c_), dv.append(blocks.ravel())
 
         for g, r0 in zip(self.groups, self.group_rows, strict=True):
             m, r = len(g), g.rows
@@ -352,13 +362,16 @@ class MultibodySystem:
                 ii, jj = g.index[i], g.index[j]
                 h = np.broadcast_to(h, (m, r, 3, 3))
                 w = np.einsum("mr,mrab->mab", lam_g, h)
-                put_k(cols[ii], cols[jj], np.einsum("mak,mab,mbl->mkl", ms.jac[ii], w, ms.jac[jj]))
-                put_d(rows, cols[jj], np.einsum("ma,mrab,mbl->mrl", ms.udot[ii], h, ms.jac[jj]))
+                key = (r0, i, j)
+                k_ij = np.einsum("mak,mab,mbl->mkl", ms.jac[ii], w, ms.jac[jj])
+                put_k(key, cols[ii], cols[jj], k_ij)
+                d_ij = np.einsum("ma,mrab,mbl->mrl", ms.udot[ii], h, ms.jac[jj])
+                put_d(key, rows, cols[jj], d_ij)
             for i, blk in enumerate(ev.blocks):
                 ii = g.index[i]
                 force = np.einsum("mr,mra->ma", lam_g, blk)
-                put_k(cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
-                put_d(rows, cols[ii], np.einsum("mra,mak->mrk", blk, ms.jdot[ii]))
+                put_k((r0, i), cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
+                put_d((r0, i), rows, cols[ii], np.einsum("mra,mak->mrk", blk, ms.jdot[ii]))
         for b in self.blocks:
             (r, c, v), (r2, c2, v2) = b.second_order(ms, q, qd, lam[b.row0 : b.row0 + b.rows], t)
             kr.append(r), kc.append(c), kv.append(v)
@@ -366,7 +379,7 @@ class MultibodySystem:
         if len(self.rigid):
             pc = self.rigid.cols[:, 3:]
             lam_n = lam[self.norm_row0 :]
-            put_k(pc, pc, 2.0 * lam_n[:, None, None] * np.eye(4))
+            put_k(("norm",), pc, pc, 2.0 * lam_n[:, None, None] * np.eye(4))
             nrows = self.norm_row0 + np.arange(self.n_norm)
             dr.append(np.repeat(nrows, 4))
             dc.append(pc.ravel())
@@ -374,16 +387,15 @@ class MultibodySystem:
 
         def build(r, c, v, shape):
             if not r:
-                return sp.csr_matrix(shape)
+                return sp.csr_matrix(shape) if self.sparse else np.zeros(shape)
             r, c, v = np.concatenate(r), np.concatenate(c), np.concatenate(v)
             keep = (r >= 0) & (c >= 0)
-            return sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=shape)
+            if self.sparse:
+                return sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=shape)
+            flat = r[keep] * shape[1] + c[keep]  # small system: sum duplicates densely
+            return np.bincount(flat, v[keep], shape[0] * shape[1]).reshape(shape)
 
-        k = build(kr, kc, kv, (self.n, self.n))
-        dmat = build(dr, dc, dv, (self.m, self.n))
-        if self.sparse:
-            return k, dmat
-        return k.toarray(), dmat.toarray()
+        return build(kr, kc, kv, (self.n, self.n)), build(dr, dc, dv, (self.m, self.n))
 
     def _mass_pattern(self):
         """Row/column indices of every mass-matrix entry: rigid blocks (7×7), then point
@@ -444,6 +456,8 @@ class MultibodySystem:
     ):
         """``(∂Q/∂q, ∂Q/∂q̇)``, dense or sparse like ``mass``."""
         ms = ms or self.markers.evaluate(q, qd)
+        if not self.sparse:
+            return self._dense_force_jacobians(q, qd, t, ms)
         kq, kqd = self.force_set.jacobians(ms, q, qd, t)
         if len(self.rigid):
             dq, dqd = self.rigid.quadratic_forces_jacobians(q, qd)
@@ -464,10 +478,39 @@ class MultibodySystem:
             kqd.toarray() if sp.issparse(kqd) else kqd
         )
 
+    def _dense_force_jacobians(self, q, qd, t, ms):
+        """``force_jacobians`` of a small system: dense arrays, no sparse intermediates."""
+        n = self.n
+        if len(self.force_set):
+            kq, kqd = (m.toarray() for m in self.force_set.jacobians(ms, q, qd, t))
+        else:
+            kq, kqd = np.zeros((n, n)), np.zeros((n, n))
+        if len(self.rigid):
+            dq, dqd = self.rigid.quadratic_forces_jacobians(q, qd)
+            c = self.rigid.cols
+            ix = (c[:, :, None], c[:, None, :])  # bodies' blocks never overlap
+            kq[ix] += dq
+            kqd[ix] += dqd
+        for kind in self.kinds:
+            jq, jqd = kind.applied_jacobians(q, qd, t)
+            if jq is not None:
+                kq += jq.toarray() if sp.issparse(jq) else jq
+            if jqd is not None:
+                kqd += jqd.toarray() if sp.issparse(jqd) else jqd
+        return kq, kqd
+
     def mass_times_jacobian(self, q: np.ndarray, a: np.ndarray):
         """``∂(M(q) a)/∂q`` (a fixed), for Newton iterations of implicit methods."""
         blocks = self.rigid.mass_times_jacobian(q, a)
         c = self.rigid.cols
+        if not self.sparse:
+            out = np.zeros((self.n, self.n))
+            out[c[:, :, None], c[:, None, :]] = blocks
+            for kind in self.kinds:
+                extra = kind.mass_times_jacobian(q, a)
+                if extra is not None:
+                    out += extra.toarray() if sp.issparse(extra) else extra
+            return out
         mat = sp.csr_matrix(
             (blocks.ravel(), (np.repeat(c, 7, axis=1).ravel(), np.tile(c, (1, 7)).ravel())),
             shape=(self.n, self.n),
