@@ -2,8 +2,9 @@
 
 The CSV is written by the solver's own ``Result.to_csv``, so the file is the one
 ``biela run MODEL --csv OUT`` writes for the same model and settings. Animations are GIF
-(Pillow, which pyvista already needs) or MP4 when imageio with its ffmpeg plugin is
-installed (it is not a dependency of Biela).
+(Pillow, which pyvista already needs) or MP4 (H.264 through imageio and the ffmpeg binary
+that the imageio-ffmpeg package ships; frames are streamed to the encoder as they are
+rendered, so a long animation does not pile up in memory).
 """
 
 from __future__ import annotations
@@ -73,32 +74,46 @@ def write_movie(
             + (" (MP4 needs the imageio and imageio-ffmpeg packages)" if fmt == "mp4" else "")
         )
     indices = movie_times(run, fps, speed)
+    if fmt == "mp4":
+        _write_mp4(path, indices, render_frame, fps, progress)
+        return path
     images = []
     for done, index in enumerate(indices):
         image = render_frame(index)
         images.append(_shrink(image))
         if progress is not None and progress(done + 1, len(indices)) is False:
             raise InterruptedError("cancelled")
-    if fmt == "gif":
-        from PIL import Image
+    from PIL import Image
 
-        frames = [
-            Image.fromarray(img).quantize(colors=255, dither=Image.Dither.NONE) for img in images
-        ]
-        frames[0].save(
-            path,
-            save_all=True,
-            append_images=frames[1:],
-            duration=max(20, int(round(1000 / fps))),
-            loop=0,
-        )
-    else:
-        import imageio
-
-        with imageio.get_writer(path, fps=fps, macro_block_size=16) as writer:
-            for img in images:
-                writer.append_data(img)
+    frames = [Image.fromarray(img).quantize(colors=255, dither=Image.Dither.NONE) for img in images]
+    frames[0].save(
+        path,
+        save_all=True,
+        append_images=frames[1:],
+        duration=max(20, int(round(1000 / fps))),
+        loop=0,
+    )
     return path
+
+
+def _write_mp4(path: Path, indices: list[int], render_frame, fps: int, progress) -> None:
+    """H.264 (yuv420p, which every player reads): frames cropped to even sizes."""
+    import imageio
+
+    done = 0
+    try:
+        with imageio.get_writer(
+            path, format="FFMPEG", fps=fps, codec="libx264", macro_block_size=2
+        ) as writer:
+            for done, index in enumerate(indices, start=1):
+                image = _shrink(render_frame(index))
+                h, w = image.shape[:2]
+                writer.append_data(np.ascontiguousarray(image[: h - h % 2, : w - w % 2]))
+                if progress is not None and progress(done, len(indices)) is False:
+                    raise InterruptedError("cancelled")
+    except BaseException:
+        path.unlink(missing_ok=True)  # no half-written video
+        raise
 
 
 def _shrink(image: np.ndarray) -> np.ndarray:

@@ -28,47 +28,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.document import CATEGORIES, Document, find_item, items_of
+from solver import formulation_parameters
 from solver.model import description as d
+from solver.model.errors import ModelError
 from solver.model.functions import TimeFunction
 
 ROLE = Qt.ItemDataRole.UserRole
-
-#: Each formulation's own parameters (``solver.parameters``): key, label, default, kind.
-#: A kind is ``float`` or a tuple of choices; ``None`` as default means "chosen by the solver".
-#: (The solver has no public list of these yet; see the report of issue 8.)
-FORMULATION_PARAMETERS: dict[str, list[tuple[str, str, Any, Any]]] = {
-    "lagrange_baumgarte": [
-        ("baumgarte_alpha", "Baumgarte α (1/s)", 5.0, float),
-        ("baumgarte_beta", "Baumgarte β (1/s)", 5.0, float),
-        ("integrator", "Integrator", "RK45", ("RK45", "RK23", "DOP853")),
-        ("rtol", "Relative tolerance", 1e-9, float),
-        ("atol", "Absolute tolerance", 1e-11, float),
-    ],
-    "penalty": [
-        ("penalty", "Penalty α (× mass scale)", 1e7, float),
-        ("xi", "Damping ratio ξ", 1.0, float),
-        ("omega", "Natural frequency ω (rad/s)", 10.0, float),
-    ],
-    "augmented_lagrangian": [
-        ("penalty", "Penalty α", None, float),
-        ("rho_inf", "Spectral radius ρ∞ (generalized-α)", None, float),
-    ],
-    "null_space": [
-        ("method", "Method", "newmark", ("newmark", "r_matrix")),
-        (
-            "scheme",
-            "Newmark scheme",
-            "trapezoidal",
-            ("trapezoidal", "fox_goodwin", "linear_acceleration", "custom"),
-        ),
-        ("gamma", "Newmark γ", 0.5, float),
-        ("beta", "Newmark β", 0.25, float),
-    ],
-    "central_differences": [
-        ("rank_tolerance", "Rank tolerance", 1e-8, float),
-        ("predictor", "Predictor", "quadratic", ("quadratic", "linear")),
-    ],
-}
 
 #: Fields of model items the property panel lets the user edit (numbers, colours, names
 #: of nothing structural): editing them cannot break references between items.
@@ -384,17 +349,23 @@ class SolverPanel(QWidget):
         while self.params_form.rowCount():
             self.params_form.removeRow(0)
         self.param_widgets.clear()
-        spec = FORMULATION_PARAMETERS.get(s.formulation, [])
+        try:  # the solver's public list: key, default, description, unit, choices
+            spec = formulation_parameters(s.formulation)
+        except ModelError:
+            spec = ()
         self.params_box.setVisible(s.analysis == "dynamic")
         if not spec:
             self.params_form.addRow(QLabel("none", self.params_box))
             return
-        for key, label, default, kind in spec:
+        for param in spec:
+            key, default = param.name, param.default
+            label = QLabel(f"{key} ({param.unit})" if param.unit else key, self.params_box)
+            label.setToolTip(param.description)
             value = s.parameters.get(key)
-            if isinstance(kind, tuple):
+            if param.kind == "choice":
                 widget = QComboBox(self.params_box)
                 widget.addItem(f"default ({default})", None)
-                for choice in kind:
+                for choice in param.choices:
                     widget.addItem(choice, choice)
                 widget.setCurrentIndex(max(widget.findData(value), 0) if value else 0)
                 widget.currentIndexChanged.connect(
@@ -406,6 +377,7 @@ class SolverPanel(QWidget):
                 widget.setText("" if value is None else f"{value:g}")
                 widget.editingFinished.connect(lambda w=widget, k=key: self._param_text(k, w))
             widget.setObjectName(f"param_{key}")
+            widget.setToolTip(param.description)
             self.param_widgets[key] = widget
             self.params_form.addRow(label, widget)
 

@@ -14,6 +14,7 @@ its headless speed. Messages on ``conn`` (all picklable plain data):
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import traceback
 from typing import Any
@@ -24,18 +25,19 @@ import numpy as np
 BATCH_INTERVAL = 0.04
 
 
-def solve(model_file: str, overrides: dict, conn: Any, resume: Any, stop: Any) -> None:
-    """Run ``simulate(load_model(model_file), stream=True, **overrides)``; ``resume`` and
-    ``stop`` are ``multiprocessing.Event``\\ s set by the GUI (pause = ``resume`` cleared).
+def solve(model: Any, overrides: dict, conn: Any, resume: Any, stop: Any) -> None:
+    """Run ``simulate(model, stream=True, **overrides)``; ``resume`` and ``stop`` are
+    ``multiprocessing.Event``\\ s set by the GUI (pause = ``resume`` cleared).
 
-    The model comes as a file written with ``save_model`` (model objects do not pickle)."""
+    ``model`` is a ``solver.Model`` (pickled across) or the path of a model file."""
     from solver import ModelError, load_model, simulate
 
     start = time.perf_counter()
     simulation = None
     try:
         try:
-            model = load_model(model_file)
+            if isinstance(model, str | os.PathLike):
+                model = load_model(model)
             simulation = simulate(model, stream=True, **overrides)
         except ModelError as error:
             conn.send(("done", "error", str(error), None, {}))

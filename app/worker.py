@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
-import shutil
-import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -24,7 +21,6 @@ import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal
 
 from app import solver_process
-from solver import save_model
 
 log = logging.getLogger(__name__)
 
@@ -109,21 +105,11 @@ class SimulationWorker(QObject):
             thread.quit()  # ends the thread's event loop as soon as run() returns
 
     def _run(self) -> RunOutcome:
-        # The model goes to the solver process as a file (model objects do not pickle); the
-        # save → load round trip is exact (the model file format's contract).
-        folder = tempfile.mkdtemp(prefix="biela-run-")
-        model_file = os.path.join(folder, "model.json")
-        try:
-            save_model(self.model, model_file)
-            return self._run_process(model_file)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-
-    def _run_process(self, model_file: str) -> RunOutcome:
+        # The model itself goes to the solver process (models pickle exactly).
         receive, send = CONTEXT.Pipe(duplex=False)
         process = CONTEXT.Process(
             target=self.target,
-            args=(model_file, self.overrides, send, self._resume, self._stop),
+            args=(self.model, self.overrides, send, self._resume, self._stop),
             name="biela-solver",
             daemon=True,
         )

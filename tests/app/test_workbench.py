@@ -517,6 +517,16 @@ def test_add_plot_and_exports(qtbot, workbench, tmp_path, screenshot_dir):
         movie = window.export_movie(tmp_path / "motion.gif", fps=10)
         with Image.open(movie) as gif:
             assert gif.n_frames >= 3
+        import imageio
+
+        from app import export
+
+        video = window.export_movie(tmp_path / "motion.mp4", fps=10)
+        with imageio.get_reader(video, format="FFMPEG") as reader:
+            frames = [np.asarray(f) for f in reader]
+        assert len(frames) == len(export.movie_times(run, 10, window.playback.speed))
+        assert frames[0].shape[1] >= 100 and frames[0].shape[1] % 2 == 0
+        assert np.abs(frames[-1].astype(int) - frames[0].astype(int)).max() > 50  # it moves
         window.grab().save(str(screenshot_dir / "workbench_four_bar_planar.png"), "PNG")
     finally:
         window.plots.remove_user_plots()
@@ -549,3 +559,35 @@ def test_property_edit_is_undoable_and_check_and_assemble_report(qtbot, workbenc
     assert blocker.args[0].status == "ok"
     assert len(window.run_data) == 1
     assert window.dof_label.text() == "DOF 1"
+
+
+@gui
+def test_solver_panel_shows_the_solver_s_parameter_list(workbench):
+    """The formulation parameters in the solver panel are the solver's public list."""
+    from PySide6.QtWidgets import QComboBox, QLineEdit
+
+    from solver import formulation_parameters
+
+    window = workbench
+    assert window.open_model(ROOT / "examples" / "pendulum.json")
+    panel = window.solver_panel
+    for name in ("penalty", "null_space", "central_differences"):
+        window.document.set_solver("formulation", name)
+        params = formulation_parameters(name)
+        assert list(panel.param_widgets) == [p.name for p in params]
+        for p in params:
+            widget = panel.param_widgets[p.name]
+            assert widget.toolTip() == p.description
+            if p.kind == "choice":
+                assert isinstance(widget, QComboBox)
+                assert [widget.itemData(i) for i in range(1, widget.count())] == list(p.choices)
+            else:
+                assert isinstance(widget, QLineEdit)
+                expected = "solver default" if p.default is None else f"{p.default:g}"
+                assert widget.placeholderText() == expected
+    # an edit goes to the model's solver.parameters
+    widget = panel.param_widgets["rank_tolerance"]
+    widget.setText("1e-07")
+    widget.editingFinished.emit()
+    assert window.document.model.solver.parameters["rank_tolerance"] == 1e-7
+    window.document.undo_stack.setClean()
