@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
-    QProgressBar,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +39,7 @@ from app.icons import icon
 from app.panels import ModelTree, PropertyPanel, SolverPanel
 from app.playback import PlaybackBar
 from app.plots import AddPlotDialog, PlotsPanel
+from app.progress import ProgressBar
 from app.rundata import RunData
 from app.settings import Settings
 from app.viewport import Viewport
@@ -394,7 +394,7 @@ class MainWindow(QMainWindow):
         self.newton_label = QLabel("Newton –", self)
         self.dof_label = QLabel("DOF –", self)
         self.fps_label = QLabel("", self)
-        self.progress = QProgressBar(self)
+        self.progress = ProgressBar(self)
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(180)
         self.progress.setTextVisible(True)

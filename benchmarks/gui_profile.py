@@ -1,0 +1,155 @@
+"""Where the GUI thread's time goes during a run and during playback (issue 8).
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/gui_profile.py \
+        [--model examples/double_four_bar.json] [--dt 1e-3] [--t-end 2] [--top 30]
+
+Profiles the main (GUI) thread with cProfile while the workbench streams a run and then plays
+it back, and prints per-frame timings of the scene update (``Viewport._apply``), the render
+(VTK Start/End events), the live plot refreshes and the CPU time of the GUI process per
+rendered frame (CPU time, not wall time: it does not depend on the machine's load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Timer:
+    """Wraps ``obj.name`` and accumulates the wall time of its calls."""
+
+    def __init__(self, obj, name: str) -> None:
+        self.calls = 0
+        self.total = 0.0
+        original = getattr(obj, name)
+
+        def wrapped(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.total += time.perf_counter() - start
+                self.calls += 1
+
+        setattr(obj, name, wrapped)
+
+    def __str__(self) -> str:
+        mean = 1e3 * self.total / max(self.calls, 1)
+        return f"{self.calls:5d} calls, {1e3 * self.total:8.1f} ms total, {mean:6.2f} ms each"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default=str(ROOT / "examples" / "double_four_bar.json"))
+    parser.add_argument("--dt", type=float, default=1e-3)
+    parser.add_argument("--t-end", type=float, default=2.0)
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--playback-s", type=float, default=4.0)
+    args = parser.parse_args()
+
+    os.environ.setdefault("QT_API", "pyside6")
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from app.application import get_application
+    from app.main_window import MainWindow
+    from app.theme import apply_style
+
+    app = get_application()
+    apply_style(app)
+    window = MainWindow()
+    window.resize(1600, 1000)
+    window.show()
+    app.processEvents()
+    window.open_model(args.model, ask=False)
+    vp = window.viewport
+    timers = {
+        "scene update (_apply)": Timer(vp, "_apply"),
+        "plots.refresh": Timer(window.plots, "refresh"),
+        "frames handler": Timer(window, "_run_frames"),
+        "playback show_index": Timer(window, "_show_index"),
+        "plot cursors": Timer(window, "_update_cursors"),
+    }
+    renders = {"n": 0, "total": 0.0}
+
+    def started(*_a):
+        renders["start"] = time.perf_counter()
+
+    def ended(*_a):
+        renders["n"] += 1
+        renders["total"] += time.perf_counter() - renders.get("start", time.perf_counter())
+
+    if vp.plotter is not None:
+        vp.plotter.ren_win.AddObserver("StartEvent", started)
+        vp.plotter.ren_win.AddObserver("EndEvent", ended)
+
+    loop = QEventLoop()
+    window.run_finished.connect(lambda _o: loop.quit())
+
+    def report(title: str, profile: cProfile.Profile, wall: float, cpu: float, frames: int):
+        print(f"\n===== {title}: {frames} frames in {wall:.2f} s = {frames / wall:.1f} fps")
+        print(f"GUI process CPU {cpu:.2f} s = {1e3 * cpu / max(frames, 1):.1f} ms per frame")
+        print(
+            f"render: {renders['n']} renders, {1e3 * renders['total']:.0f} ms, "
+            f"{1e3 * renders['total'] / max(renders['n'], 1):.1f} ms each"
+        )
+        for name, timer in timers.items():
+            print(f"{name:24s} {timer}")
+        stats = pstats.Stats(profile)
+        stats.sort_stats("tottime").print_stats(args.top)
+        stats.sort_stats("cumulative").print_stats(args.top)
+        for timer in timers.values():
+            timer.calls, timer.total = 0, 0.0
+        renders["n"], renders["total"] = 0, 0.0
+
+    profile = cProfile.Profile()
+    rendered = vp.frames_rendered
+    cpu0 = time.process_time()
+    start = time.perf_counter()
+    profile.enable()
+    window.run_simulation(dt=args.dt, t_end=args.t_end)
+    QTimer.singleShot(1_800_000, loop.quit)
+    loop.exec()
+    profile.disable()
+    report(
+        "streaming",
+        profile,
+        time.perf_counter() - start,
+        time.process_time() - cpu0,
+        vp.frames_rendered - rendered,
+    )
+    outcome = window.last_outcome
+    print(f"solver wall time in the GUI: {outcome.summary.get('wall_time_s')}")
+
+    window.playback.set_speed(1.0)
+    window.playback.loop_box.setChecked(True)
+    window.playback.set_index(0)
+    profile = cProfile.Profile()
+    rendered = vp.frames_rendered
+    cpu0 = time.process_time()
+    start = time.perf_counter()
+    profile.enable()
+    window.playback.play()
+    QTimer.singleShot(int(1000 * args.playback_s), loop.quit)
+    loop.exec()
+    profile.disable()
+    window.playback.stop()
+    report(
+        "playback",
+        profile,
+        time.perf_counter() - start,
+        time.process_time() - cpu0,
+        vp.frames_rendered - rendered,
+    )
+    print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
