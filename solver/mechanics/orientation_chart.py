@@ -121,22 +121,35 @@ class OrientationChart:
     # ---- dynamics -------------------------------------------------------------------------
     def inertial_force(self, y: np.ndarray, yd: np.ndarray, with_jacobian: bool = True):
         """Per body ``−B̄ᵀ(J c̄ + ω̄ × Jω̄)`` and its Jacobian w.r.t. ȯ: ``(n, k)``, ``(n, k, k)``."""
-        o, od = y[self.ocols], yd[self.ocols]
+        return self.inertial_model(y)(yd, with_jacobian)
+
+    def inertial_model(self, y: np.ndarray):
+        """``inertial_force`` at fixed positions y as a function of ẏ (the position-only
+        factors computed once)."""
+        o = y[self.ocols]
         inertia = self.system.rigid.inertia
         p = self.oset.quaternion(o)
         g = g_matrix(p)
-        hs = self.oset.quaternion_hessian(o)
         bbar = 2.0 * np.einsum("nia,nak->nik", g, self.oset.quaternion_jacobian(o))
-        w = np.einsum("nik,nk->ni", bbar, od)
-        jw = np.einsum("nij,nj->ni", inertia, w)
-        lin = np.einsum("nakl,nk->nal", hs, od)  # ∂²p/∂o²[ȯ, ·]
-        cbar = 2.0 * np.einsum("nia,nal,nl->ni", g, lin, od)
-        torque = np.einsum("nij,nj->ni", inertia, cbar) + np.cross(w, jw)
-        force = -np.einsum("nik,ni->nk", bbar, torque)
-        if not with_jacobian:
-            return force, None
-        dc = 4.0 * np.einsum("nia,nal->nil", g, lin)
-        dt = np.einsum("nij,njl->nil", inertia, dc) + np.einsum(
-            "nij,njl->nil", np.einsum("nij,njk->nik", skew(w), inertia) - skew(jw), bbar
-        )
-        return force, -np.einsum("nik,nil->nkl", bbar, dt)
+        bbar_t = np.ascontiguousarray(np.swapaxes(bbar, 1, 2))
+        gh = 2.0 * np.einsum("nia,nakl->nikl", g, self.oset.quaternion_hessian(o))
+        jb = inertia @ bbar
+        quadratic = bool(np.any(gh))
+
+        def force(yd: np.ndarray, with_jacobian: bool = True):
+            od = yd[self.ocols]
+            w = np.einsum("nik,nk->ni", bbar, od)
+            jw = np.einsum("nij,nj->ni", inertia, w)
+            torque = np.cross(w, jw)
+            if quadratic:
+                dc = np.einsum("nikl,nk->nil", gh, od)  # ½ ∂c̄/∂ȯ; c̄ = dc ȯ
+                torque = torque + np.einsum("nij,njl,nl->ni", inertia, dc, od)
+            out = -np.einsum("nki,ni->nk", bbar_t, torque)
+            if not with_jacobian:
+                return out, None
+            dt = np.einsum("nij,njl->nil", skew(w), jb) - np.einsum("nij,njl->nil", skew(jw), bbar)
+            if quadratic:
+                dt = dt + 2.0 * inertia @ dc
+            return out, -bbar_t @ dt
+
+        return force

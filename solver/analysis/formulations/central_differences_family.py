@@ -39,8 +39,8 @@ from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
 from solver.analysis.linalg import dense
 from solver.mechanics.orientation_chart import OrientationChart
-from solver.mechanics.orientation_sets import SINGULAR, orientation_set
-from solver.model.errors import UnsupportedFeature
+from solver.mechanics.orientation_sets import SETS, SINGULAR, orientation_set
+from solver.model.errors import ModelError, UnsupportedFeature
 
 #: near a singularity (measure below this) a failed step is reported as the singularity
 NEAR_SINGULAR = 0.05
@@ -68,13 +68,11 @@ class CentralDifferencesFamily(Formulation):
                 "reference-point coordinates, not to natural coordinates",
                 "orientation",
             )
-        if system.kinds:
-            raise UnsupportedFeature(
+        if settings.orientation not in SETS:
+            raise ModelError(
                 "solver",
-                f'the "{self.params["variant"]}" central differences and orientation sets '
-                "other than euler_parameters take rigid bodies and point masses only in "
-                "this version (use variant standard with euler_parameters)",
-                "parameters.variant",
+                f'"{settings.orientation}" is not an orientation set ({", ".join(SETS)})',
+                "orientation",
             )
         self.scheme = Scheme.from_parameters(self.params)
         self.chart = OrientationChart(system, orientation_set(settings.orientation))
@@ -119,13 +117,15 @@ class CentralDifferencesFamily(Formulation):
             else:
                 applied = lambda yd: pj.T @ self._applied(q, pj @ yd, t)  # noqa: E731
 
+        inertial = ch.inertial_model(y) if len(ch.ocols) else None
+
         def forces(yd, with_jacobian=True):
             out = np.array(applied(yd), float)
             jac = None
             if with_jacobian:
                 jac = np.zeros((ch.ny, ch.ny)) if kd is None else kd.copy()
-            if len(ch.ocols):
-                f, blk = ch.inertial_force(y, yd, with_jacobian)
+            if inertial is not None:
+                f, blk = inertial(yd, with_jacobian)
                 out[ch.ocols] += f
                 if with_jacobian:
                     oc = ch.ocols
@@ -165,7 +165,8 @@ class CentralDifferencesFamily(Formulation):
         ch = self.chart
         n = ch.ny
         d0, cx, v0, cv = coeffs
-        mass = ch.jacobian(y).T @ dense(self.system.mass(ch.to_q(y))) @ ch.jacobian(y)
+        pj = ch.jacobian(y)
+        mass = pj.T @ dense(self.system.mass(ch.to_q(y))) @ pj
         forces = self._force_model(y, v0 + cv * a_guess, t)
         ng, dof, svd = self._null_g(y, t)
         a = np.array(a_guess, float)
