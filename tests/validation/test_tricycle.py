@@ -117,3 +117,25 @@ def test_tricycle_full_run_speed_grows_linearly():
     after = t >= 1.25
     assert linear_fit(t[after], v[after])[0] == pytest.approx(ACCELERATION, rel=1e-6)
     assert result.max_energy_drift() < 1e-5 * result.column("energy.kinetic")[-1]
+
+
+@pytest.mark.slow
+def test_tricycle_with_the_augmented_lagrangian():
+    """The velocity-level augmented Lagrangian (trapezoidal rule, dt = 0.01 s) against the
+    adaptive index-1 reference: the same path to O(h²), the driver followed, the analytic
+    acceleration after the pulse, the no-slip rows held to rounding."""
+    model, ref = run(1.6, rtol=1e-9, atol=1e-11)
+    model.solver.formulation = "augmented_lagrangian"
+    result = simulate(model, t_end=1.6, dt=0.01)
+    assert result.status == "ok", result.message
+    for k in ("x", "y"):
+        assert abs(result.column(f"chassis.{k}")[-1] - ref.column(f"chassis.{k}")[-1]) < 2e-4
+    t = result.t
+    expected = np.array([model.drivers[0].function(x) for x in t])
+    assert np.abs(steering_angle(result) - expected).max() < 1e-8
+    after = t >= 1.25
+    assert linear_fit(t[after], front_speed(result)[after])[0] == pytest.approx(
+        ACCELERATION, rel=2e-4
+    )
+    assert result.column("constraint.velocity").max() < 1e-10
+    assert result.max_energy_drift() < 1e-4 * result.column("energy.kinetic")[-1]
