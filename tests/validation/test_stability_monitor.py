@@ -130,3 +130,23 @@ def test_cli_warns_for_central_differences():
     below = cli("--formulation", "central_differences", "--dt", "0.6", "--t-end", "3")
     assert below.returncode == 0, below.stderr
     assert "warning" not in below.stderr
+
+
+def test_scheme_constants_per_formulation():
+    import math
+
+    from solver.analysis.stability import scheme_constant
+    from solver.model.description import SolverSettings
+
+    def c(formulation, **params):
+        return scheme_constant(SolverSettings(formulation=formulation, parameters=params))[0]
+
+    assert c("null_space", scheme="fox_goodwin") == pytest.approx(math.sqrt(6.0))
+    assert c("null_space", scheme="linear_acceleration") == pytest.approx(math.sqrt(12.0))
+    assert c("null_space") == math.inf  # trapezoidal
+    assert c("augmented_lagrangian") == math.inf
+    assert c("central_differences") == pytest.approx(2.0, rel=1e-6)
+    assert c("central_differences", variant="family", alpha=2.0) == pytest.approx(
+        math.sqrt(4.0 / 3.0), rel=1e-6
+    )
+    assert c("lagrange_baumgarte") is None  # adaptive: chooses its own steps
