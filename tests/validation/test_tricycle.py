@@ -22,6 +22,7 @@ import pytest
 
 from solver import check, load_model, simulate
 from solver.mechanics.rotations import rotation_matrix
+from solver.model.validation import validate_model
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tricycle.json"
 TORQUE, RADIUS = 20.0, 0.2
@@ -66,6 +67,43 @@ def linear_fit(t, v):
 
 def front_speed(result) -> np.ndarray:
     return np.hypot(result.column("front_wheel.vx"), result.column("front_wheel.vy"))
+
+
+def test_tricycle_example_is_complete_and_carries_the_thesis_data():
+    """What ``test_examples_valid`` asks of every example, and the data of 003 §3.4."""
+    m = load_model(EXAMPLE)
+    validate_model(m)
+    assert m.warnings == []
+    assert len(m.description) > 200 and m.outputs
+    assert m.solver.dt <= m.solver.t_end and m.solver.formulation == "lagrange_baumgarte"
+    for b in m.bodies:
+        assert b.color and b.shapes, b.name
+        assert np.isclose(np.linalg.norm(b.orientation), 1.0, atol=1e-14)
+        np.testing.assert_array_equal(b.velocity, 0.0)
+        np.testing.assert_array_equal(b.angular_velocity, 0.0)
+    masses = {b.name: b.mass for b in m.bodies}
+    assert masses == {
+        "chassis": 50.0,
+        "fork": 0.5,
+        "front_wheel": 1.0,
+        "rear_left_wheel": 1.0,
+        "rear_right_wheel": 1.0,
+    }
+    positions = {b.name: tuple(b.position) for b in m.bodies}
+    assert positions["chassis"] == (0.4, 0.0, 0.2) and positions["fork"] == (0.9, 0.0, 0.3)
+    assert positions["front_wheel"] == (0.9, 0.0, 0.2)
+    assert positions["rear_left_wheel"] == (0.2, 0.3, 0.2)
+    assert positions["rear_right_wheel"] == (0.2, -0.3, 0.2)
+    disks = [j for j in m.joints if j.type == "rolling_disk"]
+    assert [j.radius for j in disks] == [RADIUS] * 3
+    for j in disks:  # each wheel touches the ground plane z = 0 at t = 0
+        assert j.point[2] == RADIUS and tuple(j.normal) == (0.0, 0.0, 1.0)
+    (torque,) = m.forces
+    assert torque.type == "torque" and torque.frame == "body" and torque.body == "front_wheel"
+    f = m.drivers[0].function
+    assert f(0.0) == 0.0 and abs(f(1.2)) < 1e-12 and f(2.0) == 0.0
+    assert f(0.6) == pytest.approx(math.pi / 6, abs=1e-12)
+    assert f.derivatives(0.6)[1] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_tricycle_check_counts_the_thesis_freedoms():
