@@ -14,6 +14,7 @@ rolling direction and J7 ('z' = ``free``) lets it slip both ways, so nothing dri
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pytest
 
 from solver import check, load_model, simulate
 from solver.mechanics.rotations import rotation_matrix
+from solver.model import model_from_data
 from solver.model.validation import validate_model
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tricycle.json"
@@ -177,3 +179,42 @@ def test_tricycle_with_the_augmented_lagrangian():
     )
     assert result.column("constraint.velocity").max() < 1e-10
     assert result.max_energy_drift() < 1e-4 * result.column("energy.kinetic")[-1]
+
+
+def wheel_slip(result, wheel):
+    """Velocity of the wheel's material contact point (centre − R ẑ... on the upright wheel)
+    along its rolling direction and along its axle, per frame."""
+    v = np.column_stack([result.column(f"{wheel}.v{a}") for a in "xyz"])
+    w = np.column_stack([result.column(f"{wheel}.w{a}") for a in "xyz"])
+    contact = v + np.cross(w, [0.0, 0.0, -RADIUS])  # the wheels stay upright (level chassis)
+    axle = np.array([rotation_matrix(p) @ [0.0, 1.0, 0.0] for p in quaternions(result, wheel)])
+    rolling = np.cross(axle, [0.0, 0.0, 1.0])
+    return np.sum(contact * rolling, axis=1), np.sum(contact * axle, axis=1)
+
+
+def test_disk_variants_on_the_vehicle():
+    """MUBODYNA's variants as slip options on the tricycle: with the rear-left wheel 'xyz'
+    (``none``) and the rear-right 'tz' (``lateral``) both rear wheels roll; the right one
+    slips sideways exactly as the left one is held (same axle), and in the turn the inner
+    (left) wheel turns slower than the outer one. In the thesis's choice ('nz' = no lateral
+    slip, ``longitudinal``) the rear-left wheel slides along its rolling direction."""
+    data = json.loads(EXAMPLE.read_text())
+    slips = {"rear_left_disk": "none", "rear_right_disk": "lateral"}
+    for j in data["joints"]:
+        if j["name"] in slips:
+            j["slip"] = slips[j["name"]]
+    data["solver"]["parameters"].update({"rtol": 1e-7, "atol": 1e-9})
+    result = simulate(model_from_data(data), t_end=0.6)
+    assert result.status == "ok", result.message
+    for wheel in ("front_wheel", "rear_left_wheel", "rear_right_wheel"):
+        along, side = wheel_slip(result, wheel)
+        assert np.abs(along).max() < 1e-6, wheel  # every wheel rolls
+        assert np.abs(side).max() < 1e-6, wheel  # none slips sideways
+    spin = {
+        w: np.abs(result.column(f"{w}.w" + "y")) for w in ("rear_left_wheel", "rear_right_wheel")
+    }
+    assert spin["rear_left_wheel"][-1] < 0.99 * spin["rear_right_wheel"][-1]  # left turn
+    # the thesis's choice: the rear-left wheel does not roll, it slides
+    _, thesis = run(0.3, rtol=1e-7, atol=1e-9)
+    along, side = wheel_slip(thesis, "rear_left_wheel")
+    assert np.abs(side).max() < 1e-6 and np.abs(along).max() > 0.1
