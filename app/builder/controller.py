@@ -8,6 +8,7 @@ joints.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,8 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QDoubleSpinBox,
     QFileDialog,
-    QFormLayout,
-    QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -95,61 +92,64 @@ class BuildController:
 
     # -- construction ------------------------------------------------------------------------
 
+    def _spin(
+        self, name: str, low: float, high: float, decimals: int, value: float, suffix: str, tip: str
+    ) -> QDoubleSpinBox:
+        box = QDoubleSpinBox(self.window)
+        box.setObjectName(name)
+        box.setRange(low, high)
+        box.setDecimals(decimals)
+        box.setValue(value)
+        box.setSuffix(suffix)
+        box.setToolTip(tip)
+        box.setKeyboardTracking(False)
+        box.valueChanged.connect(self._palette_changed)
+        return box
+
     def _create_dock(self) -> None:
         w = self.window
+        self.density = self._spin(
+            "buildDensity",
+            1.0,
+            1e5,
+            0,
+            shapes.STEEL,
+            " kg/m³",
+            "Density of new bodies: their mass and inertia follow",
+        )
+        self.size = self._spin(
+            "buildSize",
+            0.001,
+            100,
+            3,
+            self.tools.size,
+            " m",
+            "Size of new boxes (edge), spheres and cylinders (diameter)",
+        )
+        self.rod_radius = self._spin(
+            "buildRodRadius", 0.0005, 10, 4, self.tools.rod_radius, " m", "Radius of new rods"
+        )
+        self.grid_step = self._spin(
+            "buildGridStep",
+            0.0,
+            10,
+            3,
+            self.picker.grid_step,
+            " m",
+            "Clicks on the work plane snap to this grid (0: no snapping)",
+        )
+        self.coordinates = QLineEdit(w)
+        self.coordinates.setObjectName("buildCoordinates")
+        self.coordinates.setPlaceholderText("x, y, z (rod: x1, y1, z1; x2, y2, z2)")
+        self.coordinates.setToolTip(
+            "Typed placement: Enter adds the active tool's body (box, cylinder, sphere, rod) here"
+        )
+        self.coordinates.setMinimumWidth(200)
+        self.coordinates.returnPressed.connect(self.place_typed)
+
         panel = QWidget(w)
         layout = QVBoxLayout(panel)
         layout.setContentsMargins(4, 4, 4, 4)
-
-        palette = QGroupBox("New items", panel)
-        form = QFormLayout(palette)
-        self.density = QDoubleSpinBox(palette)
-        self.density.setObjectName("buildDensity")
-        self.density.setRange(1.0, 1e5)
-        self.density.setDecimals(1)
-        self.density.setValue(shapes.STEEL)
-        self.density.setSuffix(" kg/m³")
-        self.density.valueChanged.connect(self._palette_changed)
-        self.size = QDoubleSpinBox(palette)
-        self.size.setObjectName("buildSize")
-        self.size.setRange(0.001, 100)
-        self.size.setDecimals(3)
-        self.size.setValue(self.tools.size)
-        self.size.setSuffix(" m")
-        self.size.valueChanged.connect(self._palette_changed)
-        self.rod_radius = QDoubleSpinBox(palette)
-        self.rod_radius.setObjectName("buildRodRadius")
-        self.rod_radius.setRange(0.0005, 10)
-        self.rod_radius.setDecimals(4)
-        self.rod_radius.setValue(self.tools.rod_radius)
-        self.rod_radius.setSuffix(" m")
-        self.rod_radius.valueChanged.connect(self._palette_changed)
-        self.grid_step = QDoubleSpinBox(palette)
-        self.grid_step.setObjectName("buildGridStep")
-        self.grid_step.setRange(0.0, 10)
-        self.grid_step.setDecimals(3)
-        self.grid_step.setValue(self.picker.grid_step)
-        self.grid_step.setSuffix(" m")
-        self.grid_step.setToolTip("Clicks on the work plane snap to this grid (0: no snapping)")
-        self.grid_step.valueChanged.connect(self._palette_changed)
-        form.addRow("Density", self.density)
-        form.addRow("Size (edge, diameter)", self.size)
-        form.addRow("Rod radius", self.rod_radius)
-        form.addRow("Grid step", self.grid_step)
-        row = QHBoxLayout()
-        self.coordinates = QLineEdit(palette)
-        self.coordinates.setObjectName("buildCoordinates")
-        self.coordinates.setPlaceholderText("x, y, z  (rod: x1, y1, z1; x2, y2, z2)")
-        self.coordinates.returnPressed.connect(self.place_typed)
-        place = QPushButton("Place", palette)
-        place.setObjectName("buildPlace")
-        place.setToolTip("Add the body of the active tool (box, cylinder, sphere, rod) here")
-        place.clicked.connect(self.place_typed)
-        row.addWidget(self.coordinates, 1)
-        row.addWidget(place)
-        form.addRow("At", row)
-        layout.addWidget(palette)
-
         self.problems = QLabel("", panel)
         self.problems.setObjectName("buildProblems")
         self.problems.setWordWrap(True)
@@ -157,7 +157,6 @@ class BuildController:
         layout.addWidget(self.problems)
         self.form = ItemForm(self.editor, panel)
         layout.addWidget(self.form, 1)
-
         dock = QDockWidget("Edit", w)
         dock.setObjectName("editDock")
         dock.setWidget(panel)
@@ -232,6 +231,13 @@ class BuildController:
 
     def _create_toolbars(self) -> None:
         w = self.window
+        actions = QToolBar("Build actions", w)
+        actions.setObjectName("buildActionsToolbar")
+        actions.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in (self.delete_action, self.assemble_action, self.generators_action):
+            actions.addAction(action)
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, actions)
+        self.actions_toolbar = actions
         w.addToolBarBreak()
         tb = QToolBar("Build", w)
         tb.setObjectName("buildToolbar")
@@ -253,9 +259,15 @@ class BuildController:
         for action in self.plane_actions.values():
             options.addAction(action)
         options.addSeparator()
-        options.addAction(self.delete_action)
-        options.addAction(self.assemble_action)
-        options.addAction(self.generators_action)
+        for label, widget in (
+            ("ρ", self.density),
+            ("size", self.size),
+            ("rod r", self.rod_radius),
+            ("grid", self.grid_step),
+            ("at", self.coordinates),
+        ):
+            options.addWidget(QLabel(f" {label} ", options))
+            options.addWidget(widget)
         w.addToolBar(Qt.ToolBarArea.TopToolBarArea, options)
         self.toolbar = tb
         self.options_toolbar = options
@@ -414,7 +426,8 @@ class BuildController:
         with QSignalBlocker(w.tree):
             w.tree.set_model(model)
         model_dir = self.document.path.parent if self.document.path else None
-        self.viewport.set_model(model, model_dir)
+        with _renders_deferred(plotter):  # one render below instead of three
+            self.viewport.set_model(model, model_dir)
         if plotter is not None:
             if camera is not None:
                 plotter.camera_position = camera
@@ -603,6 +616,19 @@ class BuildController:
         self.frame_work_plane()
         self.window.viewport.camera_preset("iso")
         return True
+
+
+@contextlib.contextmanager
+def _renders_deferred(plotter: Any):
+    """Make ``plotter.render`` a no-op inside the block (the caller renders once after)."""
+    if plotter is None:
+        yield
+        return
+    plotter.render = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        del plotter.render  # the class's method again
 
 
 def _tip(tool: str) -> str:

@@ -25,7 +25,8 @@ EMPTY = (-0.3, 0.0, -0.2)  # a spot of the work plane away from the links: groun
 
 def click_tool(qtbot, window, action) -> None:
     """Click the toolbar button of ``action``."""
-    for toolbar in (window.toolbar, window.build.toolbar, window.build.options_toolbar):
+    build = window.build
+    for toolbar in (window.toolbar, build.actions_toolbar, build.toolbar, build.options_toolbar):
         button = toolbar.widgetForAction(action)
         if button is not None and button.isVisible():
             qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
@@ -143,3 +144,32 @@ def test_four_bar_by_clicking_runs_and_matches_cli(
     while stack.canRedo():
         window.redo_action.trigger()
     assert model_to_json(window.document.model) == built
+
+
+def test_redundant_four_bar_is_flagged_and_runs(qtbot, main_window, message_boxes):
+    """Four revolute joints in 3D: DOF 1 but 3 redundant equations, shown in the status bar,
+    the tree and the 3D view with an explanation; it runs with central differences."""
+    from app.builder.controller import FLAG_COLOR
+
+    window = main_window
+    build_four_bar(qtbot, window, "revolute")
+    qtbot.waitUntil(lambda: window.build.report is not None)
+    report = window.build.report
+    assert (report.dof, report.grubler, report.redundant) == (1, -2, 3)
+    assert window.dof_label.text() == "DOF 1 (Grübler -2, 3 redundant)"
+    window.tree.clearSelection()  # a selected item is drawn in the selection colour
+    for name in ("J1", "J2", "J3", "J4"):
+        node = window.tree.item_for("joint", name)
+        assert node.foreground(0).color().name() == FLAG_COLOR
+        assert "3 redundant constraint equations" in node.toolTip(0)
+        actors = window.viewport.items[("joint", name)].actors
+        assert all(a.prop.color.hex_rgb == FLAG_COLOR for a in actors)
+    assert "central_differences" in window.build.problems.text()
+
+    window.solver_panel.formulation.setCurrentIndex(
+        window.solver_panel.formulation.findData("central_differences")
+    )
+    outcome = run_in_gui(qtbot, window, t_end="0.1")
+    assert outcome.status == "ok", outcome.message
+    z = outcome.result.data[:, outcome.result.columns.index("rod2.z")]
+    assert abs(z[-1] - z[0]) > 1e-3
