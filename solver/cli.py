@@ -139,8 +139,9 @@ def _check(args) -> int:
     try:
         model = load_model(args.model)
         report = check(model)
-    except ModelError as exc:
-        print(str(exc), file=sys.stderr)
+    except ModelError as exc:  # errors found after reading (check()) get the file name too
+        name = os.path.basename(args.model)
+        print(str(exc if str(exc).startswith(name) else exc.with_file(name)), file=sys.stderr)
         return EXIT_INVALID
     except AssemblyError as exc:
         print(f"{os.path.basename(args.model)}: {exc}", file=sys.stderr)
