@@ -34,6 +34,7 @@ from solver.analysis.simulate import settings_with
 from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
 from tests.validation import reference_data as ref
+from tests.validation.a01_helpers import result_period
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 AL = "augmented_lagrangian"
@@ -70,23 +71,10 @@ def stepper(mdl, dt: float, **params):
     return system, formulation, state
 
 
-def crossings(t: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Times where v changes sign, linearly interpolated between samples."""
-    k = np.flatnonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)
-    return t[k] - v[k] * (t[k + 1] - t[k]) / (v[k + 1] - v[k])
-
-
-def period(result) -> float:
-    """Period of the pendulum: twice the time between two passes below the pivot (x = 0)."""
-    tc = crossings(result.t, result.column("bob.x"))
-    assert len(tc) >= 2
-    return 2.0 * float(tc[1] - tc[0])
-
-
 # ---- A01 simple pendulum -----------------------------------------------------------------
 def test_pendulum_period_at_1_ms_and_energy_so_far():
     result = run("pendulum", 1e-3, 1.9)  # the bob passes x = 0 at T/4 and 3T/4
-    assert period(result) == pytest.approx(ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE)
+    assert result_period(result) == pytest.approx(ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE)
     assert result.max_energy_drift() < ref.A01_CRITERION
     # index 3 with projections: all three constraint levels hold to the tolerance
     assert result.column("constraint.position").max() < 1e-12
@@ -99,7 +87,7 @@ def test_pendulum_period_at_1_ms_and_energy_so_far():
 def test_pendulum_energy_criterion_at_the_largest_passing_step():
     result = run("pendulum", A01_DT_MAX, 10.0)
     assert result.max_energy_drift() < ref.A01_CRITERION
-    assert period(result) == pytest.approx(ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE)
+    assert result_period(result) == pytest.approx(ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE)
 
 
 @pytest.mark.slow

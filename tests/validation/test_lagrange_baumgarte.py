@@ -10,6 +10,7 @@ import pytest
 from solver import load_model, simulate
 from solver.mechanics.system import MultibodySystem
 from tests.validation import reference_data as ref
+from tests.validation.a01_helpers import zero_crossings
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -21,9 +22,7 @@ def test_pendulum_meets_the_iftomm_criterion_and_period():
     assert result.status == "ok", result.message
     assert result.max_energy_drift() < ref.A01_CRITERION / 10
     # the bob passes x = 0 (the bottom, where x(t) is linear) every half period
-    t, x = result.t, result.column("bob.x")
-    k = np.flatnonzero(np.sign(x[:-1]) != np.sign(x[1:]))
-    crossings = t[k] - x[k] * (t[k + 1] - t[k]) / (x[k + 1] - x[k])
+    crossings = zero_crossings(result.t, result.column("bob.x"))
     assert len(crossings) == 3
     assert crossings[2] - crossings[0] == pytest.approx(
         ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE

@@ -30,6 +30,7 @@ from solver.analysis.simulate import settings_with
 from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
 from tests.validation import reference_data as ref
+from tests.validation.a01_helpers import result_period
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PEN = "penalty"
@@ -68,22 +69,10 @@ def stepper(mdl, dt: float, **params):
     return system, formulation, formulation.start(initial_state(system, 1e-10, 25))
 
 
-def crossings(t: np.ndarray, v: np.ndarray) -> np.ndarray:
-    k = np.flatnonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)
-    return t[k] - v[k] * (t[k + 1] - t[k]) / (v[k + 1] - v[k])
-
-
-def period(result) -> float:
-    """Period of the pendulum: twice the time between two passes below the pivot (x = 0)."""
-    tc = crossings(result.t, result.column("bob.x"))
-    assert len(tc) >= 2
-    return 2.0 * float(tc[1] - tc[0])
-
-
 # ---- A01 simple pendulum -----------------------------------------------------------------
 def test_pendulum_period_at_1_ms():
     result = run("pendulum", 1e-3, 1.9)  # the bob passes x = 0 at T/4 and 3T/4
-    assert period(result) == pytest.approx(ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE)
+    assert result_period(result) == pytest.approx(ref.A01_PERIOD, abs=ref.A01_PERIOD_TOLERANCE)
     # a penalty method: the bar stretches by ~h²/ω (trapezoidal truncation) + λ/(αω²)
     violation = result.column("constraint.position").max()
     assert 1e-8 < violation < 3e-6
