@@ -135,7 +135,11 @@ class Document(QObject):
         self.path: Path | None = None
         self.report: Any | None = None  # the CheckReport of the model as opened
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.modified_changed.emit(not clean))
+        # a bound slot (not a lambda): Qt drops the connection when the document is deleted
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
+
+    def _clean_changed(self, clean: bool) -> None:
+        self.modified_changed.emit(not clean)
 
     # -- state -------------------------------------------------------------------------------
 

@@ -286,9 +286,11 @@ class ModelEditor:
                     for obj, fld in body_refs(item):
                         if getattr(obj, fld) == name:
                             setattr(obj, fld, d.GROUND)
-                    if isinstance(item, d.Joint) and item.body1 == item.body2:
+                    refs = {getattr(obj, fld) for obj, fld in body_refs(item)}
+                    if refs <= {d.GROUND}:  # nothing left to connect: it goes too
                         drop.add((cat, dep))
-                        drop.update(dependents(m, "joint", dep))
+                        if cat == "joint":
+                            drop.update(dependents(m, "joint", dep))
             else:
                 drop.update(deps)
             for key in ("bodies", "joints", "drivers", "forces", "outputs"):

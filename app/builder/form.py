@@ -170,20 +170,26 @@ def parse_value(kind: str, text: str, optional: bool, where: str, field: str) ->
     return text
 
 
+def _num(v: Any) -> str:
+    """The shortest text that reads back as exactly this float (an untouched field that
+    loses focus must not change the model)."""
+    return repr(float(v) + 0.0)
+
+
 def format_field(kind: str, value: Any) -> str:
     if value is None:
         return ""
     if kind == "float":
-        return f"{float(value):.10g}"
+        return _num(value)
     if kind in ("vec3", "quat"):
-        return ", ".join(f"{float(v):.10g}" for v in value)
+        return ", ".join(_num(v) for v in value)
     if kind == "mat3":
         m = [[float(x) for x in row] for row in value]
         if all(m[i][j] == 0 for i in range(3) for j in range(3) if i != j):
-            return ", ".join(f"{m[i][i]:.10g}" for i in range(3))
-        return "; ".join(", ".join(f"{x:.10g}" for x in row) for row in m)
+            return ", ".join(_num(m[i][i]) for i in range(3))
+        return "; ".join(", ".join(_num(x) for x in row) for row in m)
     if kind == "points2":
-        return "; ".join(", ".join(f"{float(x):.10g}" for x in p) for p in value)
+        return "; ".join(", ".join(_num(x) for x in p) for p in value)
     if kind == "function":
         return function_text(value)
     if kind == "vector_functions":
