@@ -46,7 +46,8 @@ class RollingConsistency:
 
     def location(self) -> str:
         """``joints "A", "B"``: the wheels involved."""
-        return "joints " + ", ".join(f'"{n}"' for n in self.involved)
+        plural = "s" if len(self.involved) > 1 else ""
+        return f"joint{plural} " + ", ".join(f'"{n}"' for n in self.involved)
 
     def reason(self) -> str:
         k = len(self.dependent)
@@ -54,8 +55,9 @@ class RollingConsistency:
             f'"slip": "{new}" on "{name}" (it has "{old}")'
             for name, (old, new) in self.fixes.items()
         )
+        discs = "these rolling discs" if len(self.involved) > 1 else "this rolling disc"
         return (
-            f"the no-slip conditions of these rolling discs are not independent ({k} of the "
+            f"the no-slip conditions of {discs} are not independent ({k} of the "
             f"{self.rows} no-slip equations {'repeats' if k == 1 else 'repeat'} what the "
             "joints and the other wheels impose: the wheels' velocities are over-determined "
             f"and their contact forces undetermined); let a wheel slip: set {fixes}"
@@ -100,7 +102,8 @@ def rolling_consistency(
         out.dependent.append((name, "lateral" if lateral[r] else "longitudinal"))
         dropped.setdefault(name, set()).add(bool(lateral[r]))
         involved.add(name)
-        big = np.abs(coef) > 1e-6 * max(np.abs(coef).max(initial=0.0), 1e-300)
+        # the kept rows that make up this one (beyond the joints): a visible contribution
+        big = np.abs(coef) * np.linalg.norm(b[kept], axis=1) > 1e-6 * scale if kept else []
         involved.update(owner[kept[i]] for i in np.flatnonzero(big))
     joints = {j.name: j for j in system.model.joints}
     out.involved = [n for n in joints if n in involved]

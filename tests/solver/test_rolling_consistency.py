@@ -117,3 +117,20 @@ def test_cli_exit_1_with_one_line(command, tmp_path, capsys):
     assert len(err) == 1
     assert '"rear_left_disk", "rear_right_disk"' in err[0]
     assert '"slip": "free" on "rear_right_disk"' in err[0]
+
+
+def test_a_no_slip_row_that_repeats_the_joints_alone():
+    """A wheel whose rolling is already fixed by the joints (its body welded to ground):
+    the row adds nothing; the message names that one disc."""
+    data = tricycle("none", "longitudinal", "free")
+    data["joints"].append(
+        {"name": "weld", "type": "fixed", "body1": "ground", "body2": "rear_right_wheel"}
+    )
+    data["joints"] = [j for j in data["joints"] if j["name"] != "rear_right_axle"]
+    for j in data["joints"]:
+        if j["name"] == "rear_right_disk":
+            j["slip"] = "lateral"
+    with pytest.raises(ModelError) as err:
+        check(model_from_data(data))
+    assert str(err.value).startswith('joint "rear_right_disk": ')
+    assert '"slip": "free" on "rear_right_disk" (it has "lateral")' in str(err.value)
