@@ -144,7 +144,13 @@ class ModelTree(QTreeWidget):
 
 
 class PropertyPanel(QTreeWidget):
-    """The selected item's fields; numbers such as mass and stiffness are editable."""
+    """The selected item's fields; numbers such as mass and stiffness are editable.
+
+    ``validate(target, field, value)`` (optional) returns why a value is refused, or None;
+    a refused value leaves the model unchanged and is reported by ``refused(reason)``."""
+
+    refused = Signal(str)
+    validate = None
 
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -227,6 +233,11 @@ class PropertyPanel(QTreeWidget):
             return
         name = getattr(self.target, "name", "")
         if value != old:
+            problem = self.validate(self.target, field, value) if self.validate else None
+            if problem:  # refused with the reason; the model is unchanged
+                self.refresh()
+                self.refused.emit(problem)
+                return
             self.document.set_field(self.target, field, value, f"Set {name}.{field}")
         else:
             self.refresh()

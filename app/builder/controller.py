@@ -89,6 +89,8 @@ class BuildController:
         self.tools.message.connect(self._message)
         self.tools.tool_changed.connect(self._tool_changed)
         self.form.committed.connect(self._select_later)
+        window.properties.validate = self.validate_field
+        window.properties.refused.connect(self._refused)
 
     # -- construction ------------------------------------------------------------------------
 
@@ -290,6 +292,22 @@ class BuildController:
         menu.addAction(self.generators_action)
         menu.addAction(self.cancel_action)
         self.menu = menu
+
+    def validate_field(self, target: Any, field: str, value: Any) -> str | None:
+        """Why ``target.field = value`` is refused by the model format (None: accepted)."""
+        from app.builder.editor import category_of, with_value
+
+        try:
+            category = category_of(target)
+            new = with_value(target, (field,), value)
+            self.editor.trial(lambda m: _swap(m, category, target.name, new))
+        except (EditRefused, TypeError) as error:
+            return str(error)
+        return None
+
+    def _refused(self, reason: str) -> None:
+        self.form.error.setText(f"Refused: {reason}")
+        self._message(f"Refused: {reason}")
 
     # -- settings --------------------------------------------------------------------------------
 
@@ -616,6 +634,13 @@ class BuildController:
         self.frame_work_plane()
         self.window.viewport.camera_preset("iso")
         return True
+
+
+def _swap(model: d.Model, category: str, name: str, new: Any) -> None:
+    from app.builder.editor import LISTS, find
+
+    items = getattr(model, LISTS[category])
+    items[items.index(find(model, category, name))] = new
 
 
 @contextlib.contextmanager

@@ -331,3 +331,55 @@ def test_close_gaps_moves_bodies_to_the_assembled_configuration(qtbot, main_wind
     assert np.linalg.norm(end) == pytest.approx(0.5, abs=1e-12)  # it turned about the pin
     window.undo_action.trigger()
     assert m.body("arm").shapes[0].end == (0.5, 0.0, 0.0)
+
+
+def test_property_panel_refuses_invalid_numbers_too(qtbot, built):
+    window = built
+    window.tree.select("body", "crank")
+    panel = window.properties
+    rows = {
+        panel.topLevelItem(i).text(0): panel.topLevelItem(i)
+        for i in range(panel.topLevelItemCount())
+    }
+    mass = window.document.model.body("crank").mass
+    count = window.document.undo_stack.count()
+    rows["mass"].setText(1, "-1")  # as the panel's editor does on commit
+    assert window.document.model.body("crank").mass == mass
+    assert window.document.undo_stack.count() == count
+    assert "mass must be positive" in window.build.form.error.text()
+
+
+def test_spring_distance_and_trace_tools_by_clicking(qtbot, built):
+    window = built
+    build = window.build
+    plotter = window.viewport.plotter
+    build.frame_work_plane()
+
+    def click(p):
+        x, y = project(plotter, p)
+        qtbot.mouseClick(plotter, Qt.MouseButton.LeftButton, pos=QPoint(round(x), round(y)))
+
+    build.set_tool("spring")
+    click((0.2, 0.0, 0.4))  # the crank's end (snaps; shared with the coupler)
+    click((1.0, 0.0, 0.0))  # the rocker's end at D
+    spring = window.document.model.forces[0]
+    assert spring.type == "spring_damper" and {spring.body1, spring.body2} <= {
+        "crank",
+        "coupler",
+        "rocker",
+    }
+    assert spring.body1 != spring.body2
+    assert spring.free_length == pytest.approx(np.hypot(0.8, 0.4), abs=1e-12)
+    build.set_tool("distance")
+    click((0.1, 0.0, 0.2))  # the crank's centre
+    click((0.95, 0.0, 0.25))  # the rocker's centre
+    tie = window.document.model.joints[-1]
+    assert (tie.type, tie.body1, tie.body2) == ("distance", "crank", "rocker")
+    assert np.allclose(tie.point1, (0.1, 0.0, 0.2)) and np.allclose(tie.point2, (0.95, 0, 0.25))
+    build.set_tool("trace")
+    click((0.55, 0.0, 0.45))
+    out = window.document.model.outputs[-1]
+    assert out.body == "coupler" and np.allclose(out.point, (0.55, 0.0, 0.45))
+    build.set_tool("select")
+    qtbot.waitUntil(lambda: window.build.report is not None)
+    assert window.build.report.dof == 0  # the distance joint locks the four-bar
