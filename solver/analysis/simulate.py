@@ -15,11 +15,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 
+import numpy as np
+
 from solver.analysis.dynamic import dynamic_frames
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import formulation_class
 from solver.analysis.kinematic import kinematic_frames
 from solver.analysis.kinematics import AssemblyError, assemble
+from solver.analysis.mass_check import check_mass
 from solver.analysis.mobility import mobility
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
@@ -104,6 +107,7 @@ class Simulation:
                     f"central_differences formulation only in this version, not {s.formulation}",
                     "orientation",
                 )
+            check_mass(self.system, self.system.q0)
             return dynamic_frames(self.system, s)
         if s.analysis == "kinematic":
             return kinematic_frames(self.system, s.dt, s.t_end, s.tolerance, s.max_iterations)
@@ -195,8 +199,17 @@ class Simulation:
                 busy, mark = busy + time.perf_counter() - mark, None
                 yield out
                 mark = time.perf_counter()
-        except SimulationError as exc:
+        except (SimulationError, np.linalg.LinAlgError, FloatingPointError) as exc:
+            if not isinstance(exc, SimulationError):  # a matrix-level failure inside a step
+                t = last.t if last is not None else (self.result.t[-1] if len(self.result) else 0.0)
+                exc = SimulationError(
+                    t,
+                    f"numerical failure after this time ({type(exc).__name__}: {exc})",
+                    "reduce dt, try another formulation, or check the masses, inertias and joints",
+                )
             self.result.status, self.result.message = "failed", exc.message
+            if last is not None:  # keep the last state computed before the failure
+                self.result.append(self.system, last)
         finally:
             if mark is not None:  # not closed by the consumer while it held a frame
                 busy += time.perf_counter() - mark
