@@ -131,14 +131,16 @@ class Markers:
         jdot = np.zeros((n, 3, self.K))
         jac = self._jac0.copy()
         g = self.ground
-        u[g] = self.local[g]
+        if len(g):
+            u[g] = self.local[g]
         m = self.mass_pts
-        u[m] = qc[m, :3]
-        udot[m] = qdc[m, :3]
+        if len(m):
+            u[m] = qc[m, :3]
+            udot[m] = qdc[m, :3]
         lin = self.linear
         if len(lin):
-            u[lin] = np.einsum("nik,nk->ni", self._lin_coef, qc[lin]) + self.local[lin]
-            udot[lin] = np.einsum("nik,nk->ni", self._lin_coef, qdc[lin])
+            u[lin] = np.matmul(self._lin_coef, qc[lin][:, :, None])[:, :, 0] + self.local[lin]
+            udot[lin] = np.matmul(self._lin_coef, qdc[lin][:, :, None])[:, :, 0]
         r = self.rigid
         if len(r):
             p, pd, s = qc[r, 3:7], qdc[r, 3:7], self.local[r]
@@ -148,9 +150,10 @@ class Markers:
             jac[r, :, 3:7] = sj
             jdot[r, :, 3:7] = sjd
             # S(p, s) p = 2 A(p) s and S(ṗ, s) ṗ = 2 A(ṗ) s (homogeneous quadratic form)
-            u[r] = 0.5 * np.einsum("nij,nj->ni", sj, p) + pt * qc[r, :3]
-            udot[r] = np.einsum("nij,nj->ni", sj, pd) + pt * qdc[r, :3]
-            jdq[r] = np.einsum("nij,nj->ni", sjd, pd)
+            # (batched matmul: the same products as einsum with less call overhead)
+            u[r] = 0.5 * np.matmul(sj, p[:, :, None])[:, :, 0] + pt * qc[r, :3]
+            udot[r] = np.matmul(sj, pd[:, :, None])[:, :, 0] + pt * qdc[r, :3]
+            jdq[r] = np.matmul(sjd, pd[:, :, None])[:, :, 0]
         return MarkerState(u, udot, jac, jdq, jdot)
 
     def force_jacobian(self, idx, f: np.ndarray) -> np.ndarray:
