@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QLineEdit,
+    QMenu,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -165,6 +166,7 @@ class BuildController:
         w.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         w.tabifyDockWidget(w.properties_dock, dock)
         dock.raise_()
+        w.resizeDocks([w.tree_dock, dock], [250, 560], Qt.Orientation.Vertical)
         self.dock = dock
 
     def _create_actions(self) -> None:
@@ -275,7 +277,14 @@ class BuildController:
         self.options_toolbar = options
 
     def _create_menu(self) -> None:
-        menu = self.window.menuBar().addMenu("&Build")
+        bar = self.window.menuBar()
+        menu = QMenu("&Build", bar)
+        menu.setObjectName("buildMenu")
+        help_action = next((a for a in bar.actions() if a.text() == "&Help"), None)
+        if help_action is not None:  # File Edit View Simulate Build Help
+            bar.insertMenu(help_action, menu)
+        else:
+            bar.addMenu(menu)
         tools = menu.addMenu("&Tool")
         for action in self.tool_actions.values():
             tools.addAction(action)

@@ -343,6 +343,7 @@ class ItemForm(QWidget):
             box.activated.connect(lambda _i, p=path: self._commit(p))
             return box
         edit = QLineEdit(format_field(kind, value), self.body)
+        edit.setCursorPosition(0)
         edit.setObjectName("field_" + "_".join(str(p) for p in path))
         if category == "body" and field in READ_ONLY:
             edit.setReadOnly(True)

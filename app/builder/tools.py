@@ -53,7 +53,7 @@ NEEDS_AXIS = {"revolute", "prismatic", "cylindrical", "point_on_line", "universa
 NEEDS_NORMAL = {"planar", "point_on_plane"}
 PROMPTS = {
     "select": "Click to select; right-click for forces, drivers and traces",
-    "move": "Drag a body to move it in the work plane",
+    "move": "Drag a body to move it in the work plane (Shift+drag: rotate it)",
     "box": "Click on the grid or on a body to place a box",
     "cylinder": "Click on the grid or on a body to place a cylinder",
     "sphere": "Click on the grid or on a body to place a sphere",
@@ -179,7 +179,8 @@ class BuildTools(QObject):
         if kind == QEvent.Type.MouseButtonPress:
             self._press = pos
             if self.tool == "move":
-                self._drag_start(pos.x(), pos.y())
+                rotate = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+                self._drag_start(pos.x(), pos.y(), rotate)
             return True
         if self._press is None:
             return True
@@ -375,7 +376,7 @@ class BuildTools(QObject):
 
     # -- moving by dragging ------------------------------------------------------------------------
 
-    def _drag_start(self, x: float, y: float) -> None:
+    def _drag_start(self, x: float, y: float, rotate: bool = False) -> None:
         pick = self.picker.pick(x, y, self.editor.document.model)
         if pick is None or pick.body == d.GROUND or pick.item is None:
             self._drag = None
@@ -384,33 +385,62 @@ class BuildTools(QObject):
         item = self.viewport.items.get(("body", pick.body))
         if start is None or item is None:
             return
-        self._drag = {"body": pick.body, "start": start, "actors": item.actors, "shift": None}
+        body = self.model.body(pick.body)
+        self._drag = {
+            "body": pick.body,
+            "start": start,
+            "actors": item.actors,
+            "shift": None,
+            "rot": None,
+            "rotate": rotate and isinstance(body, d.RigidBody),
+            "centre": np.asarray(body.position, float) if body is not None else start,
+        }
 
     def _drag_to(self, x: float, y: float) -> None:
+        """Translate (or with Shift, rotate about the work plane's normal through the centre
+        of mass, in 5° steps) the dragged body's actors as a preview."""
         drag = self._drag
         now = self.picker.plane_point(x, y)
         if drag is None or now is None:
             return
-        shift = now - drag["start"]
         matrix = np.eye(4)
-        matrix[:3, 3] = shift
+        if drag["rotate"]:
+            from app.builder.editor import axis_rotation
+
+            n = self.picker.normal
+            c = drag["centre"] - (drag["centre"] - now) @ n * n  # centre, in the plane
+            a, b = drag["start"] - c, now - c
+            angle = float(np.arctan2(np.cross(a, b) @ n, a @ b))
+            angle = np.radians(5.0) * round(np.degrees(angle) / 5.0)
+            rot = axis_rotation(n, angle)
+            matrix[:3, :3] = rot
+            matrix[:3, 3] = drag["centre"] - rot @ drag["centre"]
+            drag["rot"] = rot if angle else None
+        else:
+            matrix[:3, 3] = now - drag["start"]
+            drag["shift"] = now - drag["start"]
         for actor in drag["actors"]:
             actor.user_matrix = matrix
-        drag["shift"] = shift
         self.viewport.request_render()
 
     def _drag_end(self, x: float, y: float) -> None:
         drag, self._drag = self._drag, None
         if drag is None:
             return
+        self._drag = drag
         self._drag_to(x, y)
-        shift = drag["shift"]
+        self._drag = None
+        shift, rot = drag["shift"], drag["rot"]
         for actor in drag["actors"]:
             actor.user_matrix = np.eye(4)
-        if shift is None or np.linalg.norm(shift) == 0:
+        if rot is None and (shift is None or np.linalg.norm(shift) == 0):
             self.viewport.request_render()
             return
         try:
+            if rot is not None:
+                self.editor.move_body(drag["body"], np.zeros(3), rot, drag["centre"])
+                self.message.emit(f"Rotated {drag['body']}")
+                return
             self.editor.move_body(drag["body"], shift)
         except EditRefused as error:
             self.message.emit(f"Not moved: {error}")
@@ -426,7 +456,7 @@ class BuildTools(QObject):
             return
         import pyvista
 
-        r = 0.012 * max(getattr(self.viewport, "scale", 1.0), 0.2)
+        r = max(0.02 * max(getattr(self.viewport, "scale", 1.0), 0.2), 2 * self.rod_radius)
         actor = plotter.add_mesh(
             pyvista.Sphere(radius=r, center=tuple(point)),
             color="#e6550d",

@@ -48,8 +48,9 @@ def mid(p, q):
     return tuple((np.asarray(p) + np.asarray(q)) / 2)
 
 
-def build_four_bar(qtbot, window, last_joint: str) -> list[str]:
-    """Click a four-bar together; returns the undo texts of the steps."""
+def build_four_bar(qtbot, window, last_joint: str, shot=None) -> list[str]:
+    """Click a four-bar together; returns the undo texts of the steps. ``shot``: a PNG path
+    for a screenshot of the build in progress (the first revolute half-placed)."""
     build = window.build
     click_tool(qtbot, window, window.new_action)
     click_tool(qtbot, window, build.tool_actions["rod"])
@@ -59,6 +60,10 @@ def build_four_bar(qtbot, window, last_joint: str) -> list[str]:
     click_tool(qtbot, window, build.axis_actions["Y"])
     click_tool(qtbot, window, build.tool_actions["revolute"])
     click_point(qtbot, window, A)  # the crank's end …
+    if shot is not None:
+        qtbot.wait(200)  # layout, live check
+        window.viewport.render_now()
+        window.grab().save(str(shot), "PNG")
     click_point(qtbot, window, EMPTY)  # … to ground
     click_point(qtbot, window, B)  # crank-coupler
     click_point(qtbot, window, mid(B, C))
@@ -86,7 +91,7 @@ def test_four_bar_by_clicking_runs_and_matches_cli(
     qtbot, main_window, tmp_path, screenshot_dir, message_boxes
 ):
     window = main_window
-    steps = build_four_bar(qtbot, window, "point_on_line")
+    steps = build_four_bar(qtbot, window, "point_on_line", screenshot_dir / "build_in_progress.png")
     model = window.document.model
     assert [b.name for b in model.bodies] == ["rod1", "rod2", "rod3"]
     rods = {b.name: (b.shapes[0].start, b.shapes[0].end) for b in model.bodies}

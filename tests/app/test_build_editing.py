@@ -383,3 +383,36 @@ def test_spring_distance_and_trace_tools_by_clicking(qtbot, built):
     build.set_tool("select")
     qtbot.waitUntil(lambda: window.build.report is not None)
     assert window.build.report.dof == 0  # the distance joint locks the four-bar
+
+
+def test_move_tool_drags_and_rotates_a_body(qtbot, built):
+    window = built
+    build = window.build
+    plotter = window.viewport.plotter
+    build.frame_work_plane()
+    build.set_tool("move")
+
+    def at(p):
+        x, y = project(plotter, p)
+        return QPoint(round(x), round(y))
+
+    left = Qt.MouseButton.LeftButton
+    qtbot.mousePress(plotter, left, pos=at((0.95, 0.0, 0.25)))
+    qtbot.mouseMove(plotter, at((1.0, 0.0, 0.3)))
+    qtbot.mouseRelease(plotter, left, pos=at((1.05, 0.0, 0.35)))
+    rocker = window.document.model.body("rocker")
+    assert np.allclose(rocker.shapes[0].start, (1.0, 0.0, 0.6), atol=1e-12)
+    assert np.allclose(rocker.position, (1.05, 0.0, 0.35), atol=1e-12)
+    window.undo_action.trigger()
+    assert window.document.model.body("rocker").position == pytest.approx((0.95, 0.0, 0.25))
+
+    # Shift+drag: a quarter turn about the work plane's normal through the centre of mass
+    shift = Qt.KeyboardModifier.ShiftModifier
+    qtbot.mousePress(plotter, left, shift, at((0.375, 0.0, 0.425)))  # on the coupler
+    qtbot.mouseRelease(plotter, left, shift, at((0.5, 0.0, 0.6)))  # a quarter turn on
+    coupler = window.document.model.body("coupler")
+    start, end = np.asarray(coupler.shapes[0].start), np.asarray(coupler.shapes[0].end)
+    assert np.linalg.norm(end - start) == pytest.approx(np.hypot(0.7, 0.1), abs=1e-12)
+    assert np.allclose(coupler.position, (0.55, 0.0, 0.45), atol=1e-12)
+    assert abs((end - start)[0]) < abs((end - start)[2])  # now nearly vertical
+    build.set_tool("select")

@@ -52,7 +52,7 @@ def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
     assert main_window.isVisible()
     assert main_window.windowTitle() == "Biela"
     menus = {a.text().replace("&", ""): a.menu() for a in main_window.menuBar().actions()}
-    assert list(menus) == ["File", "Edit", "View", "Simulate", "Help"]
+    assert list(menus) == ["File", "Edit", "View", "Simulate", "Build", "Help"]
     file_items = [a.text().replace("&", "") for a in menus["File"].actions() if a.text()]
     assert file_items == [
         "New",
