@@ -58,7 +58,17 @@ def rotate_jacobian(p: np.ndarray, v: np.ndarray) -> np.ndarray:
 
     With ``a = e0x − e3y + e2z``, ``b = e1x + e2y + e3z``, ``c = −e2x + e1y + e0z``,
     ``d = −e3x − e0y + e1z``: ``S = 2 [[a, b, c, d], [−d, −c, b, a], [c, −d, −a, b]]``.
+    Being bilinear, S is evaluated as ``(p ⊗ v) T`` with the constant 12×12 matrix T of
+    :func:`_rotate_jacobian_formula` (one product instead of some forty array operations).
     """
+    p, v = np.asarray(p, float), np.asarray(v, float)
+    pv = p[..., :, None] * v[..., None, :]
+    lead = pv.shape[:-2]
+    return (pv.reshape(lead + (12,)) @ _S_TENSOR).reshape(lead + (3, 4))
+
+
+def _rotate_jacobian_formula(p: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``S(p, v)`` written out (see :func:`rotate_jacobian`)."""
     e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
     x, y, z = v[..., 0], v[..., 1], v[..., 2]
     a = 2.0 * (e0 * x - e3 * y + e2 * z)
@@ -70,6 +80,16 @@ def rotate_jacobian(p: np.ndarray, v: np.ndarray) -> np.ndarray:
     out[..., 1, 0], out[..., 1, 1], out[..., 1, 2], out[..., 1, 3] = -d, -c, b, a
     out[..., 2, 0], out[..., 2, 1], out[..., 2, 2], out[..., 2, 3] = c, -d, -a, b
     return out
+
+
+#: ``S(p, v).ravel() = (p ⊗ v).ravel() @ _S_TENSOR`` (rows: p_k v_l, k-major)
+_S_TENSOR = np.array(
+    [
+        _rotate_jacobian_formula(np.eye(4)[k], np.eye(3)[m]).ravel()
+        for k in range(4)
+        for m in range(3)
+    ]
+)
 
 
 def angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:
@@ -87,12 +107,25 @@ def body_angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:
 
 
 def g_matrix(p: np.ndarray) -> np.ndarray:
-    """``G(p) = [−e, e0 I − ẽ]``, shape ``(n, 3, 4)``; ``ω̄ = 2 G ṗ``."""
+    """``G(p) = [−e, e0 I − ẽ]``, shape ``(n, 3, 4)``; ``ω̄ = 2 G ṗ``.
+
+    Linear in p: one product with the constant matrix of :func:`_g_matrix_formula`.
+    """
+    p = np.asarray(p, float)
+    return (p @ _G_TENSOR).reshape(p.shape[:-1] + (3, 4))
+
+
+def _g_matrix_formula(p: np.ndarray) -> np.ndarray:
+    """``G(p)`` written out (see :func:`g_matrix`)."""
     e0, e = p[..., 0], p[..., 1:]
     out = np.empty(p.shape[:-1] + (3, 4))
     out[..., :, 0] = -e
     out[..., :, 1:] = e0[..., None, None] * np.eye(3) - skew(e)
     return out
+
+
+#: ``G(p).ravel() = p @ _G_TENSOR``
+_G_TENSOR = np.array([_g_matrix_formula(row).ravel() for row in np.eye(4)])
 
 
 def e_matrix(p: np.ndarray) -> np.ndarray:
