@@ -5,6 +5,10 @@ included in both), ``redundant = rows − rank``. The constraints taking part in
 redundancy are the rows with weight in the left null space of ``Φ_q``; a singular
 position shows as a rank lower than the model's generic rank, or as a tiny smallest
 singular value.
+
+Rows of ``Φ_q`` that are identically zero (the out-of-plane rows of a joint between two
+nodes of planar beams: both sides keep z constant) restrict nothing and are not counted as
+equations: a row is dropped when it is exactly zero at ``q`` and at a perturbed ``q``.
 """
 
 from __future__ import annotations
@@ -46,6 +50,20 @@ class Mobility:
         return describe_items(self.redundant_items) if self.redundant_items else ""
 
 
+def identically_zero_rows(system: MultibodySystem, q: np.ndarray, t: float, jac) -> np.ndarray:
+    """Mask of the rows of ``jac`` (``Φ_q`` without the norm rows) that are zero at ``q`` and
+    at a perturbed configuration, i.e. zero whatever the configuration."""
+    zero = ~np.any(jac != 0.0, axis=1)
+    if zero.any():
+        rng = np.random.default_rng(12345)
+        scale = max(1.0, float(np.abs(q).max()))
+        other = dense(
+            system.constraints(q + 1e-3 * scale * rng.standard_normal(len(q)), None, t).phi_q
+        )
+        zero &= ~np.any(other[: len(zero)] != 0.0, axis=1)
+    return zero
+
+
 def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility:
     """Rank, DOF and the constraints involved in redundancies at ``q``."""
     c = system.constraints(q, None, t)
@@ -54,6 +72,8 @@ def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility
     # that a redundancy is reported among joints only.
     rows = np.arange(system.norm_row0)
     jac = dense(c.phi_q)[rows]
+    zero = identically_zero_rows(system, q, t, jac)
+    rows, jac = rows[~zero], jac[~zero]
     labels = [system.joint_of_row(r) for r in rows]
     if system.m_nh:  # rolling without slip restricts velocities too
         b, _ = system.velocity_constraints(q, np.zeros(system.n), t)
@@ -74,7 +94,7 @@ def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility
     nonzero = s[: rank - system.n_norm]
     return Mobility(
         coordinates=system.n,
-        equations=system.m + system.m_nh,
+        equations=system.m + system.m_nh - int(zero.sum()),
         rank=rank,
         redundant_items=items,
         smallest_singular_value=float(nonzero[-1]) if len(nonzero) else 0.0,

@@ -73,6 +73,7 @@ def full_model() -> dict:
                     "section": {"area": 1e-4, "Iy": 1e-9, "Iz": 2e-9, "J": 3e-9},
                     "element": "continuum",
                 },
+                {"name": "bead", "type": "point_mass", "mass": 0.1, "position": [0.5, 0, 3]},
             ],
             "joints": [
                 {
@@ -175,6 +176,13 @@ def full_model() -> dict:
                     "body2": "coupler",
                     "point": [1.5, 0, 3],
                 },
+                {
+                    "name": "J13",
+                    "type": "sliding",
+                    "body1": "beam",
+                    "body2": "bead",
+                    "point": [0.5, 0, 3],
+                },
             ],
             "drivers": [
                 {"name": "motor", "joint": "J1", "function": {"expression": "2*pi*t"}},
@@ -254,6 +262,12 @@ def full_model() -> dict:
                     "model": "lankarani_nikravesh",
                     "materials": {"E1": 2e11, "nu1": 0.3, "E2": 7e10, "nu2": 0.33},
                     "restitution": 0.95,
+                },
+                {
+                    "name": "DL",
+                    "type": "distributed_load",
+                    "body": "cable",
+                    "vector": [0, 0, {"expression": "-10*t"}],
                 },
             ],
             "outputs": [

@@ -348,3 +348,32 @@ def test_centreline_follows_the_shape_functions():
     s2 = MultibodySystem(model([beam("ancf_beam2d", 2)]))
     p2 = s2.kinds[0].centreline(s2.q0, s2.slots["b"])
     assert p2.shape == (17, 3) and np.all(p2[:, 2] == 0)
+
+
+@pytest.mark.parametrize("element", [None, "continuum"])
+def test_planar_beams_have_no_spurious_redundancy(element):
+    """Joints between nodes of planar beams have out-of-plane rows that are identically
+    zero (both sides keep z constant): they are not counted as equations, so a clamped
+    planar chain shows no redundancy and the right DOF; a genuine redundancy still shows."""
+    b1 = beam("ancf_beam2d", 2, ((0, 0, 0), (1, 0, 0)))
+    b2 = beam("ancf_beam2d", 2, ((1, 0, 0), (1, 1, 0)))
+    b2["name"] = "c"
+    for b in (b1, b2):
+        if element:
+            b["element"] = element
+    joints = [
+        {"name": "root", "type": "fixed", "body1": "ground", "body2": "b", "point": [0, 0, 0]},
+        {"name": "pin", "type": "spherical", "body1": "b", "body2": "c", "point": [1, 0, 0]},
+    ]
+    rep = check(model([b1, b2], joints=joints))
+    mob = rep.mobility
+    # planar rows: clamp = r (2) + slope direction (1, EB) or r + r_x + r_y (2 + 4, Omar);
+    # pin = r (2)
+    effective = (3 if element is None else 6) + 2
+    assert mob.redundant == 0 and not mob.redundant_items
+    assert mob.equations == effective
+    assert mob.dof == mob.coordinates - effective
+    # the same pin twice is a real redundancy (2 repeated rows)
+    twice = joints + [{**joints[1], "name": "pin2"}]
+    mob2 = check(model([b1, b2], joints=twice)).mobility
+    assert mob2.redundant == 2 and {"joint:pin", "joint:pin2"} <= set(mob2.redundant_items)

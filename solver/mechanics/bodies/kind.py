@@ -103,8 +103,12 @@ class BodyKind:
         return 0.0
 
     def dissipated_power(self, q, qd) -> float:
-        """Power of internal damping (≤ 0), counted in ``energy.work``."""
+        """Power of internal damping (≤ 0), counted in ``energy.work``; a kind that has
+        internal damping sets ``dissipative`` (the energy bookkeeping then integrates the
+        damping forces' work along each step)."""
         return 0.0
+
+    dissipative = False
 
     # output --------------------------------------------------------------------------
     def state_fields(self, slot) -> tuple[str, ...]:

@@ -421,8 +421,12 @@ class AncfBodies(BodyKind):
     def elastic_energy(self, q):
         return float(sum(b.element.energy(b.element_arrays(q)).sum() for b in self.beams))
 
+    @property
+    def dissipative(self) -> bool:
+        return any(b.element.damped for b in self.beams)
+
     def dissipated_power(self, q, qd):
-        if not any(b.element.damped for b in self.beams):
+        if not self.dissipative:
             return 0.0
         return self.evaluate(q, qd)[3]
 
