@@ -145,6 +145,33 @@ def snap_points(model: d.Model) -> list[SnapPoint]:
     return merged
 
 
+def _face_normal(picker: Any, actor: Any) -> np.ndarray | None:
+    """The geometric normal of the picked face (not the smoothed point normals), global,
+    toward the camera."""
+    data = picker.GetDataSet()
+    cell_id = picker.GetCellId()
+    if data is None or cell_id < 0:
+        return None
+    points = data.GetCell(cell_id).GetPoints()
+    if points is None or points.GetNumberOfPoints() < 3:
+        return None
+    matrix = np.eye(4)
+    vtk_matrix = actor.GetMatrix()
+    for i in range(4):
+        for j in range(4):
+            matrix[i, j] = vtk_matrix.GetElement(i, j)
+    p = [matrix[:3, :3] @ np.asarray(points.GetPoint(k), float) for k in range(3)]
+    n = np.cross(p[1] - p[0], p[2] - p[0])
+    length = float(np.linalg.norm(n))
+    if length == 0:
+        return None
+    n /= length
+    toward = np.asarray(picker.GetPickPosition(), float) - np.asarray(
+        picker.GetRenderer().GetActiveCamera().GetPosition(), float
+    )
+    return -n if n @ toward > 0 else n
+
+
 class Picker:
     """Resolves clicks on a ``Viewport`` (see the module docstring)."""
 
@@ -176,11 +203,10 @@ class Picker:
         actor = picker.GetActor()
         if actor is None:
             return None
-        return (
-            actor,
-            np.asarray(picker.GetPickPosition(), float),
-            np.asarray(picker.GetPickNormal(), float),
-        )
+        normal = _face_normal(picker, actor)
+        if normal is None:
+            normal = np.asarray(picker.GetPickNormal(), float)
+        return actor, np.asarray(picker.GetPickPosition(), float), normal
 
     def item_of_actor(self, actor: Any) -> tuple[str, str] | None:
         for key, item in self.viewport.items.items():

@@ -416,3 +416,37 @@ def test_move_tool_drags_and_rotates_a_body(qtbot, built):
     assert np.allclose(coupler.position, (0.55, 0.0, 0.45), atol=1e-12)
     assert abs((end - start)[0]) < abs((end - start)[2])  # now nearly vertical
     build.set_tool("select")
+
+
+def test_joint_axis_from_face_normal_and_from_two_points(qtbot, built):
+    window = built
+    build = window.build
+    plotter = window.viewport.plotter
+    build.coordinates.setText("0.5, 0, 0.9")
+    build.set_tool("box")
+    assert build.place_typed()
+    build.frame_work_plane()
+
+    def click(p):
+        x, y = project(plotter, p)
+        qtbot.mouseClick(plotter, Qt.MouseButton.LeftButton, pos=QPoint(round(x), round(y)))
+
+    build.set_axis_mode("normal")
+    build.set_tool("revolute")
+    click((0.5, 0.0, 0.9))  # the box's centre, seen through its front face (normal −y)
+    click((0.2, 0.0, 1.1))  # empty grid: ground
+    joint = window.document.model.joints[-1]
+    assert (joint.body1, joint.body2, joint.point) == ("ground", "box1", (0.5, 0.0, 0.9))
+    assert np.allclose(joint.axis, (0.0, -1.0, 0.0))
+
+    build.set_axis_mode("two points")
+    build.set_tool("cylindrical")
+    click((0.5, 0.0, 0.9))
+    click((0.2, 0.0, 1.1))
+    assert window.document.model.joints[-1].type == "revolute"  # waiting for the axis
+    click((0.0, 0.0, 1.2))
+    click((0.3, 0.0, 1.6))
+    joint = window.document.model.joints[-1]
+    assert joint.type == "cylindrical"
+    assert np.allclose(joint.axis, (0.6, 0.0, 0.8))
+    build.set_tool("select")
