@@ -32,6 +32,7 @@ NAMES = (
     "double_four_bar",
     "slider_crank_cardan",
     "stiff_pendulum",
+    "flyball_governor",
 )
 
 _CACHE: dict[str, d.Model] = {}
@@ -210,6 +211,7 @@ EXPECTED_MOBILITY = {  # (DOF without drivers, redundant equations)
     "double_four_bar": (1, 0),
     "slider_crank_cardan": (1, 0),
     "stiff_pendulum": (1, 0),
+    "flyball_governor": (4, 0),  # shaft spin, slider, two rods
 }
 
 
