@@ -89,6 +89,7 @@ class BuildController:
         window.tree.item_selected.connect(self._selected)
         self.tools.message.connect(self._message)
         self.tools.tool_changed.connect(self._tool_changed)
+        self.tools.trace_added.connect(self.add_trace_plot)
         self.form.committed.connect(self._select_later)
         window.properties.validate = self.validate_field
         window.properties.refused.connect(self._refused)
@@ -313,6 +314,25 @@ class BuildController:
         except (EditRefused, TypeError) as error:
             return str(error)
         return None
+
+    def add_trace_plot(self, name: str) -> None:
+        """A plot of the x, y, z of output point ``name`` (filled by the next run)."""
+        from app.plots import PlotSpec
+
+        plots = self.window.plots
+        key = f"trace_{name}"
+        if any(plot.spec.key == key for plot in plots.plots):
+            return
+        curves = [(f"{name}.{axis}", axis) for axis in "xyz"]
+        plots.add(
+            PlotSpec(
+                key,
+                f"Trace {name}",
+                curves,
+                y_label="position (m)",
+                colors=["#d62728", "#2ca02c", "#1f77b4"],
+            )
+        )
 
     def _refused(self, reason: str) -> None:
         self.form.error.setText(f"Refused: {reason}")

@@ -79,6 +79,7 @@ class BuildTools(QObject):
     """The active tool and its pending clicks (see the module docstring)."""
 
     message = Signal(str)  # prompts and results for the status bar
+    trace_added = Signal(str)  # the name of a new output point
     tool_changed = Signal(str)
 
     def __init__(self, viewport: Any, editor: ModelEditor, parent: QWidget) -> None:
@@ -373,6 +374,7 @@ class BuildTools(QObject):
         name = unique_name(self.model, "P")
         self.editor.add(d.Output(name=name, body=pick.body, point=_vec(pick.point)))
         self._added("output", name, "trace point")
+        self.trace_added.emit(name)
 
     # -- moving by dragging ------------------------------------------------------------------------
 

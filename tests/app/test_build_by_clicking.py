@@ -111,8 +111,21 @@ def test_four_bar_by_clicking_runs_and_matches_cli(
     window.viewport.render_now()
     window.grab().save(str(screenshot_dir / "build_four_bar_by_clicking.png"), "PNG")
 
+    # right-click the coupler's middle ▸ "Trace this point of rod2" (clicked in the menu)
+    click_point(qtbot, window, mid(B, C), Qt.MouseButton.RightButton)
+    menu = window.build.tools.context_menu
+    qtbot.waitExposed(menu)
+    action = next(a for a in menu.actions() if a.text() == "Trace this point of rod2")
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+    assert [(o.name, o.body, o.point) for o in window.document.model.outputs] == [
+        ("P1", "rod2", mid(B, C))
+    ]
+
     outcome = run_in_gui(qtbot, window)
     assert outcome.status == "ok", outcome.message
+    trace = next(p for p in window.plots.plots if p.spec.key == "trace_P1")
+    x_data, _ = trace.curves["P1.x"].getData()
+    assert len(x_data) == len(outcome.result.data) > 10
     result = outcome.result
     x = result.data[:, result.columns.index("rod1.x")]
     z = result.data[:, result.columns.index("rod1.z")]
@@ -141,7 +154,7 @@ def test_four_bar_by_clicking_runs_and_matches_cli(
     # undo every step: the empty model; redo: the identical model
     built = model_to_json(window.document.model)
     stack = window.document.undo_stack
-    assert len(steps) == 7
+    assert len(steps) == 7 and stack.count() == 7 + 1 + 2  # a trace, dt and t_end
     while stack.canUndo():
         window.undo_action.trigger()
     m = window.document.model

@@ -209,6 +209,9 @@ def test_context_menu_driver_with_preview_and_trace(qtbot, built):
     menu.close()
     out = window.document.model.outputs[0]
     assert out.body == "coupler" and np.allclose(out.point, p)  # snapped to the rod centre
+    plot = window.plots.plots[-1]  # … and its plot, filled by the next run
+    assert plot.spec.key == f"trace_{out.name}"
+    assert [c[0] for c in plot.spec.curves] == [f"{out.name}.{a}" for a in "xyz"]
     qtbot.waitUntil(lambda: window.build.report is not None)
     assert window.build.report.dof == 0  # driven
 
