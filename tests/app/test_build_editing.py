@@ -453,3 +453,33 @@ def test_joint_axis_from_face_normal_and_from_two_points(qtbot, built):
     assert joint.type == "cylindrical"
     assert np.allclose(joint.axis, (0.6, 0.0, 0.8))
     build.set_tool("select")
+
+
+def test_force_dialog_and_mesh_body(qtbot, built, tmp_path):
+    import pyvista
+
+    window = built
+    tools = window.build.tools
+    from app.builder.picking import Pick
+
+    dialog = tools.force_dialog(Pick(np.array([0.55, 0.0, 0.45]), "coupler"), "force")
+    dialog.fields["v2"].edit.setText("-10*sin(t) +")  # invalid: refused with the reason
+    dialog.accept()
+    assert dialog.isVisible() and "vector[2]" in dialog.message.text()
+    assert window.document.model.forces == []
+    dialog.fields["v2"].edit.setText("-10*sin(t)")
+    dialog.accept()
+    force = window.document.model.forces[0]
+    assert (force.type, force.body, force.point) == ("force", "coupler", (0.55, 0.0, 0.45))
+    assert float(force.vector[2](np.pi / 2)) == pytest.approx(-10.0)
+
+    path = tmp_path / "block.stl"
+    pyvista.Box(bounds=(2, 2.2, 0, 0.1, 0, 0.3)).triangulate().save(str(path))
+    name = window.build.add_mesh(path)
+    body = window.document.model.body(name)
+    assert body.shapes[0].type == "mesh" and body.mass == pytest.approx(7800 * 0.006, rel=1e-6)
+    saved = tmp_path / "with_mesh.json"
+    window.document.save(saved)
+    from solver import load_model
+
+    assert load_model(saved).body(name).mass == body.mass
