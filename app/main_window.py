@@ -691,7 +691,7 @@ class MainWindow(QMainWindow):
             + (f" [{described}]" if described else "")
         )
         self.viewport.max_fps = RUN_MAX_FPS
-        self.viewport.render_duty = viewport_module.RUN_RENDER_DUTY
+        self.viewport.cpu_duty = viewport_module.RUN_RENDER_DUTY
         self.runner.start(model, overrides, self.solver_target)
         self._refresh_timer.start()
         self._update_actions()
@@ -783,7 +783,7 @@ class MainWindow(QMainWindow):
     def _run_finished(self, outcome: RunOutcome) -> None:
         self._refresh_timer.stop()
         self.viewport.max_fps = viewport_module.MAX_FPS
-        self.viewport.render_duty = viewport_module.RENDER_DUTY
+        self.viewport.cpu_duty = None
         self.last_outcome = outcome
         run = self.run_data
         if run is None and outcome.result is not None:
@@ -1004,6 +1004,12 @@ class MainWindow(QMainWindow):
         )
 
     # -- lifetime ----------------------------------------------------------------------------------
+
+    def grab(self, *args: Any) -> Any:
+        """``QWidget.grab`` with the 3D view drawn in (a native view is not in Qt's pixmap)."""
+        pixmap = super().grab(*args)
+        self.viewport.paint_into(pixmap, self)
+        return pixmap
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         if not self.maybe_save():

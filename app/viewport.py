@@ -10,6 +10,7 @@ flexible bodies are rebuilt from the row.
 from __future__ import annotations
 
 import logging
+import os
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from vtkmodules.vtkCommonMath import vtkMatrix4x4
 
 from app import scene
 from app.application import opengl_problem
@@ -38,11 +40,14 @@ from solver.model import description as d
 log = logging.getLogger(__name__)
 
 MAX_FPS = 60
-#: At most this fraction of the GUI thread's time goes to rendering: a slow frame (software
-#: OpenGL) spaces the next ones out, so clicks are not starved. During a run the main window
-#: lowers it (``RUN_RENDER_DUTY``) to leave the CPU to the solver process.
+#: Rendering may take at most this fraction of the GUI thread's time (wall clock), so a slow
+#: frame (software OpenGL on a loaded machine) spaces the next ones out and clicks are not
+#: starved.
 RENDER_DUTY = 0.8
-RUN_RENDER_DUTY = 0.45
+#: During a run, the renders' CPU time (all the GUI process's threads: Mesa rasterises in
+#: its own) is held to this fraction of one core, leaving the solver process its core. CPU
+#: time, not wall time: on a busy machine a render waits for the CPU, but costs no more.
+RUN_RENDER_DUTY = 0.7
 #: Groups of actors the View menu shows and hides.
 GROUPS = ("bodies", "joints", "frames", "markers", "traces", "floor", "forces")
 
@@ -79,6 +84,19 @@ class Link:
     radius: float
 
 
+def make_interactor(parent: QWidget) -> Any:
+    """The VTK widget: pyvistaqt's ``QOpenGLWidget``, or with ``BIELA_VIEWPORT=native`` the
+    experimental native window of ``app.native_view`` (much cheaper under software OpenGL,
+    but see that module for what does not work yet)."""
+    if os.environ.get("BIELA_VIEWPORT", "opengl").lower() == "native":
+        from app.native_view import NativeInteractor
+
+        return NativeInteractor(parent, multi_samples=0)
+    from pyvistaqt import QtInteractor
+
+    return QtInteractor(parent, auto_update=False, multi_samples=0)
+
+
 def nice_step(span: float, divisions: int = 10) -> float:
     """A 1-2-5 grid spacing giving about ``divisions`` lines over ``span``."""
     raw = max(span, 1e-9) / divisions
@@ -106,6 +124,7 @@ class Viewport(QWidget):
         self.cmap: scene.ColumnMap | None = None
         self.items: dict[tuple[str, str], Item] = {}
         self.glyphs: list[MovingGlyph] = []
+        self._motion: dict[str, Any] = {}  # body name → its actors' shared vtkMatrix4x4
         self.links: list[Link] = []
         self.flexible: list[tuple[d.FlexibleBody, Any, Any]] = []  # body, line, tube filter
         self.traces: dict[str, tuple[Any, Any]] = {}  # output name → (mesh, actor)
@@ -119,7 +138,9 @@ class Viewport(QWidget):
         self.max_fps = MAX_FPS
         self.render_duty = RENDER_DUTY
         self._last_render = 0.0
-        self._render_cost = 0.0
+        self._render_cost = 0.0  # wall time of a render (s), smoothed
+        self._render_cpu = 0.0  # CPU time of the GUI process during a render (s), smoothed
+        self.cpu_duty: float | None = None  # limit on the renders' CPU share (None: none)
         self._trace_data: np.ndarray | None = None
         self._current_row: np.ndarray | None = None
         self.frames_rendered = 0
@@ -129,11 +150,9 @@ class Viewport(QWidget):
         problem = opengl_problem()
         if problem is None:
             try:
-                from pyvistaqt import QtInteractor
-
                 # No MSAA and no translucent floor: under Mesa's software renderer each costs
                 # tens of milliseconds a frame (measured: 256 ms → 5 ms a frame).
-                self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
+                self.plotter = make_interactor(self)
                 self.plotter.ren_win.SetMultiSamples(0)
                 self.plotter.setObjectName("viewport3d")
                 layout.addWidget(self.plotter)
@@ -229,6 +248,7 @@ class Viewport(QWidget):
             actors.clear()
         self.items.clear()
         self.glyphs.clear()
+        self._motion.clear()
         self.links.clear()
         self.flexible.clear()
         self.traces.clear()
@@ -588,44 +608,57 @@ class Viewport(QWidget):
 
     def ready(self) -> bool:
         """True when a frame rendered now would respect the frame-rate and duty limits."""
-        spacing = max(1.0 / self.max_fps, self._render_cost / self.render_duty) - 0.002
+        spacing = max(1.0 / self.max_fps, self._render_cost / self.render_duty)
+        if self.cpu_duty:
+            spacing = max(spacing, self._render_cpu / self.cpu_duty)
+        spacing -= 0.002
         return time.perf_counter() - self._last_render >= spacing
 
     def render_pending(self) -> None:
-        """Render the pending row now if the limits allow (else at a later tick)."""
+        """Move the scene to the pending row now and render it if the limits allow (else at
+        a later tick): the state shown is current at once, only the pixels may wait."""
+        self._apply_pending()
         self._tick()
 
-    def _tick(self, force: bool = False) -> None:
-        if self.plotter is None:
+    def _apply_pending(self) -> None:
+        row, self._pending = self._pending, None
+        if row is None:
             return
-        row = self._pending
-        if row is None and not self._needs_render and not force:
-            return
-        if not force and not self.ready():
-            return  # keep the newest row pending; older ones are already dropped
-        self._pending = None
-        self._needs_render = False
-        if row is not None and self.cmap is not None and self.model is not None:
+        self._needs_render = True
+        if self.cmap is not None and self.model is not None:
             try:
                 self._apply(row)
             except Exception:
                 log.error("could not draw a frame:\n%s", traceback.format_exc())
                 self.cmap = None
+
+    def _tick(self, force: bool = False) -> None:
+        if self.plotter is None:
+            return
+        if self._pending is None and not self._needs_render and not force:
+            return
+        if not force and not self.ready():
+            return  # keep the newest row pending; older ones are already dropped
+        self._apply_pending()
+        self._needs_render = False
         if force:
             self.plotter.render()  # now: exports and tests read the image right after
         elif self.isVisible():
-            # pyvistaqt's widget renders in paintGL whatever happens; plotter.render() would
-            # render once more before it (two renders a frame, measured). update() = one.
+            # The widget renders when it paints; plotter.render() would render once more
+            # before it (two renders a frame, measured). update() = one.
             self._last_render = time.perf_counter()  # until the render itself reports
             self.plotter.update()
 
     def _render_started(self, *_args) -> None:
         self._render_start = time.perf_counter()
+        self._render_start_cpu = time.process_time()
 
     def _render_ended(self, *_args) -> None:
         finished = time.perf_counter()
         started = getattr(self, "_render_start", finished)
         self._render_cost = 0.7 * self._render_cost + 0.3 * (finished - started)
+        cpu = time.process_time() - getattr(self, "_render_start_cpu", time.process_time())
+        self._render_cpu = 0.7 * self._render_cpu + 0.3 * cpu
         self._last_render = finished
         self.frames_rendered += 1
         self._render_times.append(started)
@@ -657,12 +690,23 @@ class Viewport(QWidget):
                 cache[body.name] = self._body_matrix(body, row)
             return cache[body.name]
 
+        # one vtkMatrix4x4 per body, shared by its actors and updated in place: a frame
+        # costs one 16-number copy per body, not a new matrix per actor
+        shared: dict[str, Any] = {}
         for glyph in self.glyphs:
             if glyph.body is None:
                 continue
-            m = matrix(glyph.body)
+            name = glyph.body.name
+            vtk_matrix = shared.get(name)
+            if vtk_matrix is None:
+                vtk_matrix = self._motion.get(name)
+                if vtk_matrix is None:
+                    vtk_matrix = self._motion[name] = vtkMatrix4x4()
+                vtk_matrix.DeepCopy(matrix(glyph.body).ravel())
+                shared[name] = vtk_matrix
             for actor in glyph.actors:
-                actor.user_matrix = m
+                if actor.GetUserMatrix() is not vtk_matrix:  # e.g. replaced by a drag
+                    actor.SetUserMatrix(vtk_matrix)
         for link in self.links:
             a = scene.transform_point(matrix(link.body1), link.point1)
             b = scene.transform_point(matrix(link.body2), link.point2)
@@ -819,6 +863,28 @@ class Viewport(QWidget):
             return None
         self.plotter.render()
         return np.asarray(self.plotter.screenshot(return_img=True))[..., :3]
+
+    def paint_into(self, pixmap: Any, top: QWidget) -> None:
+        """Draw the rendered view into ``pixmap``, a ``grab()`` of ``top`` (an ancestor):
+        a native view window is not part of the pixmaps Qt grabs."""
+        if self.plotter is None or not getattr(self.plotter, "native_window", False):
+            return  # a QOpenGLWidget is in Qt's grab already
+        if not self.plotter.isVisible():
+            return
+        from PySide6.QtCore import QRect
+        from PySide6.QtGui import QImage, QPainter
+
+        image = np.ascontiguousarray(self.image(), dtype=np.uint8)
+        h, w = image.shape[:2]
+        pixels = image.tobytes()  # kept alive while the QImage (a view of it) is used
+        qimage = QImage(pixels, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+        corner = self.plotter.mapTo(top, QPoint(0, 0))
+        target = QRect(corner.x(), corner.y(), self.plotter.width(), self.plotter.height())
+        painter = QPainter(pixmap)
+        try:
+            painter.drawImage(target, qimage)
+        finally:
+            painter.end()
 
     def close_scene(self) -> None:
         self._timer.stop()
