@@ -32,8 +32,13 @@ MAX_COORDINATES = 2000
 
 def _light_bodies(system: MultibodySystem) -> list[str]:
     """Names of the bodies with (numerically) no mass or no inertia about some axis."""
-    bodies = [b for b in system.model.bodies if b.name in system.slots]
-    masses = [float(getattr(b, "mass", 0.0) or 0.0) for b in bodies]
+    # bodies given by mass and inertia (flexible bodies carry their mass in their elements)
+    bodies = [
+        b
+        for b in system.model.bodies
+        if b.name in system.slots and isinstance(getattr(b, "mass", None), (int, float))
+    ]
+    masses = [float(b.mass) for b in bodies]
     moments = {
         b.name: np.linalg.eigvalsh(np.array(b.inertia, dtype=float))
         for b in bodies
