@@ -29,7 +29,7 @@ from solver.mechanics.markers import GROUND as MK_GROUND
 from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
 from solver.mechanics.markers import Markers, MarkerState
-from solver.mechanics.rotations import pdot_from_omega, rotate, rotation_matrix
+from solver.mechanics.rotations import cross, pdot_from_omega, rotate, rotation_matrix
 from solver.model import description as d
 from solver.model.errors import ModelError
 from solver.model.fields import fmt_vector
@@ -571,16 +571,23 @@ class MultibodySystem:
 
     # ---- outputs ---------------------------------------------------------------------
     def body_state(self, q: np.ndarray, qd: np.ndarray) -> dict[str, np.ndarray]:
-        """Per body: ``[x y z e0 e1 e2 e3 vx vy vz wx wy wz]`` (rigid) or ``[x y z vx vy vz]``."""
+        """Per body: ``[x y z e0 e1 e2 e3 vx vy vz wx wy wz]`` (rigid) or ``[x y z vx vy vz]``.
+
+        ω is global, ``2 E(p̂) ṗ`` with the normalised p̂; all rigid bodies at once.
+        """
         out = {}
+        rows = None
+        if len(self.rigid):
+            blk, dblk = q[self.rigid.cols], qd[self.rigid.cols]
+            p = blk[:, 3:] / np.linalg.norm(blk[:, 3:], axis=1, keepdims=True)
+            pd = dblk[:, 3:]
+            w = 2.0 * (-pd[:, :1] * p[:, 1:] + p[:, :1] * pd[:, 1:] + cross(p[:, 1:], pd[:, 1:]))
+            rows = np.hstack([blk[:, :3], p, dblk[:, :3], w])
         for name, s in self.slots.items():
             if s.owner is not None:
                 out[name] = s.owner.state(s, q, qd)
             elif s.kind == "rigid":
-                blk, dblk = q[s.offset : s.offset + 7], qd[s.offset : s.offset + 7]
-                p = blk[3:] / np.linalg.norm(blk[3:])
-                w = 2.0 * (-dblk[3] * p[1:] + p[0] * dblk[4:] + np.cross(p[1:], dblk[4:]))
-                out[name] = np.concatenate([blk[:3], p, dblk[:3], w])
+                out[name] = rows[s.index]
             else:
                 out[name] = np.concatenate(
                     [q[s.offset : s.offset + 3], qd[s.offset : s.offset + 3]]
