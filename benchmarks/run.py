@@ -85,9 +85,10 @@ def run_biela(model, formulation: str, dt: float, t_end: float, parameters=None)
     )
     sim = Simulation(model, settings)
     c0, w0 = time.process_time(), time.perf_counter()
-    for _ in sim:
-        pass
-    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    c1, w1 = c0, w0
+    for _ in sim:  # the time of the last frame: the run's summary (DOF analysis) is excluded
+        c1, w1 = time.process_time(), time.perf_counter()
+    cpu, wall = c1 - c0, w1 - w0
     r = sim.result
     s = r.summary
     steps = max(1, int(s["steps"]))
@@ -467,6 +468,11 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
         "noisy; CPU time is less affected by the load than wall time, and every Biela run "
         "alternates with an Exudyn run of the same case).",
         "",
+        *(
+            [f"Sections not rerun this time come from earlier runs: {info['earlier_runs']}.", ""]
+            if info.get("earlier_runs")
+            else []
+        ),
         "Exudyn: implicit generalized-α (its default solver; ρ∞ = 0.9, index 3, its default "
         "Newton settings), fixed step, no sensors in the timed run, dense LU below N = 64 "
         "and sparse LU (Eigen) from N = 64 on. Biela: `simulate` as a user calls it, its "
@@ -565,6 +571,29 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
     return text
 
 
+def read_csv(path: Path) -> list[dict]:
+    """Rows of a CSV written by :func:`write_csv`, numbers converted back."""
+    if not path.exists():
+        return []
+
+    def value(text):
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                pass
+        return text
+
+    with open(path, newline="") as fh:
+        return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+
+
+def _earlier(rows: list[dict]) -> str:
+    row = rows[0] if rows else {}
+    text = f"{row.get('date', '?')} (load {row.get('load_before', '?')} / {row.get('load_after', '?')}; {row.get('command', '?')})"
+    return "; ".join(x for x in (row.get("earlier_runs", ""), text) if x)
+
+
 def _ints(text):
     return tuple(int(x) for x in text.split(",")) if text else None
 
@@ -580,6 +609,9 @@ def main(argv=None) -> None:
     parser.add_argument("--large-chain-t-end", type=float, help="end time for N >= 64")
     parser.add_argument("--slider-steps", type=int, help="slider-crank steps timed per k")
     parser.add_argument("--slider-k", help="comma-separated k of the slider-crank")
+    parser.add_argument(
+        "--keep", action="store_true", help="report the CSVs of sections not run this time"
+    )
     parser.add_argument("--chain-n", help="comma-separated N of the chain")
     parser.add_argument("--formulations", help="comma-separated Biela formulations")
     parser.add_argument("--precision-models", help="comma-separated: A01,A02,A04")
@@ -602,19 +634,28 @@ def main(argv=None) -> None:
     sections = set(args.sections.split(","))
     repeats = args.repeats or (1 if args.quick else 2)
     info = machine_info()
+    info["command"] = OPTIONS["command"].strip()
 
     def log(msg):
         print(msg, flush=True)
 
-    peer = section_peer(args.quick, repeats, log) if "peer" in sections else []
-    write_csv(out / "peer.csv", peer)
-    reference = section_reference(peer, args.quick, log) if "reference" in sections else []
-    write_csv(out / "reference.csv", reference)
-    precision = section_precision(args.quick, log) if "precision" in sections else []
-    write_csv(out / "precision.csv", precision)
-    slider = section_slider(args.quick, log) if "slider" in sections else []
-    write_csv(out / "slider_crank.csv", slider)
+    results = {}
+    for name, csv_name, run in (
+        ("peer", "peer.csv", lambda: section_peer(args.quick, repeats, log)),
+        ("reference", "reference.csv", lambda: section_reference(results["peer"], args.quick, log)),
+        ("precision", "precision.csv", lambda: section_precision(args.quick, log)),
+        ("slider", "slider_crank.csv", lambda: section_slider(args.quick, log)),
+    ):
+        if name in sections:
+            results[name] = run()
+            write_csv(out / csv_name, results[name])
+        else:  # keep the figures of an earlier run in the report
+            results[name] = read_csv(out / csv_name) if args.keep else []
+    peer, reference = results["peer"], results["reference"]
+    precision, slider = results["precision"], results["slider"]
     info["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    if args.keep and (out / "machine.csv").exists():
+        info["earlier_runs"] = _earlier(read_csv(out / "machine.csv"))
     write_csv(out / "machine.csv", [info])
     figures = plots(out, peer, slider, precision)
     report(out, info, peer, precision, slider, reference, figures, args.quick)
