@@ -188,12 +188,16 @@ def settings(
     sparse: bool = False,
     output_dt: float = 0.01,
     rho_inf: float = 0.9,
+    redundant: bool = False,
 ):
     """Exudyn's implicit generalized-α solver (its default dynamic solver) with a fixed step
     (no adaptive step reduction), no files, no console output, Exudyn's defaults otherwise
     (ρ∞ = 0.9, index-3 constraints, its Newton settings). With ρ∞ = 1 (no numerical
     dissipation, like Biela's trapezoidal rule) Exudyn's Newton iteration fails at the first
-    singular position of the A02 double four-bar (t ≈ 1.24 s at Δt = 1 ms)."""
+    singular position of the A02 double four-bar (t ≈ 1.24 s at Δt = 1 ms). ``redundant``
+    (redundant joints, as in the Bricard mechanism) selects Eigen's dense solver with a
+    pseudo-inverse for the singular Jacobian: with Exudyn's own dense LU the first step
+    fails."""
     import exudyn as exu
 
     ss = exu.SimulationSettings()
@@ -207,9 +211,12 @@ def settings(
     ss.solution.sensors.writePeriod = output_dt
     ss.displayStatistics = False
     ss.displayComputationTime = False
-    ss.linearSolver.solverType = (
-        exu.LinearSolverType.EigenSparse if sparse else exu.LinearSolverType.EXUdense
-    )
+    if sparse:
+        ss.linearSolver.solverType = exu.LinearSolverType.EigenSparse
+    elif redundant:
+        ss.linearSolver.solverType = exu.LinearSolverType.EigenDense
+    else:
+        ss.linearSolver.solverType = exu.LinearSolverType.EXUdense
     ss.linearSolverSettings.ignoreSingularJacobian = True  # redundant joints (Bricard)
     return ss
 
