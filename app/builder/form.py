@@ -371,10 +371,7 @@ class ItemForm(QWidget):
         except ValueError as error:
             raise EditRefused(f"{row.where}: {field} {error}", field, str(error)) from None
         new = with_value(item, path, value)
-        if path[-1] == "name":
-            self.editor.trial(lambda m: _replace_in(m, self.key, new))
-        else:
-            self.editor.trial(lambda m: _replace_in(m, self.key, new))
+        self.editor.trial(lambda m: _replace_in(m, self.key, new))  # the reader's verdict
         return new, value
 
     def _typed(self, path: tuple) -> None:

@@ -31,7 +31,6 @@ from app.builder.function_editor import FunctionEdit, ItemDialog, parse_function
 from app.builder.picking import Pick, Picker
 from solver.model import ModelError
 from solver.model import description as d
-from solver.model.functions import Constant
 
 BODY_TOOLS = ("box", "cylinder", "sphere", "rod")
 #: Joint tools: joint type → clicks needed (axis from two more clicks comes on top).
@@ -308,13 +307,7 @@ class BuildTools(QObject):
         point = _vec(first.point)
         joint = d.Joint(name=name, type=kind, body1=body1, body2=body2)
         axis = _vec(np.round(self.axis_for(first, picks), 15))
-        if kind == "distance":
-            joint.point1, joint.point2 = point, _vec(picks[1].point)
-            joint.body1, joint.body2 = first.body, picks[1].body
-            if joint.body1 == joint.body2:
-                raise EditRefused("a distance joint needs two different bodies")
-        else:
-            joint.point = point
+        joint.point = point
         if kind in ("revolute", "prismatic", "cylindrical", "point_on_line"):
             joint.axis = axis
         elif kind in NEEDS_NORMAL:
@@ -680,6 +673,3 @@ class BuildTools(QObject):
         self.dialog = dialog
         dialog.open()
         return dialog
-
-    def constant(self, value: float) -> Constant:
-        return Constant(float(value))
