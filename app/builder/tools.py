@@ -228,6 +228,9 @@ class BuildTools(QObject):
     def _collect(self, pick: Pick, needed: int, make: Callable[[list[Pick]], None]) -> None:
         self.pending.append(pick)
         self._mark(pick.point)
+        axial = self.tool in NEEDS_AXIS or self.tool in NEEDS_NORMAL
+        if len(self.pending) == 1 and axial and self.axis_mode != "two points":
+            self._mark_axis(pick.point, self.axis_for(pick, None))
         if len(self.pending) < needed:
             self.message.emit(self.prompt())
             return
@@ -458,6 +461,21 @@ class BuildTools(QObject):
             pickable=False,
             reset_camera=False,
             render=False,
+        )
+        self._markers.append(actor)
+        self.viewport.request_render()
+
+    def _mark_axis(self, point: np.ndarray, axis: np.ndarray) -> None:
+        """The joint axis the next click will use, as an arrow at the joint point."""
+        plotter = self.viewport.plotter
+        if plotter is None:
+            return
+        import pyvista
+
+        length = 0.15 * max(getattr(self.viewport, "scale", 1.0), 0.5)
+        arrow = pyvista.Arrow(start=tuple(point), direction=tuple(axis), scale=length)
+        actor = plotter.add_mesh(
+            arrow, color="#e6550d", pickable=False, reset_camera=False, render=False
         )
         self._markers.append(actor)
         self.viewport.request_render()
