@@ -44,9 +44,10 @@ MAX_FPS = 60
 #: frame (software OpenGL on a loaded machine) spaces the next ones out and clicks are not
 #: starved.
 RENDER_DUTY = 0.8
-#: During a run, the renders' CPU time (all the GUI process's threads: Mesa rasterises in
-#: its own) is held to this fraction of one core, leaving the solver process its core. CPU
-#: time, not wall time: on a busy machine a render waits for the CPU, but costs no more.
+#: During a run the GUI process (all its threads: Mesa rasterises in its own, and Qt composes
+#: the window) may use at most this fraction of one core, measured over the last ~0.1 s;
+#: above it the viewport skips frames, leaving the solver process its core. CPU time, not
+#: wall time: on a busy machine a frame waits longer for the CPU but costs no more.
 RUN_RENDER_DUTY = 0.7
 #: Groups of actors the View menu shows and hides.
 GROUPS = ("bodies", "joints", "frames", "markers", "traces", "floor", "forces")
@@ -139,8 +140,9 @@ class Viewport(QWidget):
         self.render_duty = RENDER_DUTY
         self._last_render = 0.0
         self._render_cost = 0.0  # wall time of a render (s), smoothed
-        self._render_cpu = 0.0  # CPU time of the GUI process during a render (s), smoothed
-        self.cpu_duty: float | None = None  # limit on the renders' CPU share (None: none)
+        self.cpu_duty: float | None = None  # limit on the process's CPU share (None: none)
+        self._cpu_mark = (time.perf_counter(), time.process_time())
+        self._cpu_rate = 0.0  # the GUI process's CPU use (cores), smoothed
         self._trace_data: np.ndarray | None = None
         self._current_row: np.ndarray | None = None
         self.frames_rendered = 0
@@ -608,11 +610,21 @@ class Viewport(QWidget):
 
     def ready(self) -> bool:
         """True when a frame rendered now would respect the frame-rate and duty limits."""
-        spacing = max(1.0 / self.max_fps, self._render_cost / self.render_duty)
-        if self.cpu_duty:
-            spacing = max(spacing, self._render_cpu / self.cpu_duty)
-        spacing -= 0.002
-        return time.perf_counter() - self._last_render >= spacing
+        now = time.perf_counter()
+        spacing = max(1.0 / self.max_fps, self._render_cost / self.render_duty) - 0.002
+        if now - self._last_render < spacing:
+            return False
+        return not self.cpu_duty or self.cpu_rate() <= self.cpu_duty
+
+    def cpu_rate(self) -> float:
+        """The GUI process's recent CPU use, in cores (updated at most every 0.1 s)."""
+        now, cpu = time.perf_counter(), time.process_time()
+        then, cpu_then = self._cpu_mark
+        if now - then >= 0.1:
+            rate = (cpu - cpu_then) / (now - then)
+            self._cpu_rate = rate if now - then > 1.0 else 0.5 * self._cpu_rate + 0.5 * rate
+            self._cpu_mark = (now, cpu)
+        return self._cpu_rate
 
     def render_pending(self) -> None:
         """Move the scene to the pending row now and render it if the limits allow (else at
@@ -651,14 +663,11 @@ class Viewport(QWidget):
 
     def _render_started(self, *_args) -> None:
         self._render_start = time.perf_counter()
-        self._render_start_cpu = time.process_time()
 
     def _render_ended(self, *_args) -> None:
         finished = time.perf_counter()
         started = getattr(self, "_render_start", finished)
         self._render_cost = 0.7 * self._render_cost + 0.3 * (finished - started)
-        cpu = time.process_time() - getattr(self, "_render_start_cpu", time.process_time())
-        self._render_cpu = 0.7 * self._render_cpu + 0.3 * cpu
         self._last_render = finished
         self.frames_rendered += 1
         self._render_times.append(started)
