@@ -23,7 +23,10 @@ Sections (``--sections peer,precision,slider,reference``, all by default):
   next to Biela's central_differences on the same runs.
 
 ``--quick`` runs shorter versions (fewer N, shorter end times, fewer Δt and formulations,
-smaller k and fewer steps; times per step are still comparable). CPU time is the process
+smaller k and fewer steps; times per step are still comparable). Options set each of these
+(``--iftomm-t-end``, ``--chain-n``, ``--slider-k``, …; see ``--help``); the command line is
+written into the report. ``--keep`` reports the CSVs already in ``--out`` for the sections
+not run this time (so one section can be rerun alone). CPU time is the process
 time of this single-threaded run (BLAS limited to one thread, like Exudyn's default);
 wall time is also given. The machine, its load average before and after, and the date are
 written with the results. Benchmarks are not part of the test suite.
