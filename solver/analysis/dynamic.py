@@ -66,29 +66,45 @@ class PowerMeter:
         self.system = system
         self.drows = driver_rows(system)
         fs = system.force_set
-        self.forces = len(fs) > len(fs.contacts) or any(k.dissipative for k in system.kinds)
+        self.elements = len(fs) > len(fs.contacts)  # force elements other than contacts
+        self.kinds = [k for k in system.kinds if k.dissipative]  # internal damping
+        self.forces = self.elements or bool(self.kinds)
 
-    def _force_power(self, q: np.ndarray, v: np.ndarray, t: float) -> float:
-        """Power of the non-conservative forces (not contacts, not drivers) at ``(q, v)``."""
-        s = self.system
-        ms = s.marker_state(q, v)
-        p = s.nonconservative_power(q, v, t, ms)
-        return p - s.force_set.contacts.power(ms) if len(s.force_set.contacts) else p
+    def _element_power(self, q: np.ndarray, v: np.ndarray, t: float) -> float:
+        """Power of the non-conservative force elements (not contacts) at ``(q, v)``."""
+        fs = self.system.force_set
+        ms = self.system.marker_state(q, v)
+        p = fs.nonconservative_power(ms, q, v, t)
+        return p - fs.contacts.power(ms) if len(fs.contacts) else p
 
-    def force_dot(self, q: np.ndarray, qd: np.ndarray, t: float, w: np.ndarray) -> float:
-        """``Q_nc(q, q̇, t)·w`` from the power P(v) = Q_nc(q, v)·v by polarisation:
-        ``½ [P(q̇ + w) − P(q̇) − P(−w)]``, exact for forces affine in the velocities with a
-        symmetric velocity part (applied loads, actuators, viscous dampers, the material
-        damping of flexible bodies: every non-conservative force but friction)."""
-        p = self._force_power
-        return 0.5 * (p(q, qd + w, t) - p(q, qd, t) - p(q, -w, t))
+    def state(self, q: np.ndarray, qd: np.ndarray, t: float):
+        """What ``secant_correction`` needs of an accepted state: ``(q, q̇, t, P, Q_d)``, P
+        the force elements' power, Q_d the body kinds' damping forces
+        (``BodyKind.dissipative_forces``) or ``None``."""
+        qk = None
+        for kind in self.kinds:
+            f = kind.dissipative_forces(q, qd)
+            qk = f if qk is None else qk + f
+        power = self._element_power(q, qd, t) if self.elements else 0.0
+        return q.copy(), qd.copy(), t, power, qk
 
     def secant_correction(self, prev, cur, dt: float) -> float:
         """``½ (Q_n + Q_n+1)·Δq − ½ Δt (Q_n·q̇_n + Q_n+1·q̇_n+1)``: turns the trapezoidal
-        rule on the forces' power into their work along the step; ``prev``/``cur`` are
-        ``(q, q̇, t)``."""
+        rule on the forces' power into their work along the step (``prev``/``cur`` from
+        ``state``). ``Q·w`` of the force elements comes from their power P(v) = Q(q, v)·v by
+        polarisation, ``½ [P(q̇ + w) − P(q̇) − P(−w)]``: exact for forces affine in the
+        velocities with a symmetric velocity part (applied loads, actuators, viscous
+        dampers: every force element but contact friction)."""
         v = (cur[0] - prev[0]) / dt
-        return 0.5 * dt * sum(self.force_dot(q, qd, t, v - qd) for q, qd, t in (prev, cur))
+        out = 0.0
+        for q, qd, t, power, qk in (prev, cur):
+            w = v - qd
+            if self.elements:
+                p = self._element_power
+                out += 0.5 * (p(q, v, t) - power - p(q, -w, t))
+            if qk is not None:
+                out += float(qk @ w)
+        return 0.5 * dt * out
 
     def __call__(self, state: DynamicState, ms, c) -> float:
         s = self.system
@@ -120,7 +136,7 @@ def dynamic_frames(
     state = formulation.start(state)
     meter = PowerMeter(system)
     work, power_prev = 0.0, None
-    prev = None  # (q, q̇, t) of the previous step
+    prev = None  # the previous step's PowerMeter.state
     # an adaptive integrator takes many steps per dt: there the power is the better record
     secant = meter.forces and not getattr(formulation, "adaptive", False)
     dt = settings.dt
@@ -146,10 +162,11 @@ def dynamic_frames(
             power -= contacts.power(ms)  # integrated by the contacts themselves
         if power_prev is not None:
             work += 0.5 * (power + power_prev) * dt
-            if secant:  # forces: ½(Q_n + Q_n+1)·Δq (see PowerMeter.secant_correction)
-                work += meter.secant_correction(prev, (state.q, state.qd, state.t), dt)
+        cur = meter.state(state.q, state.qd, state.t) if secant else None
+        if secant and prev is not None:  # forces: ½(Q_n + Q_n+1)·Δq (PowerMeter)
+            work += meter.secant_correction(prev, cur, dt)
         power_prev = power
-        prev = (state.q.copy(), state.qd.copy(), state.t)
+        prev = cur
         frame = Frame(
             t=state.t,
             q=state.q.copy(),

@@ -110,6 +110,10 @@ class BodyKind:
 
     dissipative = False
 
+    def dissipative_forces(self, q, qd) -> np.ndarray | None:
+        """The internal damping forces (``n``, linear in q̇) of a ``dissipative`` kind."""
+        return None
+
     # output --------------------------------------------------------------------------
     def state_fields(self, slot) -> tuple[str, ...]:
         """CSV column suffixes of a body (``B.<field>``)."""

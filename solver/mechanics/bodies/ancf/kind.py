@@ -425,6 +425,12 @@ class AncfBodies(BodyKind):
     def dissipative(self) -> bool:
         return any(b.element.damped for b in self.beams)
 
+    def dissipative_forces(self, q, qd):
+        """Damping forces: internal forces at ``(q, q̇)`` minus those at ``(q, 0)``."""
+        if not self.dissipative:
+            return None
+        return self.evaluate(q, qd)[0] - self.evaluate(q, np.zeros_like(qd))[0]
+
     def dissipated_power(self, q, qd):
         if not self.dissipative:
             return 0.0
