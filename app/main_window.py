@@ -82,6 +82,13 @@ def window_title(model_name: str | None, modified: bool = False) -> str:
     return f"{model_name}{' *' if modified else ''} — {APP_TITLE}"
 
 
+def stability_warning(result) -> str | None:
+    """The stability monitor's warning of a finished run (the step exceeds its estimate of
+    the largest stable step, ``Result.stability``), or ``None``."""
+    stability = getattr(result, "stability", None) or {}
+    return stability.get("warning")
+
+
 class MainWindow(QMainWindow):
     """The workbench. Constructible without an event loop (tests): ``MainWindow()``."""
 
@@ -810,7 +817,10 @@ class MainWindow(QMainWindow):
                 text += f", {summary['steps']} steps"
             if summary.get("max_energy_drift") is not None:
                 text += f", max energy drift {summary['max_energy_drift']:.3g} J"
-            self.statusBar().showMessage(text, 15_000)
+            warning = stability_warning(outcome.result)
+            if warning:  # the step exceeds the stability monitor's estimate
+                text += f"; warning: {warning}"
+            self.statusBar().showMessage(text, 30_000 if warning else 15_000)
             self.log_message(text)
             if summary.get("dof") is not None:
                 self.dof_label.setText(f"DOF {summary['dof']}")

@@ -624,3 +624,18 @@ def test_body_actors_share_one_motion_matrix_per_body(workbench):
     assert actor.GetUserMatrix() is not viewport._motion[moving[0].body.name]
     viewport.render_now(row)
     assert actor.GetUserMatrix() is viewport._motion[moving[0].body.name]
+
+
+@gui
+def test_step_above_the_stability_estimate_warns_in_the_status_bar(qtbot, workbench):
+    """The stability monitor's warning (issue 11) reaches the status bar and the log; a
+    step below the estimate gives none."""
+    window = workbench
+    assert window.open_model(ROOT / "examples" / "stiff_pendulum.json")
+    outcome = run_and_wait(qtbot, window, dt=0.79, t_end=8.0)
+    assert outcome.status == "ok"
+    text = window.statusBar().currentMessage()
+    assert "warning: dt = 0.79 s exceeds" in text and "0.7825" in text
+    outcome = run_and_wait(qtbot, window, dt=0.5, t_end=8.0)
+    assert outcome.status == "ok"
+    assert "warning" not in window.statusBar().currentMessage()
