@@ -74,6 +74,26 @@ def solve_or_lstsq(a: np.ndarray, b: np.ndarray, rcond: float = 1e-13) -> np.nda
     return x
 
 
+def _rank_tolerance(shape, s: np.ndarray) -> float:
+    return max(shape) * np.finfo(float).eps * (s[0] if len(s) else 0.0) * 1e3
+
+
+def rank_and_left_null_space(a):
+    """``(rank, singular values, left null space U₀)`` of ``a``: the singular values alone
+    first (several times cheaper than the full SVD of a wide matrix), the singular vectors
+    only when ``a`` has dependent rows, and never the right null space."""
+    a = dense(a)
+    if a.size == 0:
+        return 0, np.zeros(0), np.eye(a.shape[0])
+    s = np.linalg.svd(a, compute_uv=False)
+    rank = int(np.sum(s > _rank_tolerance(a.shape, s)))
+    if rank == a.shape[0]:
+        return rank, s, np.zeros((a.shape[0], 0))
+    u, s, _ = np.linalg.svd(a, full_matrices=a.shape[0] > a.shape[1])
+    rank = int(np.sum(s > _rank_tolerance(a.shape, s)))
+    return rank, s, u[:, rank:]
+
+
 def rank_and_null_spaces(a, tol: float | None = None):
     """``(rank, singular values, left null space U₀, right null space V₀)`` of ``a`` (SVD)."""
     a = dense(a)
@@ -81,6 +101,6 @@ def rank_and_null_spaces(a, tol: float | None = None):
         return 0, np.zeros(0), np.eye(a.shape[0]), np.eye(a.shape[1])
     u, s, vt = np.linalg.svd(a)
     if tol is None:
-        tol = max(a.shape) * np.finfo(float).eps * (s[0] if len(s) else 0.0) * 1e3
+        tol = _rank_tolerance(a.shape, s)
     rank = int(np.sum(s > tol))
     return rank, s, u[:, rank:], vt[rank:].T

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.analysis.kinematics import describe_items
-from solver.analysis.linalg import dense, rank_and_null_spaces
+from solver.analysis.linalg import dense, rank_and_left_null_space
 from solver.mechanics.system import MultibodySystem
 
 
@@ -85,7 +85,7 @@ def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> Mobility
         p = q[pc] / np.linalg.norm(q[pc], axis=1, keepdims=True)
         blk = jac[:, pc]  # (rows, bodies, 4)
         jac[:, pc] = blk - np.einsum("rb,bj->rbj", np.einsum("rbj,bj->rb", blk, p), p)
-    rank, s, left, _ = rank_and_null_spaces(jac)
+    rank, s, left = rank_and_left_null_space(jac)
     rank += system.n_norm
     items: list[str] = []
     if left.shape[1]:
