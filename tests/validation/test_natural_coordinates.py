@@ -70,6 +70,7 @@ def test_same_trajectories_with_a_fixed_step_at_1e_4(name):
 
 
 @pytest.mark.slow  # pytest -m slow
+@pytest.mark.timeout(3600)
 @pytest.mark.parametrize("name", [m for m in MODELS if m != "double_four_bar"])
 def test_same_trajectories_over_two_seconds_at_1e_4(name):
     ref = run(name, "reference_point", "lagrange_baumgarte", 1e-4, 2.0, TIGHT)
@@ -78,6 +79,7 @@ def test_same_trajectories_over_two_seconds_at_1e_4(name):
 
 
 @pytest.mark.slow  # pytest -m slow; about 6 min of CPU
+@pytest.mark.timeout(3600)
 def test_double_four_bar_over_two_seconds_converges_to_one_trajectory():
     """The double four-bar passes singular positions, where the adaptive integrator crawls
     (over 40 min); with a fixed-step method the two representations differ by their own
