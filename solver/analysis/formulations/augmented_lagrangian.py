@@ -77,6 +77,7 @@ from solver.analysis.formulations.trapezoidal import (
     constrained_solve,
     gram,
     mass_scale,
+    newton_correction,
     newton_failure,
 )
 from solver.analysis.kinematics import all_velocity_rows
@@ -239,18 +240,14 @@ class AugmentedLagrangian(Formulation):
             if nh:
                 penalty = add(penalty, gram(bmat, alpha))
             tangent = add(add(mass, (-gp / bp) * kqd), (1.0 / bp) * add(stiff, penalty))
-            try:
-                fac = Factorized(tangent)
-                dq = -fac.solve(res)
-            except (RuntimeError, ValueError, np.linalg.LinAlgError):
-                dq = np.full_like(q, np.nan)
-            if not np.all(np.isfinite(dq)):
-                raise SimulationError(
-                    t1,
-                    "the augmented Lagrangian iteration matrix is singular or the iteration "
-                    f"diverged at dt = {h:g} s",
-                    "a smaller dt, or another formulation (null_space, central_differences)",
-                )
+            dq, fac = newton_correction(
+                tangent,
+                res,
+                t1,
+                h,
+                "augmented Lagrangian",
+                "a smaller dt, or another formulation (null_space, central_differences)",
+            )
             q = q + dq
             err_q = float(np.abs(dq).max())
             corrections.append(err_q)

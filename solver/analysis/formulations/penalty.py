@@ -62,6 +62,7 @@ from solver.analysis.formulations.trapezoidal import (
     add,
     gram,
     mass_scale,
+    newton_correction,
     newton_failure,
 )
 
@@ -146,18 +147,14 @@ class Penalty(Formulation):
                 add(mass, (-gp / bp) * kqd),
                 (1.0 / bp) * add(stiff, alpha * (c.phi_q.T @ dlam)),
             )
-            try:
-                fac = Factorized(tangent)
-                dq = fac.solve(-res)
-            except (RuntimeError, ValueError, np.linalg.LinAlgError):
-                dq = np.full_like(q, np.nan)
-            if not np.all(np.isfinite(dq)):
-                raise SimulationError(
-                    t1,
-                    f"the penalty iteration matrix is singular or the iteration diverged at "
-                    f"dt = {h:g} s",
-                    "a smaller dt, or another formulation (augmented_lagrangian, null_space)",
-                )
+            dq, fac = newton_correction(
+                tangent,
+                res,
+                t1,
+                h,
+                "penalty",
+                "a smaller dt, or another formulation (augmented_lagrangian, null_space)",
+            )
             q = q + dq
             err_q = float(np.abs(dq).max())
             corrections.append(err_q)

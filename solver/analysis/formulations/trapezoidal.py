@@ -183,6 +183,24 @@ def constrained_solve(
     return x, sigma, max_iterations
 
 
+def newton_correction(tangent, residual: np.ndarray, t: float, h: float, name: str, hint: str):
+    """``(Δq, factorisation)`` of one Newton iteration, ``Δq = −T⁻¹ r`` (the factorisation is
+    kept for further right-hand sides); a singular tangent or a non-finite correction becomes
+    a ``SimulationError`` naming the formulation, the time and the step."""
+    try:
+        fac = Factorized(tangent)
+        dq = -fac.solve(residual)
+    except (RuntimeError, ValueError, np.linalg.LinAlgError):
+        dq = None
+    if dq is None or not np.all(np.isfinite(dq)):
+        raise SimulationError(
+            t,
+            f"the {name} iteration matrix is singular or the iteration diverged at dt = {h:g} s",
+            hint,
+        )
+    return dq, fac
+
+
 def newton_failure(
     name: str,
     t: float,
