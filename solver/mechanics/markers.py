@@ -19,8 +19,6 @@ through :meth:`Markers.force_jacobian`, ``∂(Jᵀ f)/∂q`` for a force ``f`` h
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from solver.mechanics.rotations import rotate_jacobian
@@ -30,15 +28,30 @@ K = 7  # the fewest columns a marker table has (a rigid body's 7 coordinates)
 GROUND, RIGID, POINT_MASS, LINEAR = 0, 1, 2, 3
 
 
-@dataclass
 class MarkerState:
-    """Markers evaluated at ``(q, q̇)``: arrays over all N markers."""
+    """Markers evaluated at ``(q, q̇)``: arrays over all N markers.
 
-    u: np.ndarray  # (N, 3) global values
-    udot: np.ndarray  # (N, 3) time derivatives
-    jac: np.ndarray  # (N, 3, K) ∂u/∂q over the body's columns
-    jdq: np.ndarray  # (N, 3) J̇ q̇
-    jdot: np.ndarray | None = None  # (N, 3, K) ∂u̇/∂q over the body's columns
+    ``u`` (N, 3) global values, ``udot`` (N, 3) their time derivatives, ``jac`` (N, 3, K)
+    ``∂u/∂q`` over the body's columns, ``jdq`` (N, 3) ``J̇ q̇`` and ``jdot`` (N, 3, K)
+    ``∂u̇/∂q`` (built on first use: only force Jacobians and second derivatives need it).
+    """
+
+    __slots__ = ("u", "udot", "jac", "jdq", "_jdot", "_jdot_parts")
+
+    def __init__(self, u, udot, jac, jdq, jdot=None, parts=None) -> None:
+        self.u, self.udot, self.jac, self.jdq = u, udot, jac, jdq
+        self._jdot = jdot
+        self._jdot_parts = parts  # (shape, rigid marker indices, S(ṗ, s̄) of those)
+
+    @property
+    def jdot(self) -> np.ndarray:
+        if self._jdot is None:
+            shape, rows, sjd = self._jdot_parts
+            out = np.zeros(shape)
+            if rows is not None:
+                out[rows, :, 3:7] = sjd
+            self._jdot = out
+        return self._jdot
 
 
 def transpose_force_hessian(local: np.ndarray, f: np.ndarray) -> np.ndarray:
@@ -116,45 +129,69 @@ class Markers:
         for i, coef in self._coef.items():
             self._jac0[i, :, : coef.shape[1]] = coef
         self._lin_coef = self._jac0[self.linear]
+        self._prepare()
 
     def gather(self, x: np.ndarray) -> np.ndarray:
         """``x`` at every marker's columns, ``(N, K)``, zero where a column is -1."""
         ext = np.append(x, 0.0)
         return ext[self.cols]
 
+    def _prepare(self) -> None:
+        """Index arrays of the lean evaluation, built once: the columns each kind reads
+        (no -1 padding to mask), the ground values, the point flags of rigid markers."""
+        n, kk = len(self.kind), self.K
+        self._u0 = np.zeros((n, 3))
+        self._u0[self.ground] = self.local[self.ground]
+        self._pm_cols = self.cols[self.mass_pts, :3]
+        self._lin_cols = np.where(self.cols[self.linear] < 0, 0, self.cols[self.linear])
+        self._lin_local = self.local[self.linear]
+        r = self.rigid
+        self._rig_cols = self.cols[r, :7]
+        self._rig_local = self.local[r]
+        self._rig_point = self.is_point[r][:, None]
+        self._all_rigid = len(r) == n and n > 0
+        self._jdot_shape = (n, 3, kk)
+
     def evaluate(self, q: np.ndarray, qd: np.ndarray) -> MarkerState:
-        n = len(self.kind)
-        qc, qdc = self.gather(q), self.gather(qd)
-        u = np.empty((n, 3))
-        udot = np.zeros((n, 3))
-        jdq = np.zeros((n, 3))
-        jdot = np.zeros((n, 3, self.K))
         jac = self._jac0.copy()
-        g = self.ground
-        if len(g):
-            u[g] = self.local[g]
+        r = self.rigid
+        if self._all_rigid:  # the values are the rigid block itself (no scatter)
+            qr, qdr = q[self._rig_cols], qd[self._rig_cols]
+            p, pd = qr[:, 3:7], qdr[:, 3:7]
+            pt = self._rig_point
+            sj = rotate_jacobian(p, self._rig_local)
+            sjd = rotate_jacobian(pd, self._rig_local)
+            jac[:, :, 3:7] = sj
+            u = 0.5 * np.matmul(sj, p[:, :, None])[:, :, 0] + pt * qr[:, :3]
+            udot = np.matmul(sj, pd[:, :, None])[:, :, 0] + pt * qdr[:, :3]
+            jdq = np.matmul(sjd, pd[:, :, None])[:, :, 0]
+            return MarkerState(u, udot, jac, jdq, None, (self._jdot_shape, r, sjd))
+        u = self._u0.copy()
+        udot = np.zeros_like(u)
+        jdq = np.zeros_like(u)
         m = self.mass_pts
         if len(m):
-            u[m] = qc[m, :3]
-            udot[m] = qdc[m, :3]
+            u[m] = q[self._pm_cols]
+            udot[m] = qd[self._pm_cols]
         lin = self.linear
         if len(lin):
-            u[lin] = np.matmul(self._lin_coef, qc[lin][:, :, None])[:, :, 0] + self.local[lin]
-            udot[lin] = np.matmul(self._lin_coef, qdc[lin][:, :, None])[:, :, 0]
-        r = self.rigid
+            qc, qdc = q[self._lin_cols], qd[self._lin_cols]
+            u[lin] = np.matmul(self._lin_coef, qc[:, :, None])[:, :, 0] + self._lin_local
+            udot[lin] = np.matmul(self._lin_coef, qdc[:, :, None])[:, :, 0]
+        sjd = None
         if len(r):
-            p, pd, s = qc[r, 3:7], qdc[r, 3:7], self.local[r]
-            pt = self.is_point[r][:, None]
-            sj = rotate_jacobian(p, s)
-            sjd = rotate_jacobian(pd, s)
+            qr, qdr = q[self._rig_cols], qd[self._rig_cols]
+            p, pd = qr[:, 3:7], qdr[:, 3:7]
+            pt = self._rig_point
+            sj = rotate_jacobian(p, self._rig_local)
+            sjd = rotate_jacobian(pd, self._rig_local)
             jac[r, :, 3:7] = sj
-            jdot[r, :, 3:7] = sjd
             # S(p, s) p = 2 A(p) s and S(ṗ, s) ṗ = 2 A(ṗ) s (homogeneous quadratic form)
             # (batched matmul: the same products as einsum with less call overhead)
-            u[r] = 0.5 * np.matmul(sj, p[:, :, None])[:, :, 0] + pt * qc[r, :3]
-            udot[r] = np.matmul(sj, pd[:, :, None])[:, :, 0] + pt * qdc[r, :3]
+            u[r] = 0.5 * np.matmul(sj, p[:, :, None])[:, :, 0] + pt * qr[:, :3]
+            udot[r] = np.matmul(sj, pd[:, :, None])[:, :, 0] + pt * qdr[:, :3]
             jdq[r] = np.matmul(sjd, pd[:, :, None])[:, :, 0]
-        return MarkerState(u, udot, jac, jdq, jdot)
+        return MarkerState(u, udot, jac, jdq, None, (self._jdot_shape, r if len(r) else None, sjd))
 
     def force_jacobian(self, idx, f: np.ndarray) -> np.ndarray:
         """``∂(J_iᵀ f_i)/∂q`` with the force ``f_i`` held fixed, for markers ``idx``.

@@ -268,6 +268,10 @@ class MultibodySystem:
         r = np.concatenate(pat_r) if pat_r else np.zeros(0, np.int64)
         c = np.concatenate(pat_c) if pat_c else np.zeros(0, np.int64)
         self._keep = c >= 0
+        self._keep_all = bool(self._keep.all())
+        self._norm_cols = pc
+        self._zero_n = np.zeros(self.n)
+        self._zero_n.flags.writeable = False
         self._pat = (r[self._keep], c[self._keep])
         self._flat = self._pat[0] * self.n + self._pat[1]
 
@@ -292,34 +296,34 @@ class MultibodySystem:
         last = self.__dict__.get("_last_constraints")
         if last is not None and last[0] == key and not self.blocks:
             return last[1]
-        qd = np.zeros_like(q) if qd is None else qd
+        qd = self._zero_n if qd is None else qd
         ms = ms or self.markers.evaluate(q, qd)
         phi = np.empty(self.m)
         phit = np.zeros(self.m)
         gamma = np.empty(self.m)
         vals = []
         for g, r0 in zip(self.groups, self.group_rows, strict=True):
-            ev = g.evaluate(ms, t)
+            g_phi, g_phit, g_gamma, g_vals = g.assemble(ms, t)
             n = len(g) * g.rows
-            phi[r0 : r0 + n] = ev.phi.ravel()
-            phit[r0 : r0 + n] = ev.phit.ravel()
-            acc = -ev.quad - ev.phitt
-            for idx, blk in zip(g.index, ev.blocks, strict=True):
-                vals.append(np.matmul(blk, ms.jac[idx]).ravel())  # matmul: less overhead
-                acc = acc - np.matmul(blk, ms.jdq[idx][:, :, None])[:, :, 0]
-            gamma[r0 : r0 + n] = acc.ravel()
+            phi[r0 : r0 + n] = g_phi.ravel()
+            phit[r0 : r0 + n] = g_phit.ravel()
+            gamma[r0 : r0 + n] = g_gamma.ravel()
+            vals += g_vals
         for b in self.blocks:
             ev = b.evaluate(ms, q, qd, t)
             rows = slice(b.row0, b.row0 + b.rows)
             phi[rows], phit[rows], gamma[rows] = ev.phi, ev.phit, ev.gamma
             vals.append(ev.vals)
         if self.n_norm:
-            p, pd = q[self.rigid.cols[:, 3:]], qd[self.rigid.cols[:, 3:]]
+            pc = self._norm_cols
+            p, pd = q[pc], qd[pc]
             k = self.norm_row0
             phi[k:] = np.einsum("ij,ij->i", p, p) - 1.0
             gamma[k:] = -2.0 * np.einsum("ij,ij->i", pd, pd)
             vals.append((2.0 * p).ravel())
-        v = np.concatenate(vals)[self._keep] if vals else np.zeros(0)
+        v = np.concatenate(vals) if vals else np.zeros(0)
+        if not self._keep_all:
+            v = v[self._keep]
         if self.sparse:
             jac = sp.csr_matrix((v, self._pat), shape=(self.m, self.n))
         else:

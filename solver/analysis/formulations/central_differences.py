@@ -62,7 +62,10 @@ Positions satisfy Φ to the Newton tolerance at every step; velocities are CD va
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from scipy.linalg import lapack
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
@@ -71,6 +74,16 @@ from solver.mechanics.rotations import g_matrix, skew
 
 #: a final Newton correction this small (relative) changes nothing but rounding
 ROUNDING = 1e-13
+
+
+def full_svd(a: np.ndarray):
+    """``(U, σ, Vᵀ)`` of a dense matrix, all singular vectors: LAPACK ``gesdd`` called
+    directly (NumPy's wrapper costs more than the SVD of a small Jacobian); NumPy's
+    ``svd`` when it reports a failure (it raises ``LinAlgError``)."""
+    u, sv, vt, info = lapack.dgesdd(a, compute_uv=1, full_matrices=1)
+    if info != 0:
+        return np.linalg.svd(a, full_matrices=True)
+    return u, sv, vt
 
 
 def _normalise(q: np.ndarray, pcols: np.ndarray) -> np.ndarray:
@@ -187,7 +200,7 @@ class CentralDifferences(Formulation):
         if s.m == 0:
             return np.eye(n), n, None
         if svd is None:
-            svd = np.linalg.svd(dense(s.constraints(q, None, t).phi_q), full_matrices=True)
+            svd = full_svd(dense(s.constraints(q, None, t).phi_q))
         u, sv, vt = svd
         rank = int(np.sum(sv > self.rtol * sv[0])) if len(sv) and sv[0] > 0 else 0
         return vt[rank:].T, n - rank, (u[:, :rank], sv[:rank], vt[:rank].T)
@@ -211,13 +224,17 @@ class CentralDifferences(Formulation):
             if s.m:
                 c = s.constraints(x, None, t1)
                 phi = c.phi
-                if not (np.all(np.isfinite(phi)) and np.all(np.isfinite(r))):
+                # one finite test of both (a sum of squares overflows only beyond 1e150)
+                if not math.isfinite(phi @ phi + r @ r):
                     break
-                u, sv, vt = np.linalg.svd(dense(c.phi_q), full_matrices=True)
+                u, sv, vt = full_svd(dense(c.phi_q))
                 rank = n - dof
                 k = min(rank, len(sv))
                 sk = sv[:k]
-                inv = np.divide(1.0, sk, out=np.zeros_like(sk), where=sk > 1e-14 * sv[0])
+                if k and sk[-1] > 1e-14 * sv[0]:  # σ descending: every one is kept
+                    inv = 1.0 / sk
+                else:
+                    inv = np.divide(1.0, sk, out=np.zeros_like(sk), where=sk > 1e-14 * sv[0])
                 dp = -vt[:k].T @ ((u[:, :k].T @ phi) * inv)
                 nh = vt[n - dof :].T
             else:
@@ -226,23 +243,22 @@ class CentralDifferences(Formulation):
             if dof:
                 red = ng.T @ a @ nh
                 rhs = -ng.T @ (r + a @ dp)
-                try:
-                    alpha = np.linalg.solve(red, rhs)
-                except np.linalg.LinAlgError:  # exactly singular (finite input)
+                alpha = lapack.dgesv(red, rhs)[2:]
+                if alpha[1] != 0:  # exactly singular (finite input)
                     raise SimulationError(
                         t,
                         f"central differences: the reduced {dof}×{dof} dynamic matrix is "
                         f"singular at dt = {h:g} s",
                         "reduce dt, or raise solver.parameters.rank_tolerance if the "
                         "mechanism is at a singular position",
-                    ) from None
-                delta = dp + nh @ alpha
+                    )
+                delta = dp + nh @ alpha[0]
             else:
                 delta = dp
             xn = _normalise(x + delta, self.pcols)
             step_size = float(np.abs(xn - x).max())
             x = xn
-            if not np.isfinite(step_size):
+            if not math.isfinite(step_size):
                 break
             if step_size <= self.tolerance:
                 rounding = step_size <= ROUNDING * max(1.0, float(np.abs(x).max()))
@@ -303,11 +319,18 @@ class CentralDifferences(Formulation):
         target = 2.0 * q - qm
         mh = mass / h**2
         applied, kd = self._applied_model(q, (guess - qm) * inv2h, t)
+        if kd is None and not len(self.pcols):  # Q̃ constant over the step, A = M/Δt²
+            f0 = applied(None)
 
-        def residual(x):
-            v = (x - qm) * inv2h
-            f, kqd = self._forces(q, v, applied, kd)
-            return mh @ (x - target) - f, mh - inv2h * kqd
+            def residual(x):
+                return mh @ (x - target) - f0, mh
+
+        else:
+
+            def residual(x):
+                v = (x - qm) * inv2h
+                f, kqd = self._forces(q, v, applied, kd)
+                return mh @ (x - target) - f, mh - inv2h * kqd
 
         x1, its, svd1 = self._solve(t, h, guess, ng, dof, residual, False)
         r, _ = residual(x1)

@@ -35,6 +35,19 @@ def wrap_angle(a: np.ndarray) -> np.ndarray:
     return (a + np.pi) % (2.0 * np.pi) - np.pi
 
 
+def as_slice(index: np.ndarray):
+    """``index`` as an equivalent slice when it is an increasing arithmetic progression
+    (markers are added joint by joint, so they usually are): a slice takes a view, ~10×
+    cheaper than fancy indexing for the small arrays of a step."""
+    index = np.asarray(index, dtype=np.int64)
+    if len(index) == 0:
+        return index
+    step = int(index[1] - index[0]) if len(index) > 1 else 1
+    if step > 0 and np.array_equal(index, index[0] + step * np.arange(len(index))):
+        return slice(int(index[0]), int(index[-1]) + 1, step)
+    return index
+
+
 class Primitive:
     """Base: instances are added with marker indices, a constant and a time function."""
 
@@ -62,9 +75,14 @@ class Primitive:
         self.index = [m[:, k] for k in range(len(self.slots))]
         self.const = np.array(self._const, float)
         self.driven = [i for i, f in enumerate(self._funcs) if f is not None]
+        self._zero = np.zeros(len(self.const))
+        self.at = [as_slice(i) for i in self.index]
 
     def target(self, t: float):
-        """``c(t)``, ``ċ(t)``, ``c̈(t)`` per instance."""
+        """``c(t)``, ``ċ(t)``, ``c̈(t)`` per instance (read-only arrays: without driving
+        functions they are the constants and shared zeros)."""
+        if not self.driven:
+            return self.const, self._zero, self._zero
         c = self.const.copy()
         cd = np.zeros_like(c)
         cdd = np.zeros_like(c)
@@ -77,6 +95,17 @@ class Primitive:
     def evaluate(self, ms: MarkerState, t: float) -> PrimitiveEval:
         raise NotImplementedError
 
+    def assemble(self, ms: MarkerState, t: float):
+        """``(Φ, Φ_t, γ, values)`` of all instances, each ``(m, r)``, and per slot the
+        entries of ``blocks·J`` (raveled ``(m, r, K)``): what the system assembles."""
+        ev = self.evaluate(ms, t)
+        acc = -ev.quad - ev.phitt
+        vals = []
+        for idx, blk in zip(self.index, ev.blocks, strict=True):
+            vals.append(np.matmul(blk, ms.jac[idx]).ravel())  # matmul: less overhead
+            acc = acc - np.matmul(blk, ms.jdq[idx][:, :, None])[:, :, 0]
+        return ev.phi, ev.phit, acc, vals
+
     def hessians(self, ms: MarkerState) -> dict[tuple[int, int], np.ndarray]:
         """``∂²f/∂u_i∂u_j`` for the non-zero ordered slot pairs, each ``(m, r, 3, 3)``
         (or broadcastable to it)."""
@@ -84,7 +113,7 @@ class Primitive:
 
 
 def _dot(a, b):
-    return np.sum(a * b, axis=-1)
+    return (a * b).sum(-1)  # the method: np.sum's wrapper costs more than the sum
 
 
 class Coincident(Primitive):
@@ -99,6 +128,13 @@ class Coincident(Primitive):
         eye = np.broadcast_to(np.eye(3), (m, 3, 3))
         zero = np.zeros((m, 3))
         return PrimitiveEval(ms.u[b] - ms.u[a], [-eye, eye], zero, zero, zero)
+
+    def assemble(self, ms, t):
+        """The blocks are ∓I: ``Φ_q`` entries are ∓J and ``γ = J̇q̇_a − J̇q̇_b`` directly."""
+        a, b = self.at
+        zero = np.zeros((len(self), 3))
+        vals = [np.negative(ms.jac[a]).ravel(), ms.jac[b].ravel()]
+        return ms.u[b] - ms.u[a], zero, ms.jdq[a] - ms.jdq[b], vals
 
 
 class Dot(Primitive):
@@ -175,6 +211,24 @@ class Distance(Primitive):
         return PrimitiveEval(
             phi[:, None], [-g[:, None, :], g[:, None, :]], quad[:, None], zero, zero
         )
+
+    def freeze(self) -> None:
+        super().freeze()
+        length = self.const[:, None]
+        self._len, self._len2, self._two_len = length, length**2, 2.0 * length
+
+    def assemble(self, ms, t):
+        """``Φ = (d·d − L²)/2L``, ``Φ_q = ±(d/L)ᵀ J``, ``γ = (d/L)·(J̇q̇_a − J̇q̇_b) − ḋ·ḋ/L``
+        (the base class's sums written out for the blocks ``∓d/L``)."""
+        a, b = self.at
+        d = ms.u[b] - ms.u[a]
+        dd = ms.udot[b] - ms.udot[a]
+        g = (d / self._len)[:, None, :]
+        phi = (np.matmul(d[:, None, :], d[:, :, None])[:, :, 0] - self._len2) / self._two_len
+        quad = np.matmul(dd[:, None, :], dd[:, :, None])[:, :, 0] / self._len
+        gamma = np.matmul(g, (ms.jdq[a] - ms.jdq[b])[:, :, None])[:, :, 0] - quad
+        vals = [np.matmul(np.negative(g), ms.jac[a]).ravel(), np.matmul(g, ms.jac[b]).ravel()]
+        return phi, self._zero[:, None], gamma, vals
 
     def hessians(self, ms):
         eye = np.eye(3) / self.const[:, None, None, None]
