@@ -34,7 +34,7 @@ from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor
 
 
 @contextlib.contextmanager
-def _no_base_plotter_init() -> Iterator[None]:
+def no_base_plotter_init() -> Iterator[None]:
     """PySide6 continues the cooperative ``__init__`` chain past the Qt base into
     ``BasePlotter.__init__`` (without arguments); it is called explicitly afterwards."""
     original = BasePlotter.__init__
@@ -52,7 +52,7 @@ class NativeInteractor(QVTKRenderWindowInteractor, BasePlotter):
     native_window = True
 
     def __init__(self, parent: QWidget | None = None, multi_samples: int = 0) -> None:
-        with _no_base_plotter_init():
+        with no_base_plotter_init():
             QVTKRenderWindowInteractor.__init__(self, parent)
         BasePlotter.__init__(self)
         self.interactor = self

@@ -86,16 +86,22 @@ class Link:
 
 
 def make_interactor(parent: QWidget) -> Any:
-    """The VTK widget: pyvistaqt's ``QOpenGLWidget``, or with ``BIELA_VIEWPORT=native`` the
-    experimental native window of ``app.native_view`` (much cheaper under software OpenGL,
-    but see that module for what does not work yet)."""
-    if os.environ.get("BIELA_VIEWPORT", "opengl").lower() == "native":
+    """The VTK widget. By default ``app.image_view``: VTK renders off screen and the widget
+    paints the pixels (the window stays a raster window; under software OpenGL a frame costs
+    a third of pyvistaqt's). ``BIELA_VIEWPORT=opengl``: pyvistaqt's ``QOpenGLWidget``;
+    ``BIELA_VIEWPORT=native``: the experimental native window of ``app.native_view``."""
+    kind = os.environ.get("BIELA_VIEWPORT", "image").lower()
+    if kind == "native":
         from app.native_view import NativeInteractor
 
         return NativeInteractor(parent, multi_samples=0)
-    from pyvistaqt import QtInteractor
+    if kind == "opengl":
+        from pyvistaqt import QtInteractor
 
-    return QtInteractor(parent, auto_update=False, multi_samples=0)
+        return QtInteractor(parent, auto_update=False, multi_samples=0)
+    from app.image_view import ImageInteractor
+
+    return ImageInteractor(parent, multi_samples=0)
 
 
 def nice_step(span: float, divisions: int = 10) -> float:

@@ -15,10 +15,24 @@ import argparse
 import cProfile
 import os
 import pstats
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def isolate_settings(app) -> None:
+    """The default window layout, not the one the user last saved (plots dock shown)."""
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    folder = tempfile.mkdtemp(prefix="biela-bench-settings-")
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, folder)
+    app.setOrganizationName("BielaBenchmark")
 
 
 class Timer:
@@ -61,6 +75,7 @@ def main() -> int:
     from app.theme import apply_style
 
     app = get_application()
+    isolate_settings(app)
     apply_style(app)
     window = MainWindow()
     window.resize(1600, 1000)

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
@@ -49,8 +51,10 @@ def main() -> int:
     from app.application import get_application
     from app.main_window import MainWindow
     from app.theme import apply_style
+    from benchmarks.gui_profile import isolate_settings
 
     app = get_application()
+    isolate_settings(app)
     apply_style(app)
     window = MainWindow()
     window.resize(1600, 1000)

@@ -47,7 +47,7 @@ def test_qt_binding_keeps_none_reference_count(qapp):
 
 @gui
 def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
-    from pyvistaqt import QtInteractor
+    from app.image_view import ImageInteractor
 
     assert main_window.isVisible()
     assert main_window.windowTitle() == "Biela"
@@ -72,7 +72,7 @@ def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
     assert "four bar spatial" in examples
     assert main_window.statusBar().isVisible()
     # Under Xvfb + Mesa there is an OpenGL context: the real viewport, not the explanation.
-    assert isinstance(main_window.plotter, QtInteractor), main_window.viewport.unavailable
+    assert isinstance(main_window.plotter, ImageInteractor), main_window.viewport.unavailable
     assert main_window.centralWidget().isAncestorOf(main_window.plotter)
     assert "floor_grid" in main_window.plotter.actors
     toolbar_actions = set(main_window.toolbar.actions())
