@@ -334,10 +334,30 @@ class MultibodySystem:
         self._last_constraints = (key, out)
         return out
 
+    def _slot_flags(self, g) -> list[tuple[bool, bool]]:
+        """Per slot of a primitive group: (any marker moves with a body, any is on a rigid
+        body). A ground slot has J = 0 and J̇ = 0; only rigid markers have a J that depends
+        on q (``force_jacobian``) and a non-zero J̇."""
+        flags = self.__dict__.setdefault("_flags", {})
+        if id(g) not in flags:
+            kind = self.markers.kind
+            flags[id(g)] = [
+                (bool(np.any(kind[i] != MK_GROUND)), bool(np.any(kind[i] == MK_RIGID)))
+                for i in g.index
+            ]
+        return flags[id(g)]
+
     def constraint_second_order(
-        self, q: np.ndarray, qd: np.ndarray, lam: np.ndarray, t: float = 0.0, ms=None
+        self,
+        q: np.ndarray,
+        qd: np.ndarray,
+        lam: np.ndarray,
+        t: float = 0.0,
+        ms=None,
+        velocity: bool = True,
     ):
-        """``(∂(Φ_qᵀλ)/∂q, ∂(Φ_q q̇)/∂q)``: ``n×n`` and ``m×n``, exact.
+        """``(∂(Φ_qᵀλ)/∂q, ∂(Φ_q q̇)/∂q)``: ``n×n`` and ``m×n``, exact (the second is
+        ``None`` when ``velocity`` is false: not computed).
 
         With ``Φ_r = f_r(u(q))``: ``∇Φ_r = Σ_i g_ri J_i`` (``g_ri = ∂f_r/∂u_i``), so
         ``Σ_r λ_r ∇²Φ_r = Σ_ij J_iᵀ (Σ_r λ_r f_r,ij) J_j + Σ_i ∂(J_iᵀ Σ_r λ_r g_ri)/∂q`` and
@@ -372,33 +392,44 @@ class MultibodySystem:
             m, r = len(g), g.rows
             rows = r0 + np.arange(m * r).reshape(m, r)
             lam_g = lam[r0 : r0 + m * r].reshape(m, r)
-            ev = g.evaluate(ms, t)
+            flags = self._slot_flags(g)
             for (i, j), h in g.hessians(ms).items():
+                if not (flags[i][0] and flags[j][0]):
+                    continue  # a ground slot: J_j, or J_i and u̇_i, are zero
                 ii, jj = g.index[i], g.index[j]
                 h = np.broadcast_to(h, (m, r, 3, 3))
                 w = np.einsum("mr,mrab->mab", lam_g, h)
                 key = (r0, i, j)
                 k_ij = np.einsum("mak,mab,mbl->mkl", ms.jac[ii], w, ms.jac[jj])
                 put_k(key, cols[ii], cols[jj], k_ij)
-                d_ij = np.einsum("ma,mrab,mbl->mrl", ms.udot[ii], h, ms.jac[jj])
-                put_d(key, rows, cols[jj], d_ij)
+                if velocity:
+                    d_ij = np.einsum("ma,mrab,mbl->mrl", ms.udot[ii], h, ms.jac[jj])
+                    put_d(key, rows, cols[jj], d_ij)
+            if not any(rigid for _, rigid in flags):
+                continue  # constant J of every slot: no further terms
+            ev = g.evaluate(ms, t)
             for i, blk in enumerate(ev.blocks):
+                if not flags[i][1]:
+                    continue
                 ii = g.index[i]
                 force = np.einsum("mr,mra->ma", lam_g, blk)
                 put_k((r0, i), cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
-                put_d((r0, i), rows, cols[ii], np.einsum("mra,mak->mrk", blk, ms.jdot[ii]))
+                if velocity:
+                    put_d((r0, i), rows, cols[ii], np.einsum("mra,mak->mrk", blk, ms.jdot[ii]))
         for b in self.blocks:
             (r, c, v), (r2, c2, v2) = b.second_order(ms, q, qd, lam[b.row0 : b.row0 + b.rows], t)
             kr.append(r), kc.append(c), kv.append(v)
-            dr.append(b.row0 + r2), dc.append(c2), dv.append(v2)
+            if velocity:
+                dr.append(b.row0 + r2), dc.append(c2), dv.append(v2)
         if len(self.rigid):
             pc = self.rigid.cols[:, 3:]
             lam_n = lam[self.norm_row0 :]
             put_k(("norm",), pc, pc, 2.0 * lam_n[:, None, None] * np.eye(4))
-            nrows = self.norm_row0 + np.arange(self.n_norm)
-            dr.append(np.repeat(nrows, 4))
-            dc.append(pc.ravel())
-            dv.append((2.0 * qd[pc]).ravel())
+            if velocity:
+                nrows = self.norm_row0 + np.arange(self.n_norm)
+                dr.append(np.repeat(nrows, 4))
+                dc.append(pc.ravel())
+                dv.append((2.0 * qd[pc]).ravel())
 
         def build(r, c, v, shape):
             if not r:
@@ -410,7 +441,8 @@ class MultibodySystem:
             flat = r[keep] * shape[1] + c[keep]  # small system: sum duplicates densely
             return np.bincount(flat, v[keep], shape[0] * shape[1]).reshape(shape)
 
-        return build(kr, kc, kv, (self.n, self.n)), build(dr, dc, dv, (self.m, self.n))
+        k = build(kr, kc, kv, (self.n, self.n))
+        return k, (build(dr, dc, dv, (self.m, self.n)) if velocity else None)
 
     def _mass_pattern(self):
         """Row/column indices of every mass-matrix entry: rigid blocks (7×7), then point
@@ -545,21 +577,37 @@ class MultibodySystem:
         return mat.tocsr() if self.sparse else mat.toarray()
 
     # ---- energies ---------------------------------------------------------------------
+    def _energy_terms(self):
+        """Translational columns of rigid bodies and point masses, the mass and the weight
+        ``m g`` per column (built once: the energies are asked at every step)."""
+        terms = self.__dict__.get("_energy")
+        if terms is None:
+            parts = [(c.cols[:, :3], c.mass) for c in (self.rigid, self.point_masses) if len(c)]
+            parts = parts or [(np.zeros((0, 3), np.int64), np.zeros(0))]
+            cols = np.concatenate([c.ravel() for c, _ in parts])
+            mass = np.concatenate([np.repeat(m, 3) for _, m in parts])
+            weight = np.concatenate([(m[:, None] * self.gravity).ravel() for _, m in parts])
+            terms = self._energy = (cols, mass, weight)
+        return terms
+
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
-        t = self.point_masses.kinetic_energy(qd) if len(self.point_masses) else 0.0
+        cols, mass, _ = self._energy_terms()
+        v = qd[cols]
+        t = 0.5 * float(v @ (mass * v))
         if len(self.rigid):
-            t += self.rigid.kinetic_energy(q, qd)
-        return t + sum(kind.kinetic_energy(q, qd) for kind in self.kinds)
+            t += self.rigid.rotational_energy(q, qd)
+        return t + sum(kind.kinetic_energy(q, qd) for kind in self.kinds) if self.kinds else t
 
     def gravitational_energy(self, q: np.ndarray) -> float:
-        v = 0.0
-        if len(self.rigid):
-            v -= float(np.sum(self.rigid.mass * (q[self.rigid.cols[:, :3]] @ self.gravity)))
-        if len(self.point_masses):
-            v -= float(np.sum(self.point_masses.mass * (q[self.point_masses.cols] @ self.gravity)))
+        cols, _, weight = self._energy_terms()
+        v = -float(weight @ q[cols])
+        if not self.kinds:
+            return v
         return v + sum(kind.gravitational_energy(q, self.gravity) for kind in self.kinds)
 
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
+        if not (len(self.force_set) or self.kinds):
+            return 0.0
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
         return self.force_set.elastic_energy(ms, q) + sum(
             kind.elastic_energy(q) for kind in self.kinds
@@ -569,6 +617,8 @@ class MultibodySystem:
         self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
     ) -> float:
         """Power of actuators, dampers, applied loads and contact losses (W)."""
+        if not (len(self.force_set) or self.kinds):
+            return 0.0
         ms = ms or self.markers.evaluate(q, qd)
         power = self.force_set.nonconservative_power(ms, q, qd, t)
         return power + sum(kind.dissipated_power(q, qd) for kind in self.kinds)

@@ -229,7 +229,7 @@ class AugmentedLagrangian(Formulation):
             lam = lam_star + alpha * c.phi
             res = (base + c.phi_q.T @ lam) / bp
             kq, kqd = s.force_jacobians(q, qd, t1, ms)
-            hess, _ = s.constraint_second_order(q, qd, lam, t1, ms)
+            hess, _ = s.constraint_second_order(q, qd, lam, t1, ms, velocity=False)
             stiff = add(add(s.mass_times_jacobian(q, qdd), -kq), hess)
             if nh:  # ∂(Bᵀμ)/∂q and Bᵀ α_v ∂(B q̇)/∂q (q̇ fixed)
                 stiff = add(

@@ -75,6 +75,8 @@ class Newmark:
         """``(q̇, q̈, a)`` at ``t + h`` from the positions ``q1`` there."""
         a1 = (q1 - q - h * qd - (h * h * (0.5 - self.beta)) * a) / (self.beta * h * h)
         qd1 = qd + h * ((1.0 - self.gamma) * a + self.gamma * a1)
+        if self.alpha_m == 0.0 and self.alpha_f == 0.0:  # q̈ = a (the terms below vanish)
+            return qd1, a1, a1
         qdd1 = ((1.0 - self.alpha_m) * a1 + self.alpha_m * a - self.alpha_f * qdd) / (
             1.0 - self.alpha_f
         )
@@ -85,6 +87,9 @@ class Newmark:
         return ((1.0 - self.alpha_f) * qdd1 + self.alpha_f * qdd - self.alpha_m * a) / (
             1.0 - self.alpha_m
         )
+
+
+_GETRF, _GETRS = sla.get_lapack_funcs(("getrf", "getrs"), (np.zeros(1),))
 
 
 class Factorized:
@@ -101,8 +106,8 @@ class Factorized:
             self._lu = spla.splu(sp.csc_matrix(a))
             return
         a = np.asarray(a, dtype=float)
-        getrf, self._getrs = sla.get_lapack_funcs(("getrf", "getrs"), (a,))
-        self._lu, self._piv, info = getrf(a, overwrite_a=False)
+        self._getrs = _GETRS
+        self._lu, self._piv, info = _GETRF(a, overwrite_a=False)
         if info != 0:
             raise np.linalg.LinAlgError("singular matrix" if info > 0 else "bad argument")
 
@@ -169,12 +174,13 @@ def constrained_solve(
     x = np.zeros(len(f)) if x0 is None else np.array(x0, dtype=float)
     sigma = np.zeros(m)
     prev = np.inf
+    res = phi_q @ x - g
+    phi_qt = phi_q.T
     for it in range(1, max_iterations + 1):
-        res = phi_q @ x - g
-        x = x + fac.solve(f - mass @ x - phi_q.T @ (sigma + alpha * res))
+        x = x + fac.solve(f - mass @ x - phi_qt @ (sigma + alpha * res))
         if m == 0:
             return x, sigma, it
-        res = phi_q @ x - g
+        res = phi_q @ x - g  # also the next iteration's residual
         sigma = sigma + alpha * res
         err = float(np.abs(res).max())
         if err <= tol or err >= prev:

@@ -114,6 +114,11 @@ class RigidBodies:
             + 0.5 * np.einsum("ni,nij,nj->", wb, self.inertia, wb)
         )
 
+    def rotational_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
+        """``½ Σ ω̄ᵀ J ω̄`` (the translational part is the system's)."""
+        wb = self.body_angular_velocity(q, qd)
+        return float(0.5 * np.einsum("ni,nij,nj->", wb, self.inertia, wb))
+
     def momentum(self, q: np.ndarray, qd: np.ndarray, origin=(0.0, 0.0, 0.0)):
         """Total linear momentum and angular momentum about ``origin`` (global)."""
         from solver.mechanics.rotations import rotation_matrix

@@ -493,8 +493,10 @@ class Contacts:
         self.groups = {"plane": ContactGroup("plane"), "sphere": ContactGroup("sphere")}
         self.reset()
 
+    size: int | None = None  # the number of contacts once the force set is frozen
+
     def __len__(self) -> int:
-        return sum(len(g) for g in self.groups.values())
+        return self.size if self.size is not None else sum(len(g) for g in self.groups.values())
 
     def _all(self):
         return [g for g in self.groups.values() if len(g)]

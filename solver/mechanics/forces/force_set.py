@@ -152,6 +152,9 @@ class ForceSet:
             if len(g):
                 g.freeze(self.markers)
         self._sparsity = SparsityCache(self.n)
+        # counts are fixed from here on: asked many times per step, summed once
+        self.contacts.size = sum(len(g) for g in self.contacts.groups.values())
+        self.size = sum(len(g) for g in self._all())
 
     def _all(self):
         return (
@@ -165,8 +168,10 @@ class ForceSet:
             self.distributed,
         )
 
+    size: int | None = None  # the number of elements once frozen
+
     def __len__(self) -> int:
-        return sum(len(g) for g in self._all())
+        return self.size if self.size is not None else sum(len(g) for g in self._all())
 
     def _accumulate(self, ms: MarkerState, q: np.ndarray, t: float, jacobians: bool) -> Accumulator:
         acc = Accumulator(self.n, jacobians, self._sparsity)
