@@ -55,6 +55,28 @@ class BodySlot:
             self.size = 7 if self.kind == "rigid" else 3
 
 
+class FixedPattern:
+    """CSR storage of values at fixed ``(row, column)`` positions, duplicates summed.
+
+    The map from entries to CSR slots is computed once; each ``csr(values)`` then costs
+    one ``bincount`` and a constructor that finds indices already sorted (no COO sort).
+    """
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> None:
+        n = shape[1]
+        key = np.asarray(rows, np.int64) * n + np.asarray(cols, np.int64)
+        unique, self.slot = np.unique(key, return_inverse=True)
+        index = np.int32 if max(len(unique), n, shape[0]) < 2**31 - 1 else np.int64
+        self.indices = (unique % n).astype(index)
+        self.indptr = np.searchsorted(unique // n, np.arange(shape[0] + 1)).astype(index)
+        self.shape = shape
+        self.size = len(key)
+
+    def csr(self, values: np.ndarray) -> sp.csr_matrix:
+        data = np.bincount(self.slot, weights=values, minlength=len(self.indices))
+        return sp.csr_matrix((data, self.indices.copy(), self.indptr.copy()), shape=self.shape)
+
+
 @dataclass
 class ConstraintEval:
     phi: np.ndarray
@@ -325,7 +347,9 @@ class MultibodySystem:
         if not self._keep_all:
             v = v[self._keep]
         if self.sparse:
-            jac = sp.csr_matrix((v, self._pat), shape=(self.m, self.n))
+            if "_pat_csr" not in self.__dict__:
+                self._pat_csr = FixedPattern(*self._pat, (self.m, self.n))
+            jac = self._pat_csr.csr(v)
         else:
             jac = np.bincount(self._flat, weights=v, minlength=self.m * self.n).reshape(
                 self.m, self.n
@@ -434,10 +458,17 @@ class MultibodySystem:
         def build(r, c, v, shape):
             if not r:
                 return sp.csr_matrix(shape) if self.sparse else np.zeros(shape)
-            r, c, v = np.concatenate(r), np.concatenate(c), np.concatenate(v)
+            v = np.concatenate(v)
+            if self.sparse:  # the entries' positions are the same at every call
+                key = ("csr", shape, len(v))
+                hit = patterns.get(key)
+                if hit is None:
+                    r, c = np.concatenate(r), np.concatenate(c)
+                    keep = (r >= 0) & (c >= 0)
+                    hit = patterns[key] = (keep, FixedPattern(r[keep], c[keep], shape))
+                return hit[1].csr(v[hit[0]])
+            r, c = np.concatenate(r), np.concatenate(c)
             keep = (r >= 0) & (c >= 0)
-            if self.sparse:
-                return sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=shape)
             flat = r[keep] * shape[1] + c[keep]  # small system: sum duplicates densely
             return np.bincount(flat, v[keep], shape[0] * shape[1]).reshape(shape)
 
@@ -463,16 +494,20 @@ class MultibodySystem:
         r, c, flat, pm_vals = self._mpat
         key = q.tobytes()
         last = self.__dict__.get("_last_mass")
-        if last is not None and last[0] == key and not self.sparse:
+        if last is not None and last[0] == key:
             return last[1].copy()  # the same q again (a step's end, the time loop)
         vals = pm_vals
         if len(self.rigid):
             vals = np.concatenate([self.rigid.mass_blocks(q).ravel(), pm_vals])
         if self.sparse:
-            out = sp.csr_matrix((vals, (r, c)), shape=(self.n, self.n))
+            if "_mpat_csr" not in self.__dict__:
+                self._mpat_csr = FixedPattern(r, c, (self.n, self.n))
+            out = self._mpat_csr.csr(vals)
             for kind in self.kinds:
                 out = out + kind.mass(q)
-            return out.tocsr()
+            out = out.tocsr()
+            self._last_mass = (key, out)
+            return out.copy()
         out = np.zeros(self.n * self.n)
         out[flat] = vals  # blocks never overlap
         out = out.reshape(self.n, self.n)
@@ -512,14 +547,17 @@ class MultibodySystem:
         ms = ms or self.markers.evaluate(q, qd)
         if not self.sparse:
             return self._dense_force_jacobians(q, qd, t, ms)
-        kq, kqd = self.force_set.jacobians(ms, q, qd, t)
+        kq = kqd = None
+        if len(self.force_set):
+            kq, kqd = self.force_set.jacobians(ms, q, qd, t)
         if len(self.rigid):
             dq, dqd = self.rigid.quadratic_forces_jacobians(q, qd)
-            c = self.rigid.cols
-            r = np.repeat(c, 7, axis=1).ravel()
-            cc = np.tile(c, (1, 7)).ravel()
-            kq = kq + sp.csr_matrix((dq.ravel(), (r, cc)), shape=(self.n, self.n))
-            kqd = kqd + sp.csr_matrix((dqd.ravel(), (r, cc)), shape=(self.n, self.n))
+            pat = self._rigid_block_pattern()
+            dq, dqd = pat.csr(dq.ravel()), pat.csr(dqd.ravel())
+            kq = dq if kq is None else kq + dq
+            kqd = dqd if kqd is None else kqd + dqd
+        if kq is None:
+            kq, kqd = self.force_set.jacobians(ms, q, qd, t)
         for kind in self.kinds:
             jq, jqd = kind.applied_jacobians(q, qd, t)
             if jq is not None:
@@ -553,6 +591,14 @@ class MultibodySystem:
                 kqd += jqd.toarray() if sp.issparse(jqd) else jqd
         return kq, kqd
 
+    def _rigid_block_pattern(self) -> FixedPattern:
+        """The 7×7 blocks of the rigid bodies (sparse systems), built once."""
+        if "_rigid_csr" not in self.__dict__:
+            c = self.rigid.cols
+            r, cc = np.repeat(c, 7, axis=1).ravel(), np.tile(c, (1, 7)).ravel()
+            self._rigid_csr = FixedPattern(r, cc, (self.n, self.n))
+        return self._rigid_csr
+
     def mass_times_jacobian(self, q: np.ndarray, a: np.ndarray):
         """``∂(M(q) a)/∂q`` (a fixed), for Newton iterations of implicit methods."""
         c = self.rigid.cols
@@ -566,10 +612,7 @@ class MultibodySystem:
                     out += extra.toarray() if sp.issparse(extra) else extra
             return out
         blocks = self.rigid.mass_times_jacobian(q, a)
-        mat = sp.csr_matrix(
-            (blocks.ravel(), (np.repeat(c, 7, axis=1).ravel(), np.tile(c, (1, 7)).ravel())),
-            shape=(self.n, self.n),
-        )
+        mat = self._rigid_block_pattern().csr(blocks.ravel())
         for kind in self.kinds:
             extra = kind.mass_times_jacobian(q, a)
             if extra is not None:

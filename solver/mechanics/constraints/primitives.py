@@ -75,14 +75,26 @@ class Primitive:
         self.index = [m[:, k] for k in range(len(self.slots))]
         self.const = np.array(self._const, float)
         self.driven = [i for i, f in enumerate(self._funcs) if f is not None]
-        self._zero = np.zeros(len(self.const))
-        self.at = [as_slice(i) for i in self.index]
+
+    def derived(self) -> dict:
+        """Arrays derived from ``index`` and ``const`` for the evaluation (``at``: the
+        indices as slices where possible, ``zero``), rebuilt whenever either is replaced
+        (a copy of the group for a subset of its instances, ``group_evaluation``)."""
+        hit = self.__dict__.get("_derived")
+        if hit is None or hit[0] is not self.index or hit[1] is not self.const:
+            extra = {"at": [as_slice(i) for i in self.index], "zero": np.zeros(len(self.const))}
+            hit = self._derived = (self.index, self.const, self._derive(extra))
+        return hit[2]
+
+    def _derive(self, extra: dict) -> dict:
+        return extra
 
     def target(self, t: float):
         """``c(t)``, ``ċ(t)``, ``c̈(t)`` per instance (read-only arrays: without driving
         functions they are the constants and shared zeros)."""
         if not self.driven:
-            return self.const, self._zero, self._zero
+            zero = self.derived()["zero"]
+            return self.const, zero, zero
         c = self.const.copy()
         cd = np.zeros_like(c)
         cdd = np.zeros_like(c)
@@ -131,7 +143,7 @@ class Coincident(Primitive):
 
     def assemble(self, ms, t):
         """The blocks are ∓I: ``Φ_q`` entries are ∓J and ``γ = J̇q̇_a − J̇q̇_b`` directly."""
-        a, b = self.at
+        a, b = self.derived()["at"]
         zero = np.zeros((len(self), 3))
         vals = [np.negative(ms.jac[a]).ravel(), ms.jac[b].ravel()]
         return ms.u[b] - ms.u[a], zero, ms.jdq[a] - ms.jdq[b], vals
@@ -212,23 +224,23 @@ class Distance(Primitive):
             phi[:, None], [-g[:, None, :], g[:, None, :]], quad[:, None], zero, zero
         )
 
-    def freeze(self) -> None:
-        super().freeze()
+    def _derive(self, extra: dict) -> dict:
         length = self.const[:, None]
-        self._len, self._len2, self._two_len = length, length**2, 2.0 * length
+        return {**extra, "len": length, "len2": length**2, "two_len": 2.0 * length}
 
     def assemble(self, ms, t):
         """``Φ = (d·d − L²)/2L``, ``Φ_q = ±(d/L)ᵀ J``, ``γ = (d/L)·(J̇q̇_a − J̇q̇_b) − ḋ·ḋ/L``
         (the base class's sums written out for the blocks ``∓d/L``)."""
-        a, b = self.at
+        x = self.derived()
+        a, b = x["at"]
         d = ms.u[b] - ms.u[a]
         dd = ms.udot[b] - ms.udot[a]
-        g = (d / self._len)[:, None, :]
-        phi = (np.matmul(d[:, None, :], d[:, :, None])[:, :, 0] - self._len2) / self._two_len
-        quad = np.matmul(dd[:, None, :], dd[:, :, None])[:, :, 0] / self._len
+        g = (d / x["len"])[:, None, :]
+        phi = (np.matmul(d[:, None, :], d[:, :, None])[:, :, 0] - x["len2"]) / x["two_len"]
+        quad = np.matmul(dd[:, None, :], dd[:, :, None])[:, :, 0] / x["len"]
         gamma = np.matmul(g, (ms.jdq[a] - ms.jdq[b])[:, :, None])[:, :, 0] - quad
         vals = [np.matmul(np.negative(g), ms.jac[a]).ravel(), np.matmul(g, ms.jac[b]).ravel()]
-        return phi, self._zero[:, None], gamma, vals
+        return phi, x["zero"][:, None], gamma, vals
 
     def hessians(self, ms):
         eye = np.eye(3) / self.const[:, None, None, None]
