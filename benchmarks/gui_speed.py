@@ -89,6 +89,12 @@ def main() -> int:
         f"{frames / max(streaming, 1e-9):.1f} fps; GUI process CPU {cpu / (end - start):.2f} "
         f"cores, {1e3 * cpu / max(frames, 1):.1f} ms per frame"
     )
+    # the solver's output rate bounds the streaming frame rate: a row is drawn at most once
+    rows = len(window.run_data)
+    print(
+        f"          the solver sent {rows / max(streaming, 1e-9):.1f} rows/s; "
+        f"{min(frames, rows) / max(rows, 1):.0%} of the rows were drawn"
+    )
     # playback: frames are all there, so this is what the viewport itself sustains
     window.playback.set_speed(1.0)
     window.playback.loop_box.setChecked(True)
