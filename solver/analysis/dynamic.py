@@ -6,9 +6,8 @@ an exact solution. Drivers: trapezoidal rule on their power λ·Φ_t. Forces (ap
 actuators, dampers, material damping) with a fixed-step formulation: ``W += ½ (Q_n +
 Q_n+1)·(q_n+1 − q_n)`` per step, the work the trapezoidal rule itself does, so abrupt loads
 and ringing high-frequency modes do not show as a drift of ``energy.total`` (see
-``PowerMeter.secant_correction``). An adaptive formulation (``lagrange_baumgarte``) takes
-many internal steps per dt, over which the chord Δq of a spinning body's Euler parameters
-is not its path: there the trapezoidal rule on the forces' power is kept.
+``solver.analysis.power``). An adaptive formulation (``lagrange_baumgarte``) integrates
+the work with the motion and reports it (``state.extra["work"]``); the loop takes it.
 
 Contacts: every accepted state is handed to ``force_set.accept`` (the contacts commit
 their onset speeds there; the adaptive formulation also hands over its internal steps),
@@ -25,9 +24,8 @@ import numpy as np
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import DynamicState, formulation_class
-from solver.analysis.kinematic import driver_rows
 from solver.analysis.kinematics import AssemblyError, assemble, consistent_velocities
-from solver.analysis.linalg import min_norm_solve
+from solver.analysis.power import PowerMeter
 from solver.analysis.rolling_consistency import (
     check_formulation_handles_rolling,
     check_rolling_consistency,
@@ -57,67 +55,6 @@ def velocity_error(system: MultibodySystem, state: DynamicState, c, ms) -> float
         b, _ = system.velocity_constraints(state.q, state.qd, state.t, ms)
         err = max(err, float(np.abs(b @ state.qd).max()))
     return err
-
-
-class PowerMeter:
-    """Power of non-conservative forces and drivers at a state (W)."""
-
-    def __init__(self, system: MultibodySystem) -> None:
-        self.system = system
-        self.drows = driver_rows(system)
-        fs = system.force_set
-        self.elements = len(fs) > len(fs.contacts)  # force elements other than contacts
-        self.kinds = [k for k in system.kinds if k.dissipative]  # internal damping
-        self.forces = self.elements or bool(self.kinds)
-
-    def _element_power(self, q: np.ndarray, v: np.ndarray, t: float) -> float:
-        """Power of the non-conservative force elements (not contacts) at ``(q, v)``."""
-        fs = self.system.force_set
-        ms = self.system.marker_state(q, v)
-        p = fs.nonconservative_power(ms, q, v, t)
-        return p - fs.contacts.power(ms) if len(fs.contacts) else p
-
-    def state(self, q: np.ndarray, qd: np.ndarray, t: float):
-        """What ``secant_correction`` needs of an accepted state: ``(q, q̇, t, P, Q_d)``, P
-        the force elements' power, Q_d the body kinds' damping forces
-        (``BodyKind.dissipative_forces``) or ``None``."""
-        qk = None
-        for kind in self.kinds:
-            f = kind.dissipative_forces(q, qd)
-            qk = f if qk is None else qk + f
-        power = self._element_power(q, qd, t) if self.elements else 0.0
-        return q.copy(), qd.copy(), t, power, qk
-
-    def secant_correction(self, prev, cur, dt: float) -> float:
-        """``½ (Q_n + Q_n+1)·Δq − ½ Δt (Q_n·q̇_n + Q_n+1·q̇_n+1)``: turns the trapezoidal
-        rule on the forces' power into their work along the step (``prev``/``cur`` from
-        ``state``). ``Q·w`` of the force elements comes from their power P(v) = Q(q, v)·v by
-        polarisation, ``½ [P(q̇ + w) − P(q̇) − P(−w)]``: exact for forces affine in the
-        velocities with a symmetric velocity part (applied loads, actuators, viscous
-        dampers: every force element but contact friction)."""
-        v = (cur[0] - prev[0]) / dt
-        out = 0.0
-        for q, qd, t, power, qk in (prev, cur):
-            w = v - qd
-            if self.elements:
-                p = self._element_power
-                out += 0.5 * (p(q, v, t) - power - p(q, -w, t))
-            if qk is not None:
-                out += float(qk @ w)
-        return 0.5 * dt * out
-
-    def __call__(self, state: DynamicState, ms, c) -> float:
-        s = self.system
-        power = s.nonconservative_power(state.q, state.qd, state.t, ms)
-        if len(self.drows):
-            lam = state.lam
-            if lam is not None and len(lam) == s.m + s.m_nh:  # [holonomic; no-slip rows]
-                lam = lam[: s.m]
-            if lam is None or len(lam) != s.m:
-                rhs = s.forces(state.q, state.qd, state.t, ms) - s.mass(state.q) @ state.qdd
-                lam = min_norm_solve(c.phi_q.T, rhs)
-            power += float(lam[self.drows] @ c.phi_t[self.drows])
-        return power
 
 
 def dynamic_frames(
@@ -160,7 +97,9 @@ def dynamic_frames(
             if not getattr(formulation, "adaptive", False):
                 check_step(onsets, dt, settings.formulation)
             power -= contacts.power(ms)  # integrated by the contacts themselves
-        if power_prev is not None:
+        if "work" in state.extra:  # integrated by the formulation with the motion
+            work = state.extra["work"]
+        elif power_prev is not None:
             work += 0.5 * (power + power_prev) * dt
         cur = meter.state(state.q, state.qd, state.t) if secant else None
         if secant and prev is not None:  # forces: ½(Q_n + Q_n+1)·Δq (PowerMeter)

@@ -29,16 +29,22 @@ def min_norm_solve(a, b: np.ndarray, reg: float = 1e-12) -> np.ndarray:
     return x
 
 
-def saddle_solve(m, a, f: np.ndarray, g: np.ndarray):
-    """Solve ``[[M, aᵀ], [a, 0]] [x; λ] = [f; g]`` for ``x`` and a ``λ``.
+def saddle_solve(m, a, f: np.ndarray, g: np.ndarray, mu: float = 0.0):
+    """Solve ``[[M, aᵀ], [a, −μ I]] [x; λ] = [f; g]`` for ``x`` and a ``λ`` (μ = 0: the
+    saddle-point system itself).
 
     With redundant rows in ``a`` the matrix is singular; ``x`` is still unique when the
     constraints are consistent, and the least-squares solve returns the minimum-norm λ.
+    μ > 0 (units 1/mass) is Tikhonov regularisation: a constraint direction whose singular
+    value σ in the mass metric is well above √μ is enforced to a relative ``μ/σ²``, one
+    near a singular position (σ → 0) only in proportion to σ²/μ, so ``x`` stays bounded
+    where the exact solve would divide by σ.
     """
     n, k = len(f), len(g)
     if sp.issparse(m) or sp.issparse(a):
+        corner = -mu * sp.identity(k, format="csr") if mu > 0.0 else None
         kkt = sp.bmat(
-            [[sp.csr_matrix(m), sp.csr_matrix(a).T], [sp.csr_matrix(a), None]], format="csc"
+            [[sp.csr_matrix(m), sp.csr_matrix(a).T], [sp.csr_matrix(a), corner]], format="csc"
         )
         rhs = np.concatenate([f, g])
         try:
@@ -53,6 +59,8 @@ def saddle_solve(m, a, f: np.ndarray, g: np.ndarray):
     kkt[:n, :n] = m
     kkt[:n, n:] = np.asarray(a).T
     kkt[n:, :n] = a
+    if mu > 0.0:
+        kkt[range(n, n + k), range(n, n + k)] = -mu
     rhs = np.concatenate([f, g])
     sol = solve_or_lstsq(kkt, rhs)
     return sol[:n], sol[n:]

@@ -12,6 +12,10 @@ the constraints drift; α, β > 0 (default 5, as Flores suggests) damp the drift
 Redundant constraints are tolerated (least-squares saddle-point solve). Every internal
 step the integrator accepts is handed to the contacts (``force_set.accept``), which commit
 their impact state there; the step control itself adapts to the impacts (``adaptive``).
+
+The work of non-conservative forces and drivers (not contacts, which book their own) is
+integrated with the motion as one more state, ``Ẇ = P(q, q̇, t, λ)``, so it is as accurate
+as the trajectory (``state.extra["work"]``, J, from the start).
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from scipy.integrate import DOP853, RK23, RK45
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.trapezoidal import mass_scale
 from solver.analysis.kinematics import all_velocity_rows
 from solver.analysis.linalg import saddle_solve
+from solver.analysis.power import PowerMeter
 
 INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 
@@ -37,6 +43,7 @@ class LagrangeBaumgarte(Formulation):
         "integrator": "RK45",
         "rtol": 1e-9,
         "atol": 1e-11,
+        "regularisation": 1e-12,
     }
 
     def accelerations(self, t: float, q: np.ndarray, qd: np.ndarray):
@@ -49,16 +56,30 @@ class LagrangeBaumgarte(Formulation):
         if s.m_nh:  # rolling without slip: B q̈ = γ_nh − α B q̇ (first-order stabilisation)
             rows, _, gamma_all = all_velocity_rows(s, q, qd, t, c=c, ms=ms)
             rhs = np.concatenate([rhs, gamma_all[s.m :] - a * (rows[s.m :] @ qd)])
-        return saddle_solve(s.mass(q), rows, s.forces(q, qd, t, ms), rhs)
+        qdd, lam = saddle_solve(s.mass(q), rows, s.forces(q, qd, t, ms), rhs, self._mu)
+        if self._power is not None:
+            self._power = self._meter.power(q, qd, t, ms, c, lam, qdd)
+            if len(s.force_set.contacts):
+                self._power -= s.force_set.contacts.power(ms)
+        return qdd, lam
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         n = self.system.n
-        qdd, _ = self.accelerations(t, y[:n], y[n:])
-        return np.concatenate([y[n:], qdd])
+        qdd, _ = self.accelerations(t, y[:n], y[n : 2 * n])
+        if self._power is None:
+            return np.concatenate([y[n:], qdd])
+        return np.concatenate([y[n : 2 * n], qdd, [self._power]])
+
+    _mu = 0.0  # Tikhonov regularisation of the saddle-point solve (1/kg)
+    _power: float | None = None  # the last P while the work is integrated, else None
 
     def start(self, state: DynamicState) -> DynamicState:
         cls = INTEGRATORS[self.params["integrator"]]
-        y0 = np.concatenate([state.q, state.qd])
+        self._mu = self.params["regularisation"] / mass_scale(self.system, state.q)
+        self._meter = PowerMeter(self.system)
+        works = self._meter.forces or len(self._meter.drows)
+        self._power = 0.0 if works else None
+        y0 = np.concatenate([state.q, state.qd, [0.0] if works else []])
         self.ode = cls(
             self._rhs,
             state.t,
@@ -86,8 +107,9 @@ class LagrangeBaumgarte(Formulation):
                 ms = self.system.marker_state(ode.y[:n], ode.y[n:])
                 self.system.force_set.accept(ms, ode.t)
         y = ode.dense_output()(target) if ode.t > target else ode.y.copy()
-        q, qd = y[:n], y[n:]
+        q, qd = y[:n], y[n : 2 * n]
         qdd, lam = self.accelerations(target, q, qd)
-        return DynamicState(
-            target, q, qd, qdd, lam, iterations=0, extra={"evaluations": ode.nfev - evaluations}
-        )
+        extra = {"evaluations": ode.nfev - evaluations}
+        if self._power is not None:
+            extra["work"] = float(y[2 * n])
+        return DynamicState(target, q, qd, qdd, lam, iterations=0, extra=extra)

@@ -78,9 +78,17 @@ class SVDSpaces:
     the rank used in a step is capped by ``cap``, the rank on the manifold at the start
     of the step, and ``rank_here`` (singular values above ``rank_tolerance``, which
     discounts those of the size of ‖Φ‖) is what the next step takes as its cap.
+
+    ``floor`` (absolute) drops, for this step only, singular values that are rank but too
+    small to divide by: within a step's reach of a singular position (A02: all links
+    horizontal) σ_min → 0 and the minimum-norm corrections ``H⁺Φ`` would grow like 1/σ
+    and throw the iteration about; those directions join N instead (the mechanism's
+    extra instantaneous freedom there).
     """
 
-    def __init__(self, h: np.ndarray, phi: np.ndarray, cap: int | None = None) -> None:
+    def __init__(
+        self, h: np.ndarray, phi: np.ndarray, cap: int | None = None, floor: float = 0.0
+    ) -> None:
         m, n = h.shape
         if m == 0:
             self.rank = self.rank_here = 0
@@ -94,6 +102,8 @@ class SVDSpaces:
         r = self.rank_here
         if cap is not None:
             r = min(cap, int(np.sum(s > rank_tolerance(h.shape, s[0], np.zeros(0)))))
+        if floor > 0.0:
+            r = min(r, int(np.sum(s > floor)))
         self.rank = r
         self.N = vt[r:].T
         self._u, self._s, self._v = u[:, :r], s[:r], vt[:r].T
@@ -109,8 +119,17 @@ class SVDSpaces:
         return self._u @ ((self._v.T @ b) / self._s)
 
 
+#: Singular values of Φ_q below this fraction of the largest are not divided by within a
+#: step (``SVDSpaces`` ``floor``): √(Newton tolerance 1e-10) for unit-sized models.
+CONDITION_FLOOR = 1e-5
+
+
 class NewmarkNullSpace:
     """Stepper for ``method = "newmark"``."""
+
+    @staticmethod
+    def _smax(h: np.ndarray) -> float:
+        return float(np.linalg.norm(h, 2)) if h.size else 0.0
 
     def __init__(
         self, system: MultibodySystem, scheme: NewmarkScheme, tol: float, max_iterations: int
@@ -143,7 +162,11 @@ class NewmarkNullSpace:
         for it in range(1, self.max_iterations + 1):
             scale = max(1.0, float(np.abs(x).max()))
             lin = Linearisation(s, x, v, a, t)
-            sv = SVDSpaces(lin.H, lin.phi, rank)
+            if it == 1:  # the step's working rank: conditioned singular values only
+                sv = SVDSpaces(lin.H, lin.phi, rank, CONDITION_FLOOR * self._smax(lin.H))
+                rank = sv.rank
+            else:
+                sv = SVDSpaces(lin.H, lin.phi, rank)
             lam = sv.solve_transposed(lin.residual_force())
             if prev is None or refresh_needed(err, self.tol, scale):
                 lin.derivatives(lam)

@@ -46,6 +46,12 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         ),
         Parameter("rtol", 1e-9, "relative tolerance of the integrator"),
         Parameter("atol", 1e-11, "absolute tolerance of the integrator"),
+        Parameter(
+            "regularisation",
+            1e-12,
+            "Tikhonov μ of the saddle-point solve, times 1/(mass scale): bounds the "
+            "accelerations at singular positions",
+        ),
     ),
     "penalty": (
         Parameter("penalty", 1e7, "penalty factor α, times the model's mass scale"),
