@@ -10,6 +10,11 @@ from solver.model import Model, model_from_data
 
 
 def chain_model(n: int, length: float = 1.0, mass: float = 1.0) -> Model:
+    return model_from_data(chain_data(n, length, mass))
+
+
+def chain_data(n: int, length: float = 1.0, mass: float = 1.0) -> dict:
+    """The model file's content (a dict) of the N-bar chain."""
     bodies, joints = [], []
     side = mass * length**2 / 12.0
     for i in range(n):
@@ -30,12 +35,10 @@ def chain_model(n: int, length: float = 1.0, mass: float = 1.0) -> Model:
                 "point": [i * length, 0.0, 0.0],
             }
         )
-    return model_from_data(
-        {
-            "biela": 1,
-            "name": f"{n}-bar spherical chain",
-            "gravity": [0, 0, -9.81],
-            "bodies": bodies,
-            "joints": joints,
-        }
-    )
+    return {
+        "biela": 1,
+        "name": f"{n}-bar spherical chain",
+        "gravity": [0, 0, -9.81],
+        "bodies": bodies,
+        "joints": joints,
+    }

@@ -149,6 +149,24 @@ class Markers:
         self._rig_cols = self.cols[r, :7]
         self._rig_local = self.local[r]
         self._rig_point = self.is_point[r][:, None]
+        # S(p, s̄) is linear in p: S(p, s̄).ravel() = p @ W(s̄), W's rows S(e_k, s̄) (4 × 12);
+        # ∂(S(p, s̄)ᵀ f)/∂p is linear in f: f @ H(s̄), H's rows those of f = e_i (3 × 16)
+        eye4, eye3 = np.eye(4), np.eye(3)
+        self._rig_w = np.stack(
+            [
+                rotate_jacobian(np.tile(e, (len(r), 1)), self._rig_local).reshape(-1, 12)
+                for e in eye4
+            ],
+            axis=1,
+        )
+        self._force_h = np.zeros((n, 3, 16))
+        self._force_h[r] = np.stack(
+            [
+                transpose_force_hessian(self._rig_local, np.tile(e, (len(r), 1))).reshape(-1, 16)
+                for e in eye3
+            ],
+            axis=1,
+        )
         self._all_rigid = len(r) == n and n > 0
         self._jdot_shape = (n, 3, kk)
 
@@ -159,16 +177,16 @@ class Markers:
             qr, qdr = q[self._rig_cols], qd[self._rig_cols]
             p, pd = qr[:, 3:7], qdr[:, 3:7]
             pt = self._rig_point
-            sj = rotate_jacobian(p, self._rig_local)
-            sjd = rotate_jacobian(pd, self._rig_local)
+            sj = np.matmul(p[:, None, :], self._rig_w).reshape(-1, 3, 4)
+            sjd = np.matmul(pd[:, None, :], self._rig_w).reshape(-1, 3, 4)
             jac[:, :, 3:7] = sj
             u = 0.5 * np.matmul(sj, p[:, :, None])[:, :, 0] + pt * qr[:, :3]
             udot = np.matmul(sj, pd[:, :, None])[:, :, 0] + pt * qdr[:, :3]
             jdq = np.matmul(sjd, pd[:, :, None])[:, :, 0]
             return MarkerState(u, udot, jac, jdq, None, (self._jdot_shape, r, sjd))
         u = self._u0.copy()
-        udot = np.zeros_like(u)
-        jdq = np.zeros_like(u)
+        udot = np.zeros(u.shape)
+        jdq = np.zeros(u.shape)
         m = self.mass_pts
         if len(m):
             u[m] = q[self._pm_cols]
@@ -183,8 +201,8 @@ class Markers:
             qr, qdr = q[self._rig_cols], qd[self._rig_cols]
             p, pd = qr[:, 3:7], qdr[:, 3:7]
             pt = self._rig_point
-            sj = rotate_jacobian(p, self._rig_local)
-            sjd = rotate_jacobian(pd, self._rig_local)
+            sj = np.matmul(p[:, None, :], self._rig_w).reshape(-1, 3, 4)
+            sjd = np.matmul(pd[:, None, :], self._rig_w).reshape(-1, 3, 4)
             jac[r, :, 3:7] = sj
             # S(p, s) p = 2 A(p) s and S(ṗ, s) ṗ = 2 A(ṗ) s (homogeneous quadratic form)
             # (batched matmul: the same products as einsum with less call overhead)
@@ -202,10 +220,7 @@ class Markers:
         """
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
         out = np.zeros((len(idx), self.K, self.K))
-        rig = self.kind[idx] == RIGID
-        if rig.all():
-            out[:, 3:7, 3:7] = transpose_force_hessian(self.local[idx], f)
-        elif rig.any():
-            f = np.asarray(f, float).reshape(-1, 3)
-            out[rig, 3:7, 3:7] = transpose_force_hessian(self.local[idx[rig]], f[rig])
+        f = np.asarray(f, float).reshape(-1, 1, 3)
+        # precomputed per marker (zero for non-rigid ones): one product
+        out[:, 3:7, 3:7] = np.matmul(f, self._force_h[idx]).reshape(-1, 4, 4)
         return out

@@ -422,12 +422,15 @@ class MultibodySystem:
                     continue  # a ground slot: J_j, or J_i and u̇_i, are zero
                 ii, jj = g.index[i], g.index[j]
                 h = np.broadcast_to(h, (m, r, 3, 3))
-                w = np.einsum("mr,mrab->mab", lam_g, h)
+                # batched products (a fraction of the cost of the equivalent einsums)
+                w = np.matmul(lam_g[:, None, :], h.reshape(m, r, 9)).reshape(m, 3, 3)
                 key = (r0, i, j)
-                k_ij = np.einsum("mak,mab,mbl->mkl", ms.jac[ii], w, ms.jac[jj])
+                ji, jj_ = ms.jac[ii], ms.jac[jj]
+                k_ij = np.matmul(np.matmul(np.swapaxes(ji, 1, 2), w), jj_)
                 put_k(key, cols[ii], cols[jj], k_ij)
                 if velocity:
-                    d_ij = np.einsum("ma,mrab,mbl->mrl", ms.udot[ii], h, ms.jac[jj])
+                    ud = ms.udot[ii][:, None, None, :]
+                    d_ij = np.matmul(np.matmul(ud, h), jj_[:, None])[:, :, 0]
                     put_d(key, rows, cols[jj], d_ij)
             if not any(rigid for _, rigid in flags):
                 continue  # constant J of every slot: no further terms
@@ -436,10 +439,10 @@ class MultibodySystem:
                 if not flags[i][1]:
                     continue
                 ii = g.index[i]
-                force = np.einsum("mr,mra->ma", lam_g, blk)
+                force = np.matmul(lam_g[:, None, :], blk)[:, 0]
                 put_k((r0, i), cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
                 if velocity:
-                    put_d((r0, i), rows, cols[ii], np.einsum("mra,mak->mrk", blk, ms.jdot[ii]))
+                    put_d((r0, i), rows, cols[ii], np.matmul(blk, ms.jdot[ii]))
         for b in self.blocks:
             (r, c, v), (r2, c2, v2) = b.second_order(ms, q, qd, lam[b.row0 : b.row0 + b.rows], t)
             kr.append(r), kc.append(c), kv.append(v)

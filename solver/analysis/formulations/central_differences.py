@@ -168,11 +168,12 @@ class CentralDifferences(Formulation):
         inertia = self.system.rigid.inertia
         p, pd = q[self.pcols], qd[self.pcols]
         g = g_matrix(p)
-        w = 2.0 * np.einsum("nij,nj->ni", g, pd)
-        jw = np.einsum("nij,nj->ni", inertia, w)
-        force = -2.0 * np.einsum("nji,nj->ni", g, np.cross(w, jw))
-        dgyro = np.einsum("nij,njk->nik", skew(w), inertia) - skew(jw)
-        return force, -4.0 * np.einsum("nai,nab,nbj->nij", g, dgyro, g)
+        gt = np.swapaxes(g, 1, 2)
+        w = 2.0 * np.matmul(g, pd[:, :, None])[:, :, 0]
+        jw = np.matmul(inertia, w[:, :, None])[:, :, 0]
+        force = -2.0 * np.matmul(gt, np.cross(w, jw)[:, :, None])[:, :, 0]
+        dgyro = np.matmul(skew(w), inertia) - skew(jw)
+        return force, -4.0 * np.matmul(np.matmul(gt, dgyro), g)
 
     def _forces(self, q, qd, applied, kd, with_jacobian: bool = True):
         """``Q̃(q, q̇)`` and ``∂Q̃/∂q̇`` (dense) from a step's applied-force model."""

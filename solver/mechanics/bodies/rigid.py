@@ -18,6 +18,16 @@ import numpy as np
 from solver.mechanics.rotations import g_matrix
 
 
+def _sandwich(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``aᵀ b c`` per body (batched products: a fraction of a three-operand einsum's cost)."""
+    return np.matmul(np.matmul(np.swapaxes(a, 1, 2), b), c)
+
+
+def _times(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``a x`` per body, ``(n, i, j) × (n, j) → (n, i)``."""
+    return np.matmul(a, x[:, :, None])[:, :, 0]
+
+
 def h_matrix(c: np.ndarray) -> np.ndarray:
     """``H(c)`` with ``G(x)ᵀ c = H(c) x`` for all x: ``[[0, −cᵀ], [c, −c̃]]``, ``(n, 4, 4)``."""
     n = c.shape[:-1]
@@ -53,25 +63,23 @@ class RigidBodies:
         g = g_matrix(p)
         out = np.zeros((len(self), 7, 7))
         out[:, :3, :3] = self.mass[:, None, None] * np.eye(3)
-        out[:, 3:, 3:] = 4.0 * np.einsum("nai,nab,nbj->nij", g, self.inertia, g)
+        out[:, 3:, 3:] = 4.0 * _sandwich(g, self.inertia, g)
         return out
 
     def mass_times(self, q: np.ndarray, a: np.ndarray) -> np.ndarray:
         """``M(q) a`` per body, ``(n, 7)``."""
-        return np.einsum("nij,nj->ni", self.mass_blocks(q), a[self.cols])
+        return _times(self.mass_blocks(q), a[self.cols])
 
     def mass_times_jacobian(self, q: np.ndarray, a: np.ndarray) -> np.ndarray:
         """``∂(M(q) a)/∂q`` per body (a held fixed), ``(n, 7, 7)``; nonzero in the p-block."""
         _, p = self.split(q)
         _, ap = self.split(a)
         g = g_matrix(p)
-        ga = np.einsum("nij,nj->ni", g, ap)
-        jga = np.einsum("nij,nj->ni", self.inertia, ga)
+        ga = _times(g, ap)
+        jga = _times(self.inertia, ga)
         out = np.zeros((len(self), 7, 7))
         # M_pp a = 4 Gᵀ J G a; G(p) a = −G(a) p.
-        out[:, 3:, 3:] = 4.0 * (
-            h_matrix(jga) - np.einsum("nai,nab,nbj->nij", g, self.inertia, g_matrix(ap))
-        )
+        out[:, 3:, 3:] = 4.0 * (h_matrix(jga) - _sandwich(g, self.inertia, g_matrix(ap)))
         return out
 
     def quadratic_forces(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
@@ -79,9 +87,9 @@ class RigidBodies:
         _, p = self.split(q)
         _, pd = self.split(qd)
         gd = g_matrix(pd)
-        w = np.einsum("nij,nj->ni", gd, p)
+        w = _times(gd, p)
         out = np.zeros((len(self), 7))
-        out[:, 3:] = 8.0 * np.einsum("nai,nab,nb->ni", gd, self.inertia, w)
+        out[:, 3:] = 8.0 * _times(np.swapaxes(gd, 1, 2), _times(self.inertia, w))
         return out
 
     def quadratic_forces_jacobians(self, q: np.ndarray, qd: np.ndarray):
@@ -89,22 +97,20 @@ class RigidBodies:
         _, p = self.split(q)
         _, pd = self.split(qd)
         gd = g_matrix(pd)
-        gdjgd = np.einsum("nai,nab,nbj->nij", gd, self.inertia, gd)
-        w = np.einsum("nij,nj->ni", gd, p)
+        gdjgd = _sandwich(gd, self.inertia, gd)
+        w = _times(gd, p)
         dq = np.zeros((len(self), 7, 7))
         dqd = np.zeros((len(self), 7, 7))
         dq[:, 3:, 3:] = 8.0 * gdjgd
         # Q_v = 8 G(ṗ)ᵀ c with c = J w, w = G(ṗ) p = −G(p) ṗ.
-        jw = np.einsum("nij,nj->ni", self.inertia, w)
-        dqd[:, 3:, 3:] = 8.0 * (
-            h_matrix(jw) - np.einsum("nai,nab,nbj->nij", gd, self.inertia, g_matrix(p))
-        )
+        jw = _times(self.inertia, w)
+        dqd[:, 3:, 3:] = 8.0 * (h_matrix(jw) - _sandwich(gd, self.inertia, g_matrix(p)))
         return dq, dqd
 
     def body_angular_velocity(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         _, p = self.split(q)
         _, pd = self.split(qd)
-        return 2.0 * np.einsum("nij,nj->ni", g_matrix(p), pd)
+        return 2.0 * _times(g_matrix(p), pd)
 
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
         rd, _ = self.split(qd)
