@@ -171,6 +171,17 @@ class Markers:
         self._jdot_shape = (n, 3, kk)
 
     def evaluate(self, q: np.ndarray, qd: np.ndarray) -> MarkerState:
+        """The markers at ``(q, q̇)``; asking again at the same ``(q, q̇)`` (a formulation's
+        last state, then the time loop's outputs) returns the same (read-only) state."""
+        key = (q.tobytes(), qd.tobytes())
+        last = self.__dict__.get("_last")
+        if last is not None and last[0] == key:
+            return last[1]
+        ms = self._evaluate(q, qd)
+        self._last = (key, ms)
+        return ms
+
+    def _evaluate(self, q: np.ndarray, qd: np.ndarray) -> MarkerState:
         jac = self._jac0.copy()
         r = self.rigid
         if self._all_rigid:  # the values are the rigid block itself (no scatter)
