@@ -181,6 +181,36 @@ class Markers:
         self._last = (key, ms)
         return ms
 
+    def positions(self, q: np.ndarray) -> MarkerState:
+        """The markers at ``q`` at rest: ``u`` and ``J`` (``u̇``, ``J̇q̇`` zero), without
+        the velocity products of :meth:`evaluate` (position-level iterations)."""
+        n = len(self.kind)
+        jac = self._jac0.copy()
+        r = self.rigid
+        zero = np.zeros((n, 3))
+        parts = (self._jdot_shape, None, None)
+        if self._all_rigid:
+            qr = q[self._rig_cols]
+            p = qr[:, 3:7]
+            sj = np.matmul(p[:, None, :], self._rig_w).reshape(-1, 3, 4)
+            jac[:, :, 3:7] = sj
+            u = 0.5 * np.matmul(sj, p[:, :, None])[:, :, 0] + self._rig_point * qr[:, :3]
+            return MarkerState(u, zero, jac, zero, None, parts)
+        u = self._u0.copy()
+        if len(self.mass_pts):
+            u[self.mass_pts] = q[self._pm_cols]
+        lin = self.linear
+        if len(lin):
+            qc = q[self._lin_cols]
+            u[lin] = np.matmul(self._lin_coef, qc[:, :, None])[:, :, 0] + self._lin_local
+        if len(r):
+            qr = q[self._rig_cols]
+            p = qr[:, 3:7]
+            sj = np.matmul(p[:, None, :], self._rig_w).reshape(-1, 3, 4)
+            jac[r, :, 3:7] = sj
+            u[r] = 0.5 * np.matmul(sj, p[:, :, None])[:, :, 0] + self._rig_point * qr[:, :3]
+        return MarkerState(u, zero, jac, zero, None, parts)
+
     def _evaluate(self, q: np.ndarray, qd: np.ndarray) -> MarkerState:
         jac = self._jac0.copy()
         r = self.rigid

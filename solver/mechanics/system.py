@@ -343,20 +343,42 @@ class MultibodySystem:
             phi[k:] = np.einsum("ij,ij->i", p, p) - 1.0
             gamma[k:] = -2.0 * np.einsum("ij,ij->i", pd, pd)
             vals.append((2.0 * p).ravel())
+        out = ConstraintEval(phi, self._jacobian(vals), phit, gamma)
+        self._last_constraints = (key, out)
+        return out
+
+    def _jacobian(self, vals: list) -> np.ndarray | sp.csr_matrix:
+        """``Φ_q`` from the entries of every group, block and norm row (in pattern order)."""
         v = np.concatenate(vals) if vals else np.zeros(0)
         if not self._keep_all:
             v = v[self._keep]
         if self.sparse:
             if "_pat_csr" not in self.__dict__:
                 self._pat_csr = FixedPattern(*self._pat, (self.m, self.n))
-            jac = self._pat_csr.csr(v)
-        else:
-            jac = np.bincount(self._flat, weights=v, minlength=self.m * self.n).reshape(
-                self.m, self.n
-            )
-        out = ConstraintEval(phi, jac, phit, gamma)
-        self._last_constraints = (key, out)
-        return out
+            return self._pat_csr.csr(v)
+        return np.bincount(self._flat, weights=v, minlength=self.m * self.n).reshape(self.m, self.n)
+
+    def position_constraints(self, q: np.ndarray, t: float = 0.0):
+        """``(Φ, Φ_q)`` at ``(q, t)`` alone — what a position-level Newton iteration needs
+        (no velocities: neither Φ_t nor γ are formed). Equal to ``constraints(q, ·, t)``'s."""
+        if self.blocks:
+            c = self.constraints(q, None, t)
+            return c.phi, c.phi_q
+        last = self.__dict__.get("_last_constraints")
+        if last is not None and last[0][0] == q.tobytes() and last[0][2] == float(t):
+            return last[1].phi, last[1].phi_q  # Φ and Φ_q do not depend on q̇
+        ms = self.markers.positions(q)
+        phi = np.empty(self.m)
+        vals = []
+        for g, r0 in zip(self.groups, self.group_rows, strict=True):
+            g_phi, g_vals = g.position_rows(ms, t)
+            phi[r0 : r0 + len(g) * g.rows] = g_phi.ravel()
+            vals += g_vals
+        if self.n_norm:
+            p = q[self._norm_cols]
+            phi[self.norm_row0 :] = np.einsum("ij,ij->i", p, p) - 1.0
+            vals.append((2.0 * p).ravel())
+        return phi, self._jacobian(vals)
 
     def _slot_flags(self, g) -> list[tuple[bool, bool]]:
         """Per slot of a primitive group: (any marker moves with a body, any is on a rigid

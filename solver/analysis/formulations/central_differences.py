@@ -201,7 +201,7 @@ class CentralDifferences(Formulation):
         if s.m == 0:
             return np.eye(n), n, None
         if svd is None:
-            svd = full_svd(dense(s.constraints(q, None, t).phi_q))
+            svd = full_svd(dense(s.position_constraints(q, t)[1]))
         u, sv, vt = svd
         rank = int(np.sum(sv > self.rtol * sv[0])) if len(sv) and sv[0] > 0 else 0
         return vt[rank:].T, n - rank, (u[:, :rank], sv[:rank], vt[:rank].T)
@@ -223,12 +223,11 @@ class CentralDifferences(Formulation):
         for it in range(1, self.max_iterations + 1):
             r, a = residual(x)
             if s.m:
-                c = s.constraints(x, None, t1)
-                phi = c.phi
+                phi, phi_q = s.position_constraints(x, t1)
                 # one finite test of both (a sum of squares overflows only beyond 1e150)
                 if not math.isfinite(phi @ phi + r @ r):
                     break
-                u, sv, vt = full_svd(dense(c.phi_q))
+                u, sv, vt = full_svd(dense(phi_q))
                 rank = n - dof
                 k = min(rank, len(sv))
                 sk = sv[:k]

@@ -83,10 +83,10 @@ class CentralDifferencesFamily(Formulation):
     def _constraints(self, y: np.ndarray, t: float):
         """``(Φ, Φ_y)`` at (y, t) without the identically-zero rows."""
         ch = self.chart
-        c = self.system.constraints(ch.to_q(y), None, t)
+        phi, phi_q = self.system.position_constraints(ch.to_q(y), t)
         rows = ch.rows
         with np.errstate(invalid="ignore", over="ignore"):
-            return c.phi[rows], dense(c.phi_q)[rows] @ ch.jacobian(y)
+            return phi[rows], dense(phi_q)[rows] @ ch.jacobian(y)
 
     def _applied(self, q, qd, t):
         s = self.system

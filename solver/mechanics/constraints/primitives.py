@@ -118,6 +118,11 @@ class Primitive:
             acc = acc - np.matmul(blk, ms.jdq[idx][:, :, None])[:, :, 0]
         return ev.phi, ev.phit, acc, vals
 
+    def position_rows(self, ms: MarkerState, t: float):
+        """``(Φ, values)`` of :meth:`assemble` alone (``ms`` may be at rest)."""
+        phi, _, _, vals = self.assemble(ms, t)
+        return phi, vals
+
     def hessians(self, ms: MarkerState) -> dict[tuple[int, int], np.ndarray]:
         """``∂²f/∂u_i∂u_j`` for the non-zero ordered slot pairs, each ``(m, r, 3, 3)``
         (or broadcastable to it)."""
@@ -148,6 +153,10 @@ class Coincident(Primitive):
         vals = [np.negative(ms.jac[a]).ravel(), ms.jac[b].ravel()]
         return ms.u[b] - ms.u[a], zero, ms.jdq[a] - ms.jdq[b], vals
 
+    def position_rows(self, ms, t):
+        a, b = self.derived()["at"]
+        return ms.u[b] - ms.u[a], [np.negative(ms.jac[a]).ravel(), ms.jac[b].ravel()]
+
 
 class Dot(Primitive):
     """Scalar product of two directions: ``Φ = u_a·u_b − c(t)`` (perpendicular: c = 0)."""
@@ -167,6 +176,13 @@ class Dot(Primitive):
             -cd[:, None],
             -cdd[:, None],
         )
+
+    def position_rows(self, ms, t):
+        """``Φ = u_a·u_b − c``, entries ``u_bᵀ J_a`` and ``u_aᵀ J_b``."""
+        a, b = self.derived()["at"]
+        ua, ub = ms.u[a][:, None, :], ms.u[b][:, None, :]
+        phi = np.matmul(ua, ub.transpose(0, 2, 1))[:, :, 0] - self.target(t)[0][:, None]
+        return phi, [np.matmul(ub, ms.jac[a]).ravel(), np.matmul(ua, ms.jac[b]).ravel()]
 
     def hessians(self, ms):
         eye = np.broadcast_to(np.eye(3), (len(self), 1, 3, 3))
@@ -241,6 +257,15 @@ class Distance(Primitive):
         gamma = np.matmul(g, (ms.jdq[a] - ms.jdq[b])[:, :, None])[:, :, 0] - quad
         vals = [np.matmul(np.negative(g), ms.jac[a]).ravel(), np.matmul(g, ms.jac[b]).ravel()]
         return phi, x["zero"][:, None], gamma, vals
+
+    def position_rows(self, ms, t):
+        x = self.derived()
+        a, b = x["at"]
+        d = ms.u[b] - ms.u[a]
+        g = (d / x["len"])[:, None, :]
+        phi = (np.matmul(d[:, None, :], d[:, :, None])[:, :, 0] - x["len2"]) / x["two_len"]
+        vals = [np.matmul(np.negative(g), ms.jac[a]).ravel(), np.matmul(g, ms.jac[b]).ravel()]
+        return phi, vals
 
     def hessians(self, ms):
         eye = np.eye(3) / self.const[:, None, None, None]
