@@ -542,6 +542,12 @@ class MultibodySystem:
         return out.copy()
 
     def gravity_forces(self) -> np.ndarray:
+        """The weights ``m g`` as generalised forces (constant: built once, copied)."""
+        if "_gravity_forces" not in self.__dict__:
+            self._gravity_forces = self._weights()
+        return self._gravity_forces.copy()
+
+    def _weights(self) -> np.ndarray:
         out = np.zeros(self.n)
         if len(self.rigid):
             out[self.rigid.cols[:, :3]] = self.rigid.mass[:, None] * self.gravity
@@ -555,10 +561,12 @@ class MultibodySystem:
         self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
     ) -> np.ndarray:
         """Generalised forces ``Q``: gravity, force elements, quadratic-velocity terms."""
-        ms = ms or self.markers.evaluate(q, qd)
-        out = self.gravity_forces() + self.force_set.generalized(ms, q, qd, t)
-        if len(self.rigid):
-            np.add.at(out, self.rigid.cols, self.rigid.quadratic_forces(q, qd))
+        out = self.gravity_forces()
+        if len(self.force_set):
+            ms = ms or self.markers.evaluate(q, qd)
+            out += self.force_set.generalized(ms, q, qd, t)
+        if len(self.rigid):  # bodies' columns never overlap: a plain scatter-add
+            out[self.rigid.cols] += self.rigid.quadratic_forces(q, qd)
         for kind in self.kinds:
             extra = kind.applied(q, qd, t)
             if extra is not None:

@@ -134,7 +134,7 @@ class CentralDifferences(Formulation):
             return s.gravity_forces()
         out = s.forces(q, qd, t, s.marker_state(q, qd))
         if len(s.rigid):
-            np.subtract.at(out, s.rigid.cols, s.rigid.quadratic_forces(q, qd))
+            out[s.rigid.cols] -= s.rigid.quadratic_forces(q, qd)  # columns never overlap
         return out
 
     def _applied_model(self, q: np.ndarray, qd: np.ndarray, t: float):
@@ -155,9 +155,9 @@ class CentralDifferences(Formulation):
         kd = dense(s.force_jacobians(q, qd, t, ms)[1]).copy()
         if len(s.rigid):
             c = s.rigid.cols
-            np.subtract.at(q0, c, s.rigid.quadratic_forces(q, qd))
+            q0[c] -= s.rigid.quadratic_forces(q, qd)
             dqd = s.rigid.quadratic_forces_jacobians(q, qd)[1]
-            np.subtract.at(kd, (c[:, :, None], c[:, None, :]), dqd)
+            kd[c[:, :, None], c[:, None, :]] -= dqd
         if not np.any(kd):
             return (lambda v: q0), None
         return (lambda v: self._applied(q, v, t)), kd
