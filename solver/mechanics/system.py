@@ -456,15 +456,14 @@ class MultibodySystem:
                     put_d(key, rows, cols[jj], d_ij)
             if not any(rigid for _, rigid in flags):
                 continue  # constant J of every slot: no further terms
-            ev = g.evaluate(ms, t)
-            for i, blk in enumerate(ev.blocks):
+            blocks = g.evaluate(ms, t).blocks if velocity else None
+            for i, force in enumerate(g.slot_forces(ms, t, lam_g)):
                 if not flags[i][1]:
                     continue
                 ii = g.index[i]
-                force = np.matmul(lam_g[:, None, :], blk)[:, 0]
                 put_k((r0, i), cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
                 if velocity:
-                    put_d((r0, i), rows, cols[ii], np.matmul(blk, ms.jdot[ii]))
+                    put_d((r0, i), rows, cols[ii], np.matmul(blocks[i], ms.jdot[ii]))
         for b in self.blocks:
             (r, c, v), (r2, c2, v2) = b.second_order(ms, q, qd, lam[b.row0 : b.row0 + b.rows], t)
             kr.append(r), kc.append(c), kv.append(v)

@@ -118,6 +118,11 @@ class Primitive:
             acc = acc - np.matmul(blk, ms.jdq[idx][:, :, None])[:, :, 0]
         return ev.phi, ev.phit, acc, vals
 
+    def slot_forces(self, ms: MarkerState, t: float, lam: np.ndarray) -> list[np.ndarray]:
+        """``Σ_r λ_r ∂f_r/∂u_i`` per slot i, ``(m, 3)`` each: the force the multipliers
+        ``lam`` ``(m, r)`` put on each marker."""
+        return [np.matmul(lam[:, None, :], blk)[:, 0] for blk in self.evaluate(ms, t).blocks]
+
     def position_rows(self, ms: MarkerState, t: float):
         """``(Φ, values)`` of :meth:`assemble` alone (``ms`` may be at rest)."""
         phi, _, _, vals = self.assemble(ms, t)
@@ -156,6 +161,9 @@ class Coincident(Primitive):
     def position_rows(self, ms, t):
         a, b = self.derived()["at"]
         return ms.u[b] - ms.u[a], [np.negative(ms.jac[a]).ravel(), ms.jac[b].ravel()]
+
+    def slot_forces(self, ms, t, lam):
+        return [np.negative(lam), lam]
 
 
 class Dot(Primitive):
