@@ -13,6 +13,14 @@ Redundant constraints are tolerated (least-squares saddle-point solve). Every in
 step the integrator accepts is handed to the contacts (``force_set.accept``), which commit
 their impact state there; the step control itself adapts to the impacts (``adaptive``).
 
+Singular positions (Φ_q loses rank, e.g. the A02 links all horizontal): the saddle-point
+solve is Tikhonov-regularised (``regularisation`` μ, relative to the mass scale), so the
+accelerations stay bounded instead of dividing by the vanishing singular value (which made
+the step control crawl: 373 000 right-hand sides in 1 ms of A02). Past such a point an
+index-1 solution may continue on another branch of the constraint manifold (A02: the
+parallelogram turned antiparallelogram, 16 J off), so the run stops there with a message
+naming the formulations that pass singular positions (``SINGULAR_RATIO``).
+
 The work of non-conservative forces and drivers (not contacts, which book their own) is
 integrated with the motion as one more state, ``Ẇ = P(q, q̇, t, λ)``, so it is as accurate
 as the trajectory (``state.extra["work"]``, J, from the start).
@@ -27,9 +35,12 @@ from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import mass_scale
 from solver.analysis.kinematics import all_velocity_rows
-from solver.analysis.linalg import saddle_solve
+from solver.analysis.linalg import dense, saddle_solve
 from solver.analysis.power import PowerMeter
 
+#: A singular value of Φ_q that falls below this fraction of the largest during a run
+#: marks a singular position (``_check_regular``).
+SINGULAR_RATIO = 1e-3
 INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 
 
@@ -70,6 +81,7 @@ class LagrangeBaumgarte(Formulation):
             return np.concatenate([y[n:], qdd])
         return np.concatenate([y[n : 2 * n], qdd, [self._power]])
 
+    _rank: int | None = None  # conditioned rank of Φ_q at the start (dense systems)
     _mu = 0.0  # Tikhonov regularisation of the saddle-point solve (1/kg)
     _power: float | None = None  # the last P while the work is integrated, else None
 
@@ -89,7 +101,31 @@ class LagrangeBaumgarte(Formulation):
             atol=self.params["atol"],
         )
         state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
+        self._rank = self._conditioned_rank(state.q, state.t)
         return state
+
+    def _conditioned_rank(self, q: np.ndarray, t: float) -> int | None:
+        """Singular values of Φ_q above ``SINGULAR_RATIO`` σ_max (dense systems only)."""
+        s = self.system
+        if s.sparse or not s.m:
+            return None
+        sv = np.linalg.svd(dense(s.constraints(q, None, t).phi_q), compute_uv=False)
+        return int(np.sum(sv > SINGULAR_RATIO * sv[0]))
+
+    def _check_regular(self, t: float, q: np.ndarray) -> None:
+        """Stop at a singular position: there Φ_q loses rank, the index-1 accelerations
+        divide by a vanishing singular value and the run either crawls (exact solve) or
+        may leave on another branch of the constraint manifold (regularised solve), e.g.
+        the A02 parallelogram turning into an antiparallelogram (16 J off in 0.1 s)."""
+        if self._rank is None or self._conditioned_rank(q, t) >= self._rank:
+            return
+        raise SimulationError(
+            t,
+            "lagrange_baumgarte reached a singular position (the constraint Jacobian lost "
+            "rank): an index-1 formulation cannot pass it reliably",
+            "use central_differences, augmented_lagrangian or null_space, which pass "
+            "singular positions",
+        )
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
         target = state.t + h
@@ -104,8 +140,9 @@ class LagrangeBaumgarte(Formulation):
                     "loosen rtol/atol, check the model for very stiff springs, or use an implicit formulation",
                 )
             if len(self.system.force_set.contacts):
-                ms = self.system.marker_state(ode.y[:n], ode.y[n:])
+                ms = self.system.marker_state(ode.y[:n], ode.y[n : 2 * n])
                 self.system.force_set.accept(ms, ode.t)
+            self._check_regular(ode.t, ode.y[:n])
         y = ode.dense_output()(target) if ode.t > target else ode.y.copy()
         q, qd = y[:n], y[n : 2 * n]
         qdd, lam = self.accelerations(target, q, qd)
