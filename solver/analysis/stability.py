@@ -16,15 +16,16 @@ with ``K = ∂(M q̈ − Q + Φ_qᵀλ)/∂q`` (λ from the unreduced equations 
 * ``augmented_lagrangian``, ``penalty`` (trapezoidal rule / generalized-α): no limit;
 * ``lagrange_baumgarte`` (adaptive Runge–Kutta) chooses its own steps: not estimated.
 
-``dt_max_estimate`` is the smallest limit over the samples: at most ``SAMPLES`` per run, evenly
-spaced, skipped while the monitor has used more than ``BUDGET`` of the run's wall time;
-systems with more than ``MAX_COORDINATES`` coordinates are not monitored.
+``dt_max_estimate`` is the smallest limit over the samples, evenly spaced: ``SAMPLES`` per
+run up to ``DENSE_SIZE`` coordinates, fewer above (the eigen-analysis is dense, O(n³):
+``SAMPLES (DENSE_SIZE/n)²``, at least 3), so the estimate depends on the model and the
+settings only, never on timing; systems with more than ``MAX_COORDINATES`` coordinates
+are not monitored. Schemes without a limit are not sampled at all.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -33,8 +34,8 @@ from solver.analysis.linalg import min_norm_solve
 SAMPLES = 25
 #: larger systems are not monitored (dense eigen-analysis per sample)
 MAX_COORDINATES = 400
-#: the monitor may use at most this fraction of the run's wall time (after its first sample)
-BUDGET = 0.05
+#: above this many coordinates the number of samples falls like 1/n²
+DENSE_SIZE = 100
 
 
 def scheme_constant(settings) -> tuple[float | None, str]:
@@ -96,31 +97,32 @@ class StabilityMonitor:
         self.dt = settings.dt
         self.constant, self.label = scheme_constant(settings)
         steps = max(1, int(round(settings.t_end / settings.dt)))
-        self.stride = max(1, math.ceil(steps / SAMPLES))
+        samples = SAMPLES
+        if system.n > DENSE_SIZE:
+            samples = max(3, int(SAMPLES * (DENSE_SIZE / system.n) ** 2))
+        self.stride = max(1, math.ceil(steps / samples))
         self.dt_max: float | None = None
         self.omega_max: float | None = None
         self.t: float | None = None
         self.skipped = (
             "" if system.n <= MAX_COORDINATES else f"more than {MAX_COORDINATES} coordinates"
         )
-        self._start = time.perf_counter()
-        self._spent = 0.0
 
     @property
     def active(self) -> bool:
         return self.constant is not None and not self.skipped
 
     def observe(self, frame, k: int) -> None:
-        """Sample the state of step ``k`` (every ``stride`` steps, within the time budget)."""
+        """Sample the state of step ``k`` (every ``stride`` steps)."""
         if not self.active or k % self.stride:
             return
-        if self._spent and self._spent > BUDGET * (time.perf_counter() - self._start):
+        if math.isinf(self.constant):  # unconditionally stable: nothing to estimate
+            self.dt_max = math.inf
             return
         q, qd = frame.q, frame.qd
         qdd = frame.qdd if frame.qdd is not None else np.zeros_like(q)
         if not (np.isfinite(q).all() and np.isfinite(qd).all() and np.isfinite(qdd).all()):
             return
-        begin = time.perf_counter()
         try:
             omega = omega_max(self.system, q, qd, qdd, frame.t)
         except (np.linalg.LinAlgError, ValueError, FloatingPointError):
@@ -128,8 +130,6 @@ class StabilityMonitor:
         except Exception as exc:  # the monitor must never stop a run
             self.skipped = f"not available for this model ({type(exc).__name__})"
             return
-        finally:
-            self._spent += time.perf_counter() - begin
         limit = self.constant / omega if omega > 0.0 else math.inf
         if self.dt_max is None or limit < self.dt_max:
             self.dt_max, self.omega_max, self.t = limit, omega, frame.t
