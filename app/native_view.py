@@ -17,8 +17,9 @@ renders (one render a frame).
 Experimental, chosen with ``BIELA_VIEWPORT=native`` (``app.viewport.make_interactor``). Not
 working yet: under pytest-qt, ``QWidget.grab()`` of the main window came back all black and
 once crashed (segmentation fault) reading that pixmap; in a plain script the same grab, with
-the view painted in by ``Viewport.paint_into``, is correct. Until that is understood the
-default stays pyvistaqt's widget.
+the view painted in by ``Viewport.paint_into``, is correct. It is not the default: VTK's
+buffer swap into the X window costs about as much as the render (measured 40 ms a frame
+against 27 ms for ``app.image_view``, the default, which has none of these problems).
 """
 
 from __future__ import annotations
