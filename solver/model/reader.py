@@ -88,6 +88,7 @@ SOLVER_PARAMETERS: dict[str, Any] = {
     "alpha": "positive",
     "baumgarte_alpha": "nonnegative",
     "baumgarte_beta": "nonnegative",
+    "regularisation": "nonnegative",
     "rtol": "positive",
     "atol": "positive",
     "method": ("r_matrix", "newmark"),
