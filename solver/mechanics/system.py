@@ -443,7 +443,8 @@ class MultibodySystem:
                 if not (flags[i][0] and flags[j][0]):
                     continue  # a ground slot: J_j, or J_i and u̇_i, are zero
                 ii, jj = g.index[i], g.index[j]
-                h = np.broadcast_to(h, (m, r, 3, 3))
+                if h.shape != (m, r, 3, 3):
+                    h = np.broadcast_to(h, (m, r, 3, 3))
                 # batched products (a fraction of the cost of the equivalent einsums)
                 w = np.matmul(lam_g[:, None, :], h.reshape(m, r, 9)).reshape(m, 3, 3)
                 key = (r0, i, j)

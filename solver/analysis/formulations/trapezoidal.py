@@ -160,6 +160,8 @@ def gram(phi_q, weight: float):
 
 def add(a, b):
     """``a + b`` for dense/sparse operands, dense unless both are sparse."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:  # the common small-system case
+        return a + b
     if sp.issparse(a) and sp.issparse(b):
         return (a + b).tocsr()
     if sp.issparse(a):
