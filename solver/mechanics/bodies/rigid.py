@@ -29,7 +29,15 @@ def _times(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def h_matrix(c: np.ndarray) -> np.ndarray:
-    """``H(c)`` with ``G(x)ᵀ c = H(c) x`` for all x: ``[[0, −cᵀ], [c, −c̃]]``, ``(n, 4, 4)``."""
+    """``H(c)`` with ``G(x)ᵀ c = H(c) x`` for all x: ``[[0, −cᵀ], [c, −c̃]]``, ``(n, 4, 4)``.
+
+    Linear in c: one product with the constant matrix of :func:`_h_matrix_formula`."""
+    c = np.asarray(c, float)
+    return (c @ _H_TENSOR).reshape(c.shape[:-1] + (4, 4))
+
+
+def _h_matrix_formula(c: np.ndarray) -> np.ndarray:
+    """``H(c)`` written out (see :func:`h_matrix`)."""
     n = c.shape[:-1]
     out = np.zeros(n + (4, 4))
     out[..., 0, 1:] = -c
@@ -38,6 +46,10 @@ def h_matrix(c: np.ndarray) -> np.ndarray:
     out[..., 2, 1], out[..., 2, 3] = -c[..., 2], c[..., 0]
     out[..., 3, 1], out[..., 3, 2] = c[..., 1], -c[..., 0]
     return out
+
+
+#: ``H(c).ravel() = c @ _H_TENSOR``
+_H_TENSOR = np.array([_h_matrix_formula(row).ravel() for row in np.eye(3)])
 
 
 class RigidBodies:
@@ -61,8 +73,11 @@ class RigidBodies:
         """The 7×7 mass matrix of every body, ``(n, 7, 7)``."""
         _, p = self.split(q)
         g = g_matrix(p)
-        out = np.zeros((len(self), 7, 7))
-        out[:, :3, :3] = self.mass[:, None, None] * np.eye(3)
+        if "_translation_blocks" not in self.__dict__:  # constant m I₃ blocks, built once
+            base = np.zeros((len(self), 7, 7))
+            base[:, :3, :3] = self.mass[:, None, None] * np.eye(3)
+            self._translation_blocks = base
+        out = self._translation_blocks.copy()
         out[:, 3:, 3:] = 4.0 * _sandwich(g, self.inertia, g)
         return out
 
