@@ -18,8 +18,11 @@ solve is Tikhonov-regularised (``regularisation`` μ, relative to the mass scale
 accelerations stay bounded instead of dividing by the vanishing singular value (which made
 the step control crawl: 373 000 right-hand sides in 1 ms of A02). Past such a point an
 index-1 solution may continue on another branch of the constraint manifold (A02: the
-parallelogram turned antiparallelogram, 16 J off), so the run stops there with a message
-naming the formulations that pass singular positions (``SINGULAR_RATIO``).
+parallelogram turned antiparallelogram, 16 J off). So when a singular value of Φ_q falls
+below ``SINGULAR_RATIO`` σ_max the output step is taken again from its start by the index-3
+augmented Lagrangian (``BRIDGE_SUBSTEPS`` steps, ``_bridge``), and so on until the state is
+away from the singular position, where the Runge–Kutta integrator restarts; those frames
+carry ``extra["bridged"]``. Models with contacts or rolling wheels stop there instead.
 
 The work of non-conservative forces and drivers (not contacts, which book their own) is
 integrated with the motion as one more state, ``Ẇ = P(q, q̇, t, λ)``, so it is as accurate
@@ -27,6 +30,8 @@ as the trajectory (``state.extra["work"]``, J, from the start).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from scipy.integrate import DOP853, RK23, RK45
@@ -39,8 +44,10 @@ from solver.analysis.linalg import dense, saddle_solve
 from solver.analysis.power import PowerMeter
 
 #: A singular value of Φ_q that falls below this fraction of the largest during a run
-#: marks a singular position (``_check_regular``).
+#: marks a singular position (``_regular``).
 SINGULAR_RATIO = 1e-3
+#: Augmented-Lagrangian steps per output step while bridging a singular position.
+BRIDGE_SUBSTEPS = 10
 INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 
 
@@ -81,28 +88,32 @@ class LagrangeBaumgarte(Formulation):
             return np.concatenate([y[n:], qdd])
         return np.concatenate([y[n : 2 * n], qdd, [self._power]])
 
+    _bridging = False  # near a singular position: steps by the augmented Lagrangian
     _rank: int | None = None  # conditioned rank of Φ_q at the start (dense systems)
     _mu = 0.0  # Tikhonov regularisation of the saddle-point solve (1/kg)
     _power: float | None = None  # the last P while the work is integrated, else None
 
     def start(self, state: DynamicState) -> DynamicState:
-        cls = INTEGRATORS[self.params["integrator"]]
         self._mu = self.params["regularisation"] / mass_scale(self.system, state.q)
         self._meter = PowerMeter(self.system)
         works = self._meter.forces or len(self._meter.drows)
         self._power = 0.0 if works else None
-        y0 = np.concatenate([state.q, state.qd, [0.0] if works else []])
+        self._start_ode(state.t, state.q, state.qd, 0.0)
+        state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
+        self._rank = self._conditioned_rank(state.q, state.t)
+        return state
+
+    def _start_ode(self, t: float, q: np.ndarray, qd: np.ndarray, work: float) -> None:
+        cls = INTEGRATORS[self.params["integrator"]]
+        y0 = np.concatenate([q, qd, [work] if self._power is not None else []])
         self.ode = cls(
             self._rhs,
-            state.t,
+            t,
             y0,
             t_bound=self.settings.t_end * (1.0 + 1e-9) + 1e-12,
             rtol=self.params["rtol"],
             atol=self.params["atol"],
         )
-        state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
-        self._rank = self._conditioned_rank(state.q, state.t)
-        return state
 
     def _conditioned_rank(self, q: np.ndarray, t: float) -> int | None:
         """Singular values of Φ_q above ``SINGULAR_RATIO`` σ_max (dense systems only)."""
@@ -112,22 +123,66 @@ class LagrangeBaumgarte(Formulation):
         sv = np.linalg.svd(dense(s.constraints(q, None, t).phi_q), compute_uv=False)
         return int(np.sum(sv > SINGULAR_RATIO * sv[0]))
 
-    def _check_regular(self, t: float, q: np.ndarray) -> None:
-        """Stop at a singular position: there Φ_q loses rank, the index-1 accelerations
-        divide by a vanishing singular value and the run either crawls (exact solve) or
-        may leave on another branch of the constraint manifold (regularised solve), e.g.
-        the A02 parallelogram turning into an antiparallelogram (16 J off in 0.1 s)."""
-        if self._rank is None or self._conditioned_rank(q, t) >= self._rank:
-            return
-        raise SimulationError(
-            t,
-            "lagrange_baumgarte reached a singular position (the constraint Jacobian lost "
-            "rank): an index-1 formulation cannot pass it reliably",
-            "use central_differences, augmented_lagrangian or null_space, which pass "
-            "singular positions",
+    def _regular(self, t: float, q: np.ndarray) -> bool:
+        """False near a singular position: a singular value of Φ_q has fallen below
+        ``SINGULAR_RATIO`` σ_max (the conditioned rank is below the start's)."""
+        return self._rank is None or self._conditioned_rank(q, t) >= self._rank
+
+    def _bridge(self, state: DynamicState, h: float) -> DynamicState:
+        """From the output state ``state`` to ``state.t + h`` with ``BRIDGE_SUBSTEPS`` steps
+        of the index-3 augmented Lagrangian (trapezoidal rule, projections; Newton
+        tolerance at most 1e-12), which passes singular positions; the work of forces
+        and drivers by the trapezoidal rule on their power. Once the end state is away
+        from the singular position the Runge–Kutta integrator restarts there."""
+        s = self.system
+        if s.m_nh or len(s.force_set.contacts):
+            raise SimulationError(
+                state.t,
+                "lagrange_baumgarte reached a singular position (the constraint Jacobian "
+                "lost rank) in a model with contacts or rolling wheels, where it cannot "
+                "bridge it",
+                "use augmented_lagrangian or central_differences",
+            )
+        from solver.analysis.formulations.augmented_lagrangian import AugmentedLagrangian
+
+        settings = replace(
+            self.settings,
+            formulation="augmented_lagrangian",
+            parameters={},
+            tolerance=min(self.settings.tolerance, 1e-12),
         )
+        bridge = AugmentedLagrangian(s, settings)
+        cur = bridge.start(DynamicState(state.t, state.q.copy(), state.qd.copy()))
+        work = state.extra.get("work", 0.0)
+        power = self._bridge_power(cur)
+        iterations = 0
+        for k in range(1, BRIDGE_SUBSTEPS + 1):
+            sub = state.t + h * k / BRIDGE_SUBSTEPS - cur.t
+            cur = bridge.step(cur, sub)
+            iterations += cur.iterations
+            if self._power is not None:
+                new = self._bridge_power(cur)
+                work += 0.5 * (power + new) * sub
+                power = new
+        self._bridging = not self._regular(cur.t, cur.q)
+        if not self._bridging:
+            self._start_ode(cur.t, cur.q, cur.qd, work)
+        extra = {"bridged": True}
+        if self._power is not None:
+            extra["work"] = work
+        return DynamicState(cur.t, cur.q, cur.qd, cur.qdd, cur.lam, iterations, extra)
+
+    def _bridge_power(self, state: DynamicState) -> float:
+        if self._power is None:
+            return 0.0
+        s = self.system
+        ms = s.marker_state(state.q, state.qd)
+        c = s.constraints(state.q, state.qd, state.t, ms)
+        return self._meter.power(state.q, state.qd, state.t, ms, c, state.lam, state.qdd)
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
+        if self._bridging:
+            return self._bridge(state, h)
         target = state.t + h
         ode, n = self.ode, self.system.n
         evaluations = ode.nfev
@@ -142,7 +197,9 @@ class LagrangeBaumgarte(Formulation):
             if len(self.system.force_set.contacts):
                 ms = self.system.marker_state(ode.y[:n], ode.y[n : 2 * n])
                 self.system.force_set.accept(ms, ode.t)
-            self._check_regular(ode.t, ode.y[:n])
+            if not self._regular(ode.t, ode.y[:n]):  # this output step, bridged instead
+                self._bridging = True
+                return self._bridge(state, h)
         y = ode.dense_output()(target) if ode.t > target else ode.y.copy()
         q, qd = y[:n], y[n : 2 * n]
         qdd, lam = self.accelerations(target, q, qd)
