@@ -79,15 +79,22 @@ class SVDSpaces:
     of the step, and ``rank_here`` (singular values above ``rank_tolerance``, which
     discounts those of the size of ‖Φ‖) is what the next step takes as its cap.
 
-    ``floor`` (absolute) drops, for this step only, singular values that are rank but too
-    small to divide by: within a step's reach of a singular position (A02: all links
-    horizontal) σ_min → 0 and the minimum-norm corrections ``H⁺Φ`` would grow like 1/σ
-    and throw the iteration about; those directions join N instead (the mechanism's
-    extra instantaneous freedom there).
+    ``floor`` (absolute) leaves out of the minimum-norm solves, for this step only,
+    singular values that are rank but too small to divide by (``keep``: at most that many
+    singular values, the count the step's first iteration chose): within a step's reach of
+    a singular position (A02: all links horizontal) σ_min → 0 and the corrections ``H⁺Φ``
+    would grow like 1/σ and throw the iteration about. Those directions stay out of N too:
+    the step does not move the state along them (the predictor's motion stands), neither
+    constraining nor integrating them.
     """
 
     def __init__(
-        self, h: np.ndarray, phi: np.ndarray, cap: int | None = None, floor: float = 0.0
+        self,
+        h: np.ndarray,
+        phi: np.ndarray,
+        cap: int | None = None,
+        floor: float = 0.0,
+        keep: int | None = None,
     ) -> None:
         m, n = h.shape
         if m == 0:
@@ -102,10 +109,12 @@ class SVDSpaces:
         r = self.rank_here
         if cap is not None:
             r = min(cap, int(np.sum(s > rank_tolerance(h.shape, s[0], np.zeros(0)))))
+        self.N = vt[r:].T
         if floor > 0.0:
             r = min(r, int(np.sum(s > floor)))
+        if keep is not None:
+            r = min(r, keep)
         self.rank = r
-        self.N = vt[r:].T
         self._u, self._s, self._v = u[:, :r], s[:r], vt[:r].T
 
     def solve(self, b: np.ndarray) -> np.ndarray:
@@ -164,9 +173,9 @@ class NewmarkNullSpace:
             lin = Linearisation(s, x, v, a, t)
             if it == 1:  # the step's working rank: conditioned singular values only
                 sv = SVDSpaces(lin.H, lin.phi, rank, CONDITION_FLOOR * self._smax(lin.H))
-                rank = sv.rank
+                working = sv.rank
             else:
-                sv = SVDSpaces(lin.H, lin.phi, rank)
+                sv = SVDSpaces(lin.H, lin.phi, rank, keep=working)
             lam = sv.solve_transposed(lin.residual_force())
             if prev is None or refresh_needed(err, self.tol, scale):
                 lin.derivatives(lam)
