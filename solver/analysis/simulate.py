@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from solver.analysis.blas_threads import single_blas_thread
 from solver.analysis.dynamic import dynamic_frames
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import formulation_class
@@ -174,6 +175,8 @@ class Simulation:
             from solver.analysis.stability import StabilityMonitor
 
             self.monitor = StabilityMonitor(self.system, s)
+        threads = single_blas_thread(self.system)  # dense systems: small matrices
+        threads.__enter__()
         try:
             for frame, k in self._steps():
                 steps, iterations = k, iterations + frame.iterations
@@ -211,6 +214,7 @@ class Simulation:
             if last is not None:  # keep the last state computed before the failure
                 self.result.append(self.system, last)
         finally:
+            threads.__exit__(None, None, None)
             if mark is not None:  # not closed by the consumer while it held a frame
                 busy += time.perf_counter() - mark
             self.wall_time = busy

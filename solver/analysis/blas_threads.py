@@ -1,0 +1,23 @@
+"""One BLAS thread while a dense system steps.
+
+The matrices of a dense system (below ``SPARSE_THRESHOLD`` coordinates) are small: a
+48 × 49 SVD is a fraction of a millisecond on one thread, but OpenBLAS splits it over its
+thread pool, and on a busy machine its threads wait for each other (measured: A03 Andrews
+squeezer with central_differences, 53 ms per step with the default pool on 2 loaded cores,
+13 ms with one thread). ``single_blas_thread(system)`` limits the BLAS pool to one thread
+for a dense system (threadpoolctl, which finds the BLAS numpy and scipy loaded) and does
+nothing for a sparse one, whose SuperLU factorisations are single-threaded anyway.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+
+
+def single_blas_thread(system) -> AbstractContextManager:
+    """A context in which BLAS uses one thread if ``system`` is dense."""
+    if getattr(system, "sparse", True):
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
