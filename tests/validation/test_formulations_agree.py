@@ -205,3 +205,4 @@ def test_each_follows_the_exact_motion_for_10_s_at_01_ms(formulation):
     got = np.column_stack([result.column(f"P_B{i}.{c}") for i in (0, 1) for c in "xyz"])
     exact = a02.tips(a02.exact_phase(np.asarray(result.t)))
     assert np.abs(got - exact).max() < TEN_SECONDS[formulation][0]
+    assert result.max_energy_drift() < 1e-3  # the IFToMM criterion is 0.1 J
