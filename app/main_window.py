@@ -56,7 +56,7 @@ EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 PLOT_REFRESH_MS = 250
 LIVE_PLOT_INTERVAL = 0.5  # s
 CURSOR_REFRESH_MS = 100  # plot cursors during playback
-RUN_MAX_FPS = 30  # viewport during a run: smooth enough, and leaves the CPU to the solver
+RUN_MAX_FPS = 40  # viewport during a run: smooth enough, and leaves the CPU to the solver
 
 SHORTCUTS = (
     ("Ctrl+N", "New model"),
@@ -431,6 +431,7 @@ class MainWindow(QMainWindow):
         self.viewport.picked.connect(self._picked)
         self.runner.columns_ready.connect(self._run_columns)
         self.runner.frames_ready.connect(self._run_frames)
+        self.runner.preview_ready.connect(self._run_preview)
         self.runner.finished.connect(self._run_finished)
         self.playback.index_changed.connect(self._show_index)
         self.playback.ready = self.viewport.ready
@@ -766,6 +767,11 @@ class MainWindow(QMainWindow):
         self.viewport.set_trace_data(run.data)
         self.viewport.show_row(batch.rows[-1])
         self._dirty_plots = True
+
+    def _run_preview(self, row) -> None:
+        """A step between outputs: the view shows it, the run's data does not keep it."""
+        if self.run_data is not None:
+            self.viewport.show_row(row)
 
     def _refresh_live(self) -> None:
         if self._dirty_plots:

@@ -8,6 +8,8 @@ its headless speed. Messages on ``conn`` (all picklable plain data):
 
 - ``("columns", [str, ...])`` once, before any frame;
 - ``("frames", rows (k, n) array, iterations (k,) array, wall_time)`` batches;
+- ``("preview", row)``: the state of a step between outputs, at most every
+  ``BATCH_INTERVAL`` when no batch went out, for the live view only (not a result row);
 - ``("done", status, message, Result | None, summary)`` at the end, always last.
 """
 
@@ -22,7 +24,7 @@ from typing import Any
 import numpy as np
 
 #: Send a batch at least this often (s) while frames are coming.
-BATCH_INTERVAL = 0.04
+BATCH_INTERVAL = 0.02
 
 
 def solve(model: Any, overrides: dict, conn: Any, resume: Any, stop: Any) -> None:
@@ -61,6 +63,14 @@ def solve(model: Any, overrides: dict, conn: Any, resume: Any, stop: Any) -> Non
                 rows, iterations = [], []
             last_send = time.perf_counter()
 
+        def preview(frame: Any) -> None:
+            """Between outputs (a large output interval), the latest step for the view."""
+            nonlocal last_send
+            if not rows and time.perf_counter() - last_send >= BATCH_INTERVAL:
+                conn.send(("preview", simulation.result.frame_row(simulation.system, frame)))
+                last_send = time.perf_counter()
+
+        simulation.on_step = preview
         try:
             for frame in simulation:
                 rows.append(frame.row)

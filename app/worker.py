@@ -55,6 +55,7 @@ class SimulationWorker(QObject):
 
     columns_ready = Signal(object)  # list[str]: the result columns, before the first batch
     frames_ready = Signal(object)  # FrameBatch
+    preview_ready = Signal(object)  # a row between outputs, for the live view only
     finished = Signal(object)  # RunOutcome
 
     def __init__(
@@ -135,6 +136,8 @@ class SimulationWorker(QObject):
                 elif kind == "frames":
                     _, rows, iterations, wall = message
                     self.frames_ready.emit(FrameBatch(rows, iterations, wall))
+                elif kind == "preview":
+                    self.preview_ready.emit(message[1])
                 elif kind == "done":
                     _, status, text, result, summary = message
                     wall = float(summary.get("wall_time_s") or wall)
@@ -152,6 +155,7 @@ class SimulationRunner(QObject):
 
     columns_ready = Signal(object)
     frames_ready = Signal(object)
+    preview_ready = Signal(object)
     finished = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -179,6 +183,7 @@ class SimulationRunner(QObject):
         thread.started.connect(worker.run)
         worker.columns_ready.connect(self.columns_ready)
         worker.frames_ready.connect(self.frames_ready)
+        worker.preview_ready.connect(self.preview_ready)
         worker.finished.connect(self._on_finished)
         self.thread, self.worker = thread, worker
         thread.start()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -58,6 +58,9 @@ class Simulation:
         self.wall_time = 0.0
         self._first_q = None
         self.monitor = None
+        #: called with every step's ``Frame`` that is not an output while iterating: a front-end
+        #: may show states between outputs (the workbench's live view); must be cheap.
+        self.on_step: Callable[[Frame], None] | None = None
 
     def _check_available(self) -> None:
         """Refuse now, not when iteration starts, what this version cannot run: an unknown
@@ -182,6 +185,8 @@ class Simulation:
                 steps, iterations = k, iterations + frame.iterations
                 if self.monitor is not None:
                     self.monitor.observe(frame, k)
+                if self.on_step is not None and k % every:
+                    self.on_step(frame)
                 if self._first_q is None:
                     self._first_q = frame.q
                 last = frame

@@ -643,3 +643,31 @@ def test_step_above_the_stability_estimate_warns_in_the_status_bar(qtbot, workbe
     outcome = run_and_wait(qtbot, window, dt=0.5, t_end=8.0)
     assert outcome.status == "ok"
     assert "warning" not in window.statusBar().currentMessage()
+
+
+@gui
+def test_the_view_shows_steps_between_outputs(qtbot, workbench, message_boxes):
+    """With a large output interval the live view still moves: the solver process sends
+    the latest step at most every 40 ms between outputs ("preview"), the view shows it,
+    and the run's data keeps only the output rows."""
+    window = workbench
+    assert window.open_model(ROOT / "examples" / "double_four_bar.json")
+    previews = []
+    window.runner.preview_ready.connect(previews.append)
+    shown = []
+    show_row = window.viewport.show_row
+    window.viewport.show_row = lambda row: (shown.append(float(row[0])), show_row(row))[1]
+    try:
+        outcome = run_and_wait(
+            qtbot, window, formulation="central_differences", dt=1e-3, t_end=1.0, output_dt=0.5
+        )
+    finally:
+        window.viewport.show_row = show_row
+        window.runner.preview_ready.disconnect(previews.append)
+    assert outcome.status == "ok", outcome.message
+    np.testing.assert_allclose(window.run_data.t, [0.0, 0.5, 1.0], atol=1e-12)  # outputs only
+    times = [float(row[0]) for row in previews]
+    assert len(times) >= 5, times  # a second of A02 takes several seconds here
+    assert all(0.0 < t < 1.0 and abs(t - 0.5) > 1e-9 for t in times)
+    assert times == sorted(times)
+    assert set(times) <= set(shown)  # each went to the view
