@@ -91,16 +91,18 @@ def dynamic_frames(
         c = system.constraints(state.q, state.qd, state.t, ms)
         if state.qdd is None:
             state.qdd = np.zeros(system.n)
-        power = meter(state, ms, c)
         if len(contacts):
             onsets = system.force_set.accept(ms, state.t)
             if not getattr(formulation, "adaptive", False):
                 check_step(onsets, dt, settings.formulation)
-            power -= contacts.power(ms)  # integrated by the contacts themselves
         if "work" in state.extra:  # integrated by the formulation with the motion
-            work = state.extra["work"]
-        elif power_prev is not None:
-            work += 0.5 * (power + power_prev) * dt
+            work, power = state.extra["work"], None
+        else:
+            power = meter(state, ms, c)
+            if len(contacts):
+                power -= contacts.power(ms)  # integrated by the contacts themselves
+            if power_prev is not None:
+                work += 0.5 * (power + power_prev) * dt
         cur = meter.state(state.q, state.qd, state.t) if secant else None
         if secant and prev is not None:  # forces: ½(Q_n + Q_n+1)·Δq (PowerMeter)
             work += meter.secant_correction(prev, cur, dt)

@@ -177,8 +177,7 @@ class LagrangeBaumgarte(Formulation):
             return 0.0
         s = self.system
         ms = s.marker_state(state.q, state.qd)
-        c = s.constraints(state.q, state.qd, state.t, ms)
-        return self._meter.power(state.q, state.qd, state.t, ms, c, state.lam, state.qdd)
+        return self._meter(state, ms, s.constraints(state.q, state.qd, state.t, ms))
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
         if self._bridging:

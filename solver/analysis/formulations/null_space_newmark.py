@@ -79,7 +79,7 @@ class SVDSpaces:
     of the step, and ``rank_here`` (singular values above ``rank_tolerance``, which
     discounts those of the size of ‖Φ‖) is what the next step takes as its cap.
 
-    ``floor`` (absolute) leaves out of the minimum-norm solves, for this step only,
+    ``floor`` (a fraction of σ_max) leaves out of the minimum-norm solves, for this step only,
     singular values that are rank but too small to divide by (``keep``: at most that many
     singular values, the count the step's first iteration chose): within a step's reach of
     a singular position (A02: all links horizontal) σ_min → 0 and the corrections ``H⁺Φ``
@@ -111,7 +111,7 @@ class SVDSpaces:
             r = min(cap, int(np.sum(s > rank_tolerance(h.shape, s[0], np.zeros(0)))))
         self.N = vt[r:].T
         if floor > 0.0:
-            r = min(r, int(np.sum(s > floor)))
+            r = min(r, int(np.sum(s > floor * s[0])))
         if keep is not None:
             r = min(r, keep)
         self.rank = r
@@ -135,10 +135,6 @@ CONDITION_FLOOR = 1e-5
 
 class NewmarkNullSpace:
     """Stepper for ``method = "newmark"``."""
-
-    @staticmethod
-    def _smax(h: np.ndarray) -> float:
-        return float(np.linalg.norm(h, 2)) if h.size else 0.0
 
     def __init__(
         self, system: MultibodySystem, scheme: NewmarkScheme, tol: float, max_iterations: int
@@ -172,7 +168,7 @@ class NewmarkNullSpace:
             scale = max(1.0, float(np.abs(x).max()))
             lin = Linearisation(s, x, v, a, t)
             if it == 1:  # the step's working rank: conditioned singular values only
-                sv = SVDSpaces(lin.H, lin.phi, rank, CONDITION_FLOOR * self._smax(lin.H))
+                sv = SVDSpaces(lin.H, lin.phi, rank, CONDITION_FLOOR)
                 working = sv.rank
             else:
                 sv = SVDSpaces(lin.H, lin.phi, rank, keep=working)
