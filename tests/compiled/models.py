@@ -1,0 +1,114 @@
+"""Models the compiled path covers, for its tests: IFToMM examples, chains, and a mixed
+model with every supported primitive on rigid bodies, point masses and ground."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.chain import chain_data
+from solver.model import load_model, model_from_data
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def mixed_data() -> dict:
+    """A rigid block on a cylindrical joint, a planar plate, a universal-joint link and a
+    point mass on a line held to the block by a distance bar (Coincident, Dot, PointPlane,
+    Distance; ground, rigid and point-mass markers; a general inertia tensor)."""
+    return {
+        "biela": 1,
+        "name": "mixed primitives",
+        "gravity": [0.3, -9.81, 0.2],
+        "bodies": [
+            {
+                "name": "block",
+                "mass": 2.0,
+                "inertia": [[0.3, 0.01, 0.02], [0.01, 0.4, 0.03], [0.02, 0.03, 0.5]],
+                "position": [0.0, 0.0, 0.0],
+                "velocity": [0.0, 0.0, 0.1],
+                "angular_velocity": [0.0, 0.0, 2.0],
+            },
+            {
+                "name": "plate",
+                "mass": 1.0,
+                "inertia": [0.1, 0.2, 0.25],
+                "position": [1.0, 0.5, 0.0],
+                "angular_velocity": [0.0, 0.3, 0.0],
+            },
+            {
+                "name": "link",
+                "mass": 0.5,
+                "inertia": [0.01, 0.05, 0.05],
+                "position": [0.5, 1.0, 0.5],
+                "orientation": {"axis": [0.1, 0.3, 0.2], "angle": 0.5},
+            },
+            {
+                "name": "bead",
+                "type": "point_mass",
+                "mass": 0.3,
+                "position": [0.0, 2.0, 1.0],
+                "velocity": [0.0, 0.0, 0.5],
+            },
+        ],
+        "joints": [
+            {
+                "name": "C",
+                "type": "cylindrical",
+                "body1": "ground",
+                "body2": "block",
+                "point": [0.0, 0.0, 0.0],
+                "axis": [0.0, 0.0, 1.0],
+            },
+            {
+                "name": "P",
+                "type": "planar",
+                "body1": "ground",
+                "body2": "plate",
+                "point": [1.0, 0.5, 0.0],
+                "normal": [0.0, 1.0, 0.0],
+            },
+            {
+                "name": "U",
+                "type": "universal",
+                "body1": "block",
+                "body2": "link",
+                "point": [0.5, 1.0, 0.0],
+                "axis1": [1.0, 0.0, 0.0],
+                "axis2": [0.0, 1.0, 0.0],
+            },
+            {
+                "name": "L",
+                "type": "point_on_line",
+                "body1": "ground",
+                "body2": "bead",
+                "point": [0.0, 2.0, 1.0],
+                "axis": [1.0, 0.0, 0.0],
+            },
+            {
+                "name": "D",
+                "type": "distance",
+                "body1": "link",
+                "body2": "bead",
+                "point1": [0.5, 1.0, 1.0],
+                "point2": [0.0, 2.0, 1.0],
+            },
+        ],
+        "solver": {
+            "analysis": "dynamic",
+            "formulation": "augmented_lagrangian",
+            "dt": 0.001,
+            "t_end": 0.2,
+            "output_dt": 0.01,
+        },
+    }
+
+
+def compiled_models() -> dict:
+    """Name → model of every model the compiled tests run."""
+    out = {
+        name: load_model(EXAMPLES / f"{name}.json")
+        for name in ("pendulum", "double_four_bar", "bricard", "heavy_top", "slider_crank_cardan")
+    }
+    out["chain4"] = model_from_data(chain_data(4))
+    out["mixed"] = model_from_data(mixed_data())
+    return out
