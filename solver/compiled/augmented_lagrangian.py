@@ -1,0 +1,511 @@
+"""Compiled (Numba) steps of the index-3 augmented Lagrangian for packed systems.
+
+A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLagrangian`
+(``start`` and ``step``) for the models :func:`solver.compiled.packing.pack` accepts (no
+rolling rows, so no velocity-level multipliers μ): the same Newmark/generalized-α update,
+the same Newton iteration on positions with the exact tangent
+
+    f_q = M + (γ'/β') C + (K + α Φ_qᵀ Φ_q) / β',
+
+the same penalty (a fixed α, or the growing ratio schedule ``PENALTY_RATIO_FIRST``,
+``…_GROWTH``, ``…_MAX`` times ``β' m_ref``), the same convergence test and multiplier
+updates (λ* ← λ* + α Φ with Φ at the new positions) and the same mass-orthogonal
+projections of velocities and accelerations (``trapezoidal.constrained_solve``: ``M + α_p
+Φ_qᵀΦ_q`` factorised once, σ iterated on increments to rounding level). Each step returns
+the same state: ``q, q̇, q̈, λ = λ* + σ`` and the extra ``a`` and ``λ*``.
+
+Dense linear algebra: an LU factorisation with partial pivoting (the pivot of largest
+magnitude, first on ties, as LAPACK's ``getrf``) written out here so that its factors are
+reused for several right-hand sides; it skips zero multipliers and the zero tail of the
+pivot row, so banded systems (chains) cost about ``n b²`` instead of ``n³/3``. A matrix is
+singular when a pivot column is exactly zero (LAPACK's ``info > 0``).
+
+Failures are returned as status codes (``STATUS_*``), turned into the Python path's
+``SimulationError`` by :func:`failure`. Sign conventions and units are the system's (SI,
+``M q̈ = Q − Φ_qᵀ λ``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.analysis.errors import SimulationError
+from solver.analysis.formulations.augmented_lagrangian import (
+    PENALTY_RATIO_FIRST,
+    PENALTY_RATIO_GROWTH,
+    PENALTY_RATIO_MAX,
+    PROJECTION_PENALTY_RATIO,
+)
+from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
+from solver.compiled.evaluate import (
+    constraint_hessian,
+    constraints,
+    force_jacobians,
+    forces,
+    kinetic_energy,
+    mass_matrix,
+    mass_times_jacobian,
+    potential_energy,
+)
+
+_OPTS = {"cache": True, "nogil": True, "fastmath": False}
+
+#: status codes of :func:`al_steps` / :func:`al_start`
+STATUS_OK = 0
+STATUS_TANGENT = 1  # the Newton iteration matrix is singular or the correction non-finite
+STATUS_NEWTON = 2  # the Newton iteration did not converge in max_iterations
+STATUS_PROJECTOR = 3  # M + α_p Φ_qᵀ Φ_q is singular
+STATUS_PROJECTION = 4  # a projection gave non-finite values
+STATUS_NONFINITE = 5  # the step's q or q̇ is non-finite (the time loop's check)
+#: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
+PROJECTION_ITERATIONS = 20
+_HINT = "a smaller dt, or another formulation (null_space, central_differences)"
+
+
+# ---- dense LU with reusable factors ------------------------------------------------------
+@njit(**_OPTS)
+def lu_factor(a):
+    """LU of the square ``a`` with partial pivoting, in place: ``(piv, ok)``; ``a`` then
+    holds the unit lower factor below the diagonal and the upper factor on and above it.
+    ``piv`` is ``(3, n)``: ``piv[0, k]`` the row swapped with row k at step k, ``piv[1, i]``
+    the first non-zero column of row i of the lower factor and ``piv[2, i]`` the last of
+    the upper one (the triangular solves skip the zeros outside). ``ok`` is false for a
+    singular matrix (an exactly zero pivot column)."""
+    n = a.shape[0]
+    piv = np.empty((3, n), np.int64)
+    for k in range(n):
+        p = k
+        big = abs(a[k, k])
+        for i in range(k + 1, n):
+            v = abs(a[i, k])
+            if v > big:
+                big = v
+                p = i
+        piv[0, k] = p
+        if not big > 0.0:  # zero (or NaN) pivot column: singular
+            return piv, False
+        if p != k:
+            for j in range(n):
+                tmp = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = tmp
+        last = n - 1  # the pivot row's last non-zero entry (banded matrices)
+        while last > k and a[k, last] == 0.0:
+            last -= 1
+        piv[2, k] = last
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            lik = a[i, k]
+            if lik != 0.0:
+                lik *= inv
+                a[i, k] = lik
+                for j in range(k + 1, last + 1):
+                    a[i, j] -= lik * a[k, j]
+    for i in range(n):
+        first = 0
+        while first < i and a[i, first] == 0.0:
+            first += 1
+        piv[1, i] = first
+    return piv, True
+
+
+@njit(**_OPTS)
+def lu_solve(lu, piv, b):
+    """``x`` with ``A x = b`` from :func:`lu_factor`'s ``(lu, piv)`` (``b`` is not changed)."""
+    n = lu.shape[0]
+    x = b.copy()
+    for k in range(n):
+        p = piv[0, k]
+        if p != k:
+            tmp = x[k]
+            x[k] = x[p]
+            x[p] = tmp
+    for i in range(n):
+        s = x[i]
+        for j in range(piv[1, i], i):
+            s -= lu[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, piv[2, i] + 1):
+            s -= lu[i, j] * x[j]
+        x[i] = s / lu[i, i]
+    return x
+
+
+# ---- small dense helpers -----------------------------------------------------------------
+@njit(**_OPTS)
+def add_gram(out, jac, weight):
+    """``out += weight · Jᵀ J`` using only the non-zero entries of each row of ``J``."""
+    m, n = jac.shape
+    idx = np.empty(n, np.int64)
+    for r in range(m):
+        c = 0
+        for j in range(n):
+            if jac[r, j] != 0.0:
+                idx[c] = j
+                c += 1
+        for a in range(c):
+            ja = idx[a]
+            wa = weight * jac[r, ja]
+            for b in range(c):
+                jb = idx[b]
+                out[ja, jb] += wa * jac[r, jb]
+
+
+@njit(**_OPTS)
+def mat_vec(a, x):
+    """``A x`` (dense; four partial sums per row, so that the loop is not bound by the
+    latency of one chain of additions; no BLAS call overhead for small systems)."""
+    m, n = a.shape
+    out = np.zeros(m)
+    n4 = n - n % 4
+    for i in range(m):
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(0, n4, 4):
+            s0 += a[i, j] * x[j]
+            s1 += a[i, j + 1] * x[j + 1]
+            s2 += a[i, j + 2] * x[j + 2]
+            s3 += a[i, j + 3] * x[j + 3]
+        for j in range(n4, n):
+            s0 += a[i, j] * x[j]
+        out[i] = (s0 + s1) + (s2 + s3)
+    return out
+
+
+@njit(**_OPTS)
+def mat_t_vec(a, y):
+    """``Aᵀ y``, skipping the zero entries of ``y``."""
+    m, n = a.shape
+    out = np.zeros(n)
+    for i in range(m):
+        yi = y[i]
+        if yi != 0.0:
+            for j in range(n):
+                out[j] += a[i, j] * yi
+    return out
+
+
+@njit(**_OPTS)
+def max_abs(x):
+    """``max |x|`` (0 for an empty vector)."""
+    out = 0.0
+    for v in x:
+        a = abs(v)
+        if a > out or a != a:  # NaN propagates
+            out = a
+    return out
+
+
+@njit(**_OPTS)
+def all_finite(x):
+    """No NaN or infinity in ``x``."""
+    for v in x:  # noqa: SIM110 (a loop compiles to no temporary array)
+        if not np.isfinite(v):
+            return False
+    return True
+
+
+# ---- the Newmark / generalized-α update (trapezoidal.Newmark) ------------------------------
+@njit(**_OPTS)
+def slopes(sch, h):
+    """``(γ', β')`` = ``(∂q̇/∂q, ∂q̈/∂q)`` at the end of a step; ``sch = (α_m, α_f, β, γ)``."""
+    am, af, beta, gamma = sch
+    return gamma / (beta * h), (1.0 - am) / ((1.0 - af) * beta * h * h)
+
+
+@njit(**_OPTS)
+def newmark_update(sch, q1, q, qd, qdd, a, h):
+    """``(q̇, q̈, a)`` at ``t + h`` from the positions ``q1`` there (``Newmark.update``)."""
+    am, af, beta, gamma = sch
+    a1 = (q1 - q - h * qd - (h * h * (0.5 - beta)) * a) / (beta * h * h)
+    qd1 = qd + h * ((1.0 - gamma) * a + gamma * a1)
+    if am == 0.0 and af == 0.0:
+        return qd1, a1, a1
+    qdd1 = ((1.0 - am) * a1 + am * a - af * qdd) / (1.0 - af)
+    return qd1, qdd1, a1
+
+
+@njit(**_OPTS)
+def acceleration_variable(sch, qdd1, qdd, a):
+    """``a_{n+1}`` consistent with the (projected) ``q̈_{n+1}``."""
+    am, af, beta, gamma = sch
+    return ((1.0 - af) * qdd1 + af * qdd - am * a) / (1.0 - am)
+
+
+# ---- the constrained solve / projections (trapezoidal.constrained_solve) ------------------
+@njit(**_OPTS)
+def constrained_solve(lu, piv, mass, jac, f, g, alpha, tol, x0, max_iterations):
+    """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g``; ``(lu, piv)``
+    factorise ``M + α Φ_qᵀΦ_q``. Iterated on increments from ``x0`` and ``σ = 0``; stops
+    when ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing."""
+    m = jac.shape[0]
+    x = x0.copy()
+    sigma = np.zeros(m)
+    prev = np.inf
+    res = mat_vec(jac, x) - g
+    for it in range(1, max_iterations + 1):
+        x = x + lu_solve(lu, piv, f - mat_vec(mass, x) - mat_t_vec(jac, sigma + alpha * res))
+        if m == 0:
+            return x, sigma, it
+        res = mat_vec(jac, x) - g
+        sigma = sigma + alpha * res
+        err = max_abs(res)
+        if err <= tol or err >= prev:
+            return x, sigma, it
+        prev = err
+    return x, sigma, max_iterations
+
+
+@njit(**_OPTS)
+def _projector(mass, jac, alpha_p):
+    """LU of ``M + α_p Φ_qᵀ Φ_q``: ``(lu, piv, ok)``."""
+    a = mass.copy()
+    add_gram(a, jac, alpha_p)
+    piv, ok = lu_factor(a)
+    return a, piv, ok
+
+
+@njit(**_OPTS)
+def mass_scale(P, q):
+    """The largest diagonal entry of ``M(q)`` (1 when there is none or it is not positive):
+    ``trapezoidal.mass_scale``."""
+    mass = mass_matrix(P, q)
+    if P.n == 0:
+        return 1.0
+    scale = mass[0, 0]
+    for i in range(1, P.n):
+        if mass[i, i] > scale:
+            scale = mass[i, i]
+    return scale if scale > 0.0 else 1.0
+
+
+@njit(**_OPTS)
+def al_start(P, pen, m_ref, tol, q, qd):
+    """``AugmentedLagrangian.start``: ``(status, q̇, q̈, λ)`` with the velocities projected
+    onto ``Φ_q q̇ = −Φ_t`` and the accelerations and multipliers of the index-1 equations
+    (the projection of 0 with ``f = Q``). ``pen`` as for :func:`al_steps`."""
+    n = P.n
+    phi, jac, phit, gamma = constraints(P, q, qd)
+    mass = mass_matrix(P, q)
+    alpha_p = pen[4] * m_ref
+    lu, piv, ok = _projector(mass, jac, alpha_p)
+    if not ok:
+        return STATUS_PROJECTOR, qd, np.zeros(n), np.zeros(P.m)
+    ptol = 1e-4 * tol
+    qd1, _, _ = constrained_solve(
+        lu, piv, mass, jac, mat_vec(mass, qd), -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
+    )
+    if not all_finite(qd1):
+        return STATUS_PROJECTION, qd, np.zeros(n), np.zeros(P.m)
+    phi, jac, phit, gamma = constraints(P, q, qd1)
+    qdd, lam, _ = constrained_solve(
+        lu, piv, mass, jac, forces(P, q, qd1), gamma, alpha_p, ptol, np.zeros(n),
+        PROJECTION_ITERATIONS,
+    )  # fmt: skip
+    if not all_finite(qdd):
+        return STATUS_PROJECTION, qd1, np.zeros(n), np.zeros(P.m)
+    return STATUS_OK, qd1, qdd, lam
+
+
+@njit(**_OPTS)
+def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0):
+    """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step``.
+
+    Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t)`` (the last two
+    at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``)."""
+    n, m = P.n, P.m
+    fixed, ratio_first, ratio_growth, ratio_max, ratio_p = pen
+    gp, bp = slopes(sch, h)
+    q = q0 + h * qd0 + (0.5 * h * h) * a0  # Newmark.predict: a_{n+1} = a_n
+    lam_star = lam_star0.copy()
+    tol_q = tol * max(1.0, max_abs(q)) if n else tol
+    alpha = 0.0
+    have_fac = False
+    lu = np.zeros((n, n))
+    piv = np.zeros((3, n), np.int64)
+    err_q = np.inf
+    err_phi = np.inf
+    converged = False
+    it = 0
+    qd = qd0
+    qdd = qdd0
+    phi = np.zeros(m)
+    while True:
+        qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
+        phi, jac, phit, gamma = constraints(P, q, qd)
+        if have_fac:  # multiplier update with Φ at the new positions
+            lam_star = lam_star + alpha * phi
+        mass = mass_matrix(P, q)
+        base = mat_vec(mass, qdd) - forces(P, q, qd)
+        err_phi = max_abs(phi)
+        if have_fac and err_phi <= tol:
+            # the next correction with the last tangent: below the tolerance, apply and stop
+            dq = -lu_solve(lu, piv, (base + mat_t_vec(jac, lam_star + alpha * phi)) / bp)
+            err_q = max_abs(dq)
+            if err_q <= tol_q:
+                q = q + dq
+                qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
+                phi, jac, phit, gamma = constraints(P, q, qd)
+                lam_star = lam_star + alpha * phi
+                converged = True
+                break
+        if it == max_it:
+            break
+        it += 1
+        if fixed != 0.0:
+            alpha = fixed
+        else:
+            alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
+        lam = lam_star + alpha * phi
+        res = (base + mat_t_vec(jac, lam)) / bp
+        kq, kqd = force_jacobians(P, q, qd)
+        stiff = mass_times_jacobian(P, q, qdd) - kq + constraint_hessian(P, q, lam)
+        add_gram(stiff, jac, alpha)
+        tangent = mass + (-gp / bp) * kqd + (1.0 / bp) * stiff
+        piv, ok = lu_factor(tangent)
+        lu = tangent
+        if not ok:
+            return _fail(STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, m)
+        dq = -lu_solve(lu, piv, res)
+        if not all_finite(dq):
+            return _fail(STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, m)
+        have_fac = True
+        q = q + dq
+        err_q = max_abs(dq)
+    if not converged:
+        return _fail(STATUS_NEWTON, it, max(err_q, err_phi), q, qd, qdd, a0, lam_star, m)
+    # velocities and accelerations of the integrator, then their mass-orthogonal projections
+    mass = mass_matrix(P, q)
+    alpha_p = ratio_p * m_ref
+    plu, ppiv, ok = _projector(mass, jac, alpha_p)
+    if not ok:
+        return _fail(STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, m)
+    ptol = 1e-4 * tol
+    qd, _, _ = constrained_solve(
+        plu, ppiv, mass, jac, mat_vec(mass, qd), -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
+    )
+    if not all_finite(qd):
+        return _fail(STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, m)
+    phi, jac, phit, gamma = constraints(P, q, qd)
+    qdd, sigma, _ = constrained_solve(
+        plu, ppiv, mass, jac, mat_vec(mass, qdd), gamma, alpha_p, ptol, qdd,
+        PROJECTION_ITERATIONS,
+    )  # fmt: skip
+    if not all_finite(qdd):
+        return _fail(STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, m)
+    a1 = acceleration_variable(sch, qdd, qdd0, a0)
+    phiv = mat_vec(jac, qd) + phit
+    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam_star + sigma, phi, phiv
+
+
+@njit(**_OPTS)
+def _fail(status, it, err, q, qd, qdd, a, lam_star, m):
+    """``al_step``'s result tuple for a failed step."""
+    return status, it, err, q, qd, qdd, a, lam_star, lam_star.copy(), np.zeros(m), np.zeros(m)
+
+
+@njit(**_OPTS)
+def al_steps(
+    P, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, n_steps,
+    out_t, out_q, out_qd, out_qdd, out_lam, out_its, out_phi, out_phiv, out_T, out_V,
+):  # fmt: skip
+    """Advance ``n_steps`` steps of size ``h`` from ``t0``.
+
+    ``sch = (α_m, α_f, β, γ)`` (``Newmark``), ``pen = (α_fixed or 0 for the schedule,
+    PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH, PENALTY_RATIO_MAX,
+    PROJECTION_PENALTY_RATIO)`` (:func:`parameters`), ``m_ref`` the mass scale at the start.
+    The state arrays ``q, q̇, q̈, a, λ*, λ`` are overwritten with each accepted step's; row
+    ``k`` of the ``out_*`` arrays gets step ``k``'s time, state, iterations,
+    ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|`` and kinetic and potential energies.
+
+    Returns ``(status, done, t, iterations, error)``: ``done`` steps were accepted (all of
+    them when ``status`` is ``STATUS_OK``), ``t`` is the time reached or, on failure, the
+    time of the failed step, whose Newton iterations and error follow (see :func:`failure`).
+    """
+    t = t0
+    for k in range(n_steps):
+        t1 = t + h
+        status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv = al_step(
+            P, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star
+        )
+        if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
+            status = STATUS_NONFINITE
+        if status != STATUS_OK:
+            return status, k, t1, it, err
+        t = t1
+        q[:] = q1
+        qd[:] = qd1
+        qdd[:] = qdd1
+        a[:] = a1
+        lam_star[:] = ls1
+        lam[:] = lam1
+        out_t[k] = t
+        out_q[k] = q1
+        out_qd[k] = qd1
+        out_qdd[k] = qdd1
+        out_lam[k] = lam1
+        out_its[k] = it
+        out_phi[k] = max_abs(phi)
+        out_phiv[k] = max_abs(phiv)
+        out_T[k] = kinetic_energy(P, q1, qd1)
+        out_V[k] = potential_energy(P, q1)
+    return STATUS_OK, n_steps, t, 0, 0.0
+
+
+# ---- Python side ------------------------------------------------------------------------
+def parameters(params: dict) -> tuple[tuple, tuple]:
+    """``(sch, pen)`` for :func:`al_steps` from the formulation's parameters
+    (``penalty``, ``rho_inf``)."""
+    s = Newmark.from_rho(params.get("rho_inf"))
+    fixed = params.get("penalty")
+    pen = (
+        float(fixed) if fixed else 0.0,
+        float(PENALTY_RATIO_FIRST),
+        float(PENALTY_RATIO_GROWTH),
+        float(PENALTY_RATIO_MAX),
+        float(PROJECTION_PENALTY_RATIO),
+    )
+    return (float(s.alpha_m), float(s.alpha_f), float(s.beta), float(s.gamma)), pen
+
+
+def failure(status: int, t: float, h: float, iterations: int, error: float) -> SimulationError:
+    """The ``SimulationError`` the Python path raises for a failed step of status
+    ``status`` at time ``t`` (``formulation`` named as there)."""
+    if status == STATUS_TANGENT:
+        return SimulationError(
+            t,
+            "the augmented Lagrangian iteration matrix is singular or the iteration diverged "
+            f"at dt = {h:g} s",
+            _HINT,
+        )
+    if status == STATUS_NEWTON:
+        return newton_failure(
+            "augmented Lagrangian",
+            t,
+            h,
+            iterations,
+            error,
+            "last position correction / constraint violation",
+        )
+    if status == STATUS_PROJECTOR:
+        return SimulationError(
+            t,
+            "the projection matrix M + α Φ_qᵀΦ_q is singular (a body without mass or "
+            "inertia in a direction no constraint fixes)",
+            "give every body a mass and a positive-definite inertia",
+        )
+    if status == STATUS_PROJECTION:
+        return SimulationError(
+            t,
+            "the projection of velocities or accelerations failed (non-finite values)",
+            _HINT,
+        )
+    if status == STATUS_NONFINITE:
+        return SimulationError(
+            t,
+            f"the solution became non-finite with augmented_lagrangian at dt = {h:g} s",
+            "reduce dt, or use an implicit formulation (augmented_lagrangian, null_space)",
+        )
+    raise ValueError(f"unknown status {status}")
