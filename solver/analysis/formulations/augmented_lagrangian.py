@@ -68,6 +68,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from solver.analysis.banded import BandAssembler
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import (
@@ -100,13 +101,23 @@ class AugmentedLagrangian(Formulation):
         super().__init__(system, settings)
         self.scheme = Newmark.from_rho(self.params["rho_inf"])
         self.m_ref = 1.0
+        # sparse systems: matrices assembled and factorised in band storage when banded
+        self._band = BandAssembler(system.n) if system.sparse else None
 
     # ---- projections -------------------------------------------------------------------
     def _projector(self, q: np.ndarray, phi_q):
         mass = self.system.mass(q)
         alpha_p = PROJECTION_PENALTY_RATIO * self.m_ref
         try:
-            fac = Factorized(add(mass, gram(phi_q, alpha_p)))
+            flat = (
+                None
+                if self._band is None
+                else self._band.assemble([(1.0, mass)], [(alpha_p, phi_q)])
+            )
+            if flat is not None:  # symmetric positive definite: band Cholesky
+                fac = self._band.factor(flat, spd=True)
+            else:
+                fac = Factorized(add(mass, gram(phi_q, alpha_p)))
         except (RuntimeError, ValueError, np.linalg.LinAlgError):
             fac = None
         return mass, fac, alpha_p
@@ -144,6 +155,39 @@ class AugmentedLagrangian(Formulation):
         k = sp.csr_matrix((kv, (kr, kc)), shape=(s.n, s.n))
         d = sp.csr_matrix((dv, (dr, dc)), shape=(s.m_nh, s.n))
         return k + alpha_v * (sp.csr_matrix(bmat).T @ d)
+
+    def _newton_correction(self, mass, kqd, stiff, phi_q, bmat, alpha, gp, bp, res, t1, h):
+        """``(Δq, factorisation)`` with the tangent
+        ``M − (γ'/β') ∂Q/∂q̇ + (Σ stiff + α Φ_qᵀΦ_q [+ α BᵀB]) / β'`` (``stiff``: pairs
+        ``(coefficient, matrix)``), assembled in band storage when the system is banded."""
+        hint = "a smaller dt, or another formulation (null_space, central_differences)"
+        if self._band is not None:
+            grams = [(alpha / bp, phi_q)] + ([] if bmat is None else [(alpha / bp, bmat)])
+            terms = [(1.0, mass), (-gp / bp, kqd)] + [(k / bp, a) for k, a in stiff]
+            flat = self._band.assemble(terms, grams)
+            if flat is not None:
+                try:
+                    fac = self._band.factor(flat)
+                    dq = -fac.solve(res)
+                except (RuntimeError, ValueError, np.linalg.LinAlgError):
+                    dq = None
+                if dq is None or not np.all(np.isfinite(dq)):
+                    raise SimulationError(
+                        t1,
+                        "the augmented Lagrangian iteration matrix is singular or the "
+                        f"iteration diverged at dt = {h:g} s",
+                        hint,
+                    )
+                return dq, fac
+        k = None
+        for coef, a in stiff:
+            a = a if coef == 1.0 else coef * a
+            k = a if k is None else add(k, a)
+        penalty = gram(phi_q, alpha)
+        if bmat is not None:
+            penalty = add(penalty, gram(bmat, alpha))
+        tangent = add(add(mass, (-gp / bp) * kqd), (1.0 / bp) * add(k, penalty))
+        return newton_correction(tangent, res, t1, h, "augmented Lagrangian", hint)
 
     # ---- interface --------------------------------------------------------------------
     def start(self, state: DynamicState) -> DynamicState:
@@ -230,23 +274,16 @@ class AugmentedLagrangian(Formulation):
             res = (base + c.phi_q.T @ lam) / bp
             kq, kqd = s.force_jacobians(q, qd, t1, ms)
             hess, _ = s.constraint_second_order(q, qd, lam, t1, ms, velocity=False)
-            stiff = add(add(s.mass_times_jacobian(q, qdd), -kq), hess)
+            stiff = [(1.0, s.mass_times_jacobian(q, qdd)), (-1.0, kq), (1.0, hess)]
             if nh:  # ∂(Bᵀμ)/∂q and Bᵀ α_v ∂(B q̇)/∂q (q̇ fixed)
-                stiff = add(
-                    stiff,
-                    self._rolling_stiffness(q, qd, ms, mu_star + alpha_v * v_nh, bmat, alpha_v),
+                stiff.append(
+                    (
+                        1.0,
+                        self._rolling_stiffness(q, qd, ms, mu_star + alpha_v * v_nh, bmat, alpha_v),
+                    )
                 )
-            penalty = gram(c.phi_q, alpha)
-            if nh:
-                penalty = add(penalty, gram(bmat, alpha))
-            tangent = add(add(mass, (-gp / bp) * kqd), (1.0 / bp) * add(stiff, penalty))
-            dq, fac = newton_correction(
-                tangent,
-                res,
-                t1,
-                h,
-                "augmented Lagrangian",
-                "a smaller dt, or another formulation (null_space, central_differences)",
+            dq, fac = self._newton_correction(
+                mass, kqd, stiff, c.phi_q, bmat if nh else None, alpha, gp, bp, res, t1, h
             )
             q = q + dq
             err_q = float(np.abs(dq).max())

@@ -1,0 +1,129 @@
+"""Band assembly and factorisation (solver.analysis.banded) against dense linear algebra,
+and the augmented Lagrangian on a sparse chain with and without it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from solver.analysis.banded import BandAssembler, BandLayout
+
+
+def _banded_pattern(rng, n, half, density=0.6):
+    """Random entries within ``half`` of the diagonal of a matrix whose coordinates are then
+    shuffled (the band is only found again by renumbering)."""
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    keep = (np.abs(i - j) <= half) & (rng.random((n, n)) < density)
+    return i[keep], j[keep]
+
+
+@pytest.fixture
+def parts():
+    rng = np.random.default_rng(7)
+    n, m = 120, 50
+    shuffle = rng.permutation(n)
+    r, c = _banded_pattern(rng, n, 4)
+    a = sp.csr_matrix((rng.standard_normal(len(r)), (shuffle[r], shuffle[c])), shape=(n, n))
+    # constraint-like rows: blocks of 3 rows sharing 6 columns near the "diagonal"
+    rows, cols = [], []
+    for k in range(m // 3):
+        c0 = min(2 * k, n - 6)
+        for row in range(3 * k, 3 * k + 3):
+            rows += [row] * 6
+            cols += list(range(c0, c0 + 6))
+    phi = sp.csr_matrix(
+        (rng.standard_normal(len(rows)), (rows, shuffle[np.array(cols)])), shape=(m, n)
+    )
+    mass = sp.diags(rng.uniform(1.0, 2.0, n)).tocsr()
+    return rng, n, a, phi, mass
+
+
+def test_assembly_equals_dense_sum(parts):
+    _, _, a, phi, mass = parts
+    asm = BandAssembler(a.shape[0])
+    flat = asm.assemble([(1.0, mass), (-0.3, a)], [(2.5, phi)])
+    assert flat is not None
+    expected = (mass - 0.3 * a + 2.5 * phi.T @ phi).toarray()
+    np.testing.assert_allclose(asm.layout.dense(flat), expected, rtol=0, atol=1e-13)
+    # the renumbering found a band much narrower than the shuffled coordinates'
+    assert asm.layout.b < 20
+
+
+def test_lu_and_cholesky_solves_match_dense(parts):
+    rng, n, a, phi, mass = parts
+    asm = BandAssembler(n)
+    rhs = rng.standard_normal(n)
+    general = (mass + 0.3 * a + 2.0 * phi.T @ phi).toarray()
+    fac = asm.factor(asm.assemble([(1.0, mass), (0.3, a)], [(2.0, phi)]))
+    assert not fac.cholesky
+    np.testing.assert_allclose(fac.solve(rhs), np.linalg.solve(general, rhs), rtol=1e-10)
+    spd = (mass + 1e6 * phi.T @ phi).toarray()
+    fac = asm.factor(asm.assemble([(1.0, mass)], [(1e6, phi)]), spd=True)
+    assert fac.cholesky
+    np.testing.assert_allclose(fac.solve(rhs), np.linalg.solve(spd, rhs), rtol=1e-8)
+
+
+def test_indefinite_matrix_falls_back_to_lu_and_singular_raises(parts):
+    rng, n, _, phi, mass = parts
+    asm = BandAssembler(n)
+    rhs = rng.standard_normal(n)
+    indefinite = (mass - 3.0 * phi.T @ phi).toarray()
+    fac = asm.factor(asm.assemble([(1.0, mass)], [(-3.0, phi)]), spd=True)
+    assert not fac.cholesky
+    np.testing.assert_allclose(fac.solve(rhs), np.linalg.solve(indefinite, rhs), rtol=1e-9)
+    with pytest.raises(np.linalg.LinAlgError):
+        asm.factor(asm.assemble([(0.0, mass)], [(1.0, phi)]))  # rank of Φ < n
+
+
+def test_new_pattern_outside_the_band_gets_a_new_layout(parts):
+    _, n, _, _, mass = parts
+    asm = BandAssembler(n)
+    asm.assemble([(1.0, mass)])
+    assert asm.layout.b == 0
+    far = sp.csr_matrix(([1.0, 1.0], ([0, 5], [5, 0])), shape=(n, n))
+    flat = asm.assemble([(1.0, mass), (1.0, far)])
+    np.testing.assert_allclose(asm.layout.dense(flat), (mass + far).toarray(), atol=0)
+
+
+def test_no_band_for_a_hub_coupled_to_everything():
+    n = 400
+    rows = np.concatenate([np.zeros(n, int), np.arange(n), np.arange(n)])
+    cols = np.concatenate([np.arange(n), np.zeros(n, int), np.arange(n)])
+    assert BandLayout.build(rows, cols, n) is None
+    hub = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    asm = BandAssembler(n)
+    assert asm.assemble([(1.0, hub)]) is None
+    assert asm.assemble([(2.0, hub)]) is None  # the verdict is kept
+
+
+def test_chain_dynamics_agree_with_the_general_sparse_solver():
+    """The 64-bar chain (448 coordinates, sparse) for 20 ms with augmented_lagrangian:
+    band assembly and factorisation give the trajectory of the general sparse path to
+    round-off, with the same Newton iterations."""
+    from benchmarks.chain import chain_model
+    from solver.analysis.dynamic import dynamic_frames
+    from solver.analysis.formulations.augmented_lagrangian import AugmentedLagrangian
+    from solver.analysis.simulate import settings_with
+    from solver.mechanics.system import MultibodySystem
+
+    model = chain_model(64)
+    settings = settings_with(
+        model, analysis="dynamic", formulation="augmented_lagrangian", dt=1e-3, t_end=0.02
+    )
+
+    def run(banded: bool):
+        system = MultibodySystem(model)
+        assert system.sparse
+        formulation = AugmentedLagrangian(system, settings)
+        if not banded:
+            formulation._band = None
+        frames = [f for f, _ in dynamic_frames(system, settings, formulation)]
+        return formulation, frames
+
+    (fb, banded), (_, general) = run(True), run(False)
+    assert fb._band.layout is not None and fb._band.layout.b < 20
+    assert [f.iterations for f in banded] == [f.iterations for f in general]
+    for a, b in zip(banded, general, strict=True):
+        np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-11)
+        np.testing.assert_allclose(a.qd, b.qd, rtol=0, atol=1e-8)
