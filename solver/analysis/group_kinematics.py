@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from solver.analysis import group_lu
 from solver.analysis.errors import SimulationError
 from solver.analysis.group_evaluation import RowSet
 
@@ -38,6 +39,9 @@ DENSE_MAX = 48
 #: a converged position residual above POLISH × tolerance gets up to MAX_POLISH more steps
 POLISH = 1e-2
 MAX_POLISH = 3
+#: factorise and solve the dense parts with the compiled kernels of ``group_lu`` (when
+#: Numba is installed); False: batched NumPy solves per class of equal-size parts
+USE_COMPILED = True
 
 
 @dataclass
@@ -47,6 +51,38 @@ class _DenseClass:
     size: int
     offset: int  # in the flat block array
     sublevel: int
+
+
+@dataclass
+class _CompiledPlan:
+    """The arrays ``group_lu.factor`` and ``group_lu.solve`` take for one level."""
+
+    parts: tuple  # (offsets in the flat block array, sizes, row pointers, rows, cols)
+    couple: tuple  # (pointers by part, entries, positions in the part, local columns)
+    blk_entry: np.ndarray  # entries of the diagonal blocks ...
+    blk_flat: np.ndarray  # ... and their places in the flat block array
+
+    @staticmethod
+    def build(parts, order, start, c_ent, ep, pos, ec, flat) -> _CompiledPlan:
+        """``order``: the parts by internal level; ``c_ent``: the coupling entries; by
+        entry: ``ep`` its part, ``pos`` its row's position in the part, ``ec`` its local
+        column; ``flat``: its place in the flat block array (−1: not in a block)."""
+        sizes = np.array([len(parts[pi][0]) for pi in order], np.int64)
+        p_row = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        cat = [np.zeros(0, np.int64)]
+        rows = np.concatenate(cat + [parts[pi][0] for pi in order]).astype(np.int64)
+        cols = np.concatenate(cat + [parts[pi][1] for pi in order]).astype(np.int64)
+        rank = np.empty(len(parts), np.int64)
+        rank[np.asarray(order, np.int64)] = np.arange(len(order))
+        c_ent = c_ent[np.argsort(rank[ep[c_ent]], kind="stable")]
+        c_ptr = np.searchsorted(rank[ep[c_ent]], np.arange(len(order) + 1)).astype(np.int64)
+        in_block = np.flatnonzero(flat >= 0)
+        return _CompiledPlan(
+            (start[np.asarray(order, np.int64)].astype(np.int64), sizes, p_row, rows, cols),
+            (c_ptr, c_ent.astype(np.int64), pos[c_ent], ec[c_ent].astype(np.int64)),
+            in_block.astype(np.int64),
+            flat[in_block].astype(np.int64),
+        )
 
 
 def _mv(a: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -63,16 +99,9 @@ class LevelFactor:
 
     def __init__(self, level: LevelSolver, values: np.ndarray) -> None:
         self.level = level
-        flat = np.bincount(
-            level.flat[level.in_block], weights=values[level.in_block], minlength=level.n_flat
-        )
-        self.blocks = []
-        for cl in level.classes:
-            g = len(cl.rows)
-            self.blocks.append(
-                flat[cl.offset : cl.offset + g * cl.size * cl.size].reshape(g, cl.size, cl.size)
-            )
         self.values = values
+        self._blocks = None
+        self._lu = None  # compiled path: (factors, pivots), on the first solve
         self.mats = [
             sp.csc_matrix(
                 (values[grp["entries"]], (grp["r"], grp["c"])), shape=(grp["size"], grp["size"])
@@ -80,6 +109,38 @@ class LevelFactor:
             for grp in level.sparse_groups
         ]
         self.lus: list = [None] * len(self.mats)
+
+    @property
+    def blocks(self) -> list[np.ndarray]:
+        """The dense diagonal blocks, one (G, s, s) array per class."""
+        if self._blocks is None:
+            level = self.level
+            flat = np.bincount(
+                level.flat[level.in_block],
+                weights=self.values[level.in_block],
+                minlength=level.n_flat,
+            )
+            self._blocks = [
+                flat[cl.offset : cl.offset + len(cl.rows) * cl.size * cl.size].reshape(
+                    len(cl.rows), cl.size, cl.size
+                )
+                for cl in level.classes
+            ]
+        return self._blocks
+
+    def _compiled(self, rhs: np.ndarray) -> np.ndarray:
+        lv = self.level
+        plan = lv.plan
+        if self._lu is None:
+            lu, piv, ok = group_lu.factor(
+                self.values, plan.blk_entry, plan.blk_flat, lv.n_flat, *plan.parts[:3]
+            )
+            if not ok:
+                raise np.linalg.LinAlgError("singular group")
+            self._lu = (lu, piv)
+        b = np.ascontiguousarray(rhs if rhs.ndim == 2 else rhs[:, None], dtype=float)
+        x = group_lu.solve(*self._lu, self.values, *plan.parts, *plan.couple, b)
+        return x if rhs.ndim == 2 else x[:, 0]
 
     def _dense(self, ci: int, b: np.ndarray) -> np.ndarray:
         a = self.blocks[ci]
@@ -107,6 +168,8 @@ class LevelFactor:
         """``Φ_φ x = rhs`` for every group; ``rhs`` over local rows, ``x`` over the level's
         columns (``level.cols`` order); ``rhs`` may have a second dimension."""
         lv = self.level
+        if lv.plan is not None:
+            return self._compiled(rhs)
         out = np.zeros((len(lv.cols),) + rhs.shape[1:])
         for s, (classes, sparse) in enumerate(lv.sublevels):
             b = rhs
@@ -254,12 +317,40 @@ class LevelSolver:
                 }
             )
             self.sublevels[sub][1].append(len(self.sparse_groups) - 1)
+        # Φ_h: the entries on columns of earlier levels (the others multiply zeros in the
+        # velocity, acceleration and R sweeps)
+        ext = np.flatnonzero(ec < 0)
+        self.ext_entries, self.ext_rows = ext, er[ext]
+        self.ext_cols = self.rowset.entry_cols[ext]
+        # the compiled factorisation (all parts dense); as above, only the coupling to
+        # parts of earlier internal levels counts (the structure makes the others zero)
+        self.plan = None
+        if group_lu.AVAILABLE and USE_COMPILED and not sparse_ids:
+            order = [pi for _, ids in sorted(by_key.items()) for pi in ids]
+            c_ent = np.flatnonzero(couple)
+            c_ent = c_ent[sub_of[cp[c_ent]] < sub_of[ep[c_ent]]]
+            self.plan = _CompiledPlan.build(parts, order, start, c_ent, ep, row_pos[er], ec, flat)
         self.groups = groups
         self.last = None  # the RowEval at the converged position
         self.factor = None
 
     def factorise(self, values: np.ndarray) -> LevelFactor:
         return LevelFactor(self, values)
+
+    def inputs_product(self, values: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``Φ_h x`` over the local rows: the Jacobian times ``x`` (a system vector, or
+        (n, k)) for ``x`` zero on this level's columns and later ones, as in the sweeps
+        level by level (only the entries on earlier levels' columns are read)."""
+        w = values[self.ext_entries]
+        n_rows = self.rowset.n_rows
+        if not len(w):  # (bincount of nothing is an integer array)
+            return np.zeros((n_rows,) + x.shape[1:])
+        if x.ndim == 1:
+            return np.bincount(self.ext_rows, weights=w * x[self.ext_cols], minlength=n_rows)
+        k = x.shape[1]
+        at = (self.ext_rows[:, None] * k + np.arange(k)).ravel()
+        prod = (w[:, None] * x[self.ext_cols]).ravel()
+        return np.bincount(at, weights=prod, minlength=n_rows * k).reshape(n_rows, k)
 
 
 class GroupKinematics:
@@ -329,7 +420,7 @@ class GroupKinematics:
         qd = np.zeros(self.system.n)
         for lv in self.levels:
             ev = lv.last
-            rhs = -ev.phit - lv.rowset.product(ev.values, qd)
+            rhs = -ev.phit - lv.inputs_product(ev.values, qd)
             if len(lv.input_ids):
                 rhs[lv.input_rows] += zd[lv.input_ids]
             qd[lv.cols] = self._solve(lv.factor, rhs)
@@ -340,7 +431,7 @@ class GroupKinematics:
         qdd = np.zeros(self.system.n)
         for lv in self.levels:
             gamma = lv.rowset.gamma(q, qd, t, z)
-            rhs = gamma - lv.rowset.product(lv.last.values, qdd)
+            rhs = gamma - lv.inputs_product(lv.last.values, qdd)
             if len(lv.input_ids) and zdd is not None:
                 rhs[lv.input_rows] += zdd[lv.input_ids]
             qdd[lv.cols] = self._solve(lv.factor, rhs, t)
@@ -352,7 +443,7 @@ class GroupKinematics:
         x = np.zeros((self.system.n, 1 + g))
         for lv in self.levels:
             ev = lv.last
-            rhs = -lv.rowset.product(ev.values, x)
+            rhs = -lv.inputs_product(ev.values, x)
             rhs[:, 0] -= ev.phit
             if len(lv.input_ids):
                 rhs[lv.input_rows, 0] += zd[lv.input_ids]
@@ -365,7 +456,7 @@ class GroupKinematics:
         g = self.n_inputs
         r = np.zeros((self.system.n, g))
         for lv in self.levels:
-            rhs = -lv.rowset.product(lv.last.values, r)
+            rhs = -lv.inputs_product(lv.last.values, r)
             if len(lv.input_ids):
                 rhs[lv.input_rows, lv.input_ids] += 1.0
             r[lv.cols] = self._solve(lv.factor, rhs)

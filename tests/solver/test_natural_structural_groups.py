@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from solver import load_model, simulate
+from solver.analysis import group_kinematics, group_lu
 from solver.analysis.dynamic import initial_state
+from solver.analysis.errors import SimulationError
 from solver.analysis.group_dynamics import GroupPenalty, GroupRMatrix
 from solver.analysis.group_evaluation import RowSet, input_candidates
 from solver.analysis.group_kinematics import GroupKinematics
@@ -222,3 +224,55 @@ def test_simulate_falls_back_to_the_global_method_with_a_message(
     assert result.status == "ok", result.message
     assert "global method" in result.message and reason in result.message
     assert result.summary["message"] == result.message
+
+
+def level_matrix(lv, values):
+    """The dense Jacobian of a level: local rows × its own columns (``lv.cols`` order)."""
+    out = np.zeros((lv.rowset.n_rows, len(lv.cols)))
+    own = lv.entry_col >= 0
+    np.add.at(out, (lv.entry_row[own], lv.entry_col[own]), values[own])
+    return out
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_level_solves_match_a_dense_solve(compiled, monkeypatch):
+    """The block forward substitution through the groups' parts (compiled LU kernels, or
+    batched NumPy solves) equals a dense solve of the level's whole Jacobian, for one and
+    for several right-hand sides, and the multipliers' transposed solve its transpose."""
+    if compiled and not group_lu.AVAILABLE:
+        pytest.skip("Numba is not installed")
+    monkeypatch.setattr(group_kinematics, "USE_COMPILED", compiled)
+    s = slider_crank(5)
+    q0 = initial_state(s, 1e-10, 25).q
+    kin = GroupKinematics(s, decompose(s, q0, choose_inputs(s, q0)), 1e-12, 25)
+    assert all((lv.plan is not None) == compiled for lv in kin.levels)
+    q = q0 + 0.01 * RNG.normal(size=s.n)  # off the manifold: a Newton matrix
+    for lv in kin.levels:
+        ev = lv.rowset.evaluate(q, None, 0.0, np.array([0.4]))
+        a = level_matrix(lv, ev.values)
+        fac = lv.factorise(ev.values)
+        b = RNG.normal(size=(len(a), 3))
+        np.testing.assert_allclose(a @ fac.solve(b[:, 0]), b[:, 0], atol=1e-11)
+        np.testing.assert_allclose(a @ fac.solve(b), b, atol=1e-11)
+        np.testing.assert_allclose(fac.solve(b[:, 1]), fac.solve(b)[:, 1], rtol=1e-12)
+        np.testing.assert_allclose(a.T @ fac.solve_transposed(b[:, 2]), b[:, 2], atol=1e-11)
+
+
+def test_a_singular_group_block_is_reported(monkeypatch):
+    """A part whose block has a zero pivot column makes the level singular: the solve
+    raises ``SimulationError`` (compiled kernels and NumPy path alike)."""
+    s = slider_crank(3)
+    q0 = initial_state(s, 1e-10, 25).q
+    dec = decompose(s, q0, choose_inputs(s, q0))
+    for compiled in [True, False] if group_lu.AVAILABLE else [False]:
+        monkeypatch.setattr(group_kinematics, "USE_COMPILED", compiled)
+        kin = GroupKinematics(s, dec, 1e-12, 25)
+        lv = kin.levels[-1]
+        ev = lv.rowset.evaluate(q0, None, 0.0, np.array([0.0]))
+        values = ev.values.copy()
+        # zero one column of the largest part of the first group
+        cols = max(lv.groups[0].parts, key=lambda p: len(p[0]))[1]
+        local = np.flatnonzero(np.isin(lv.cols, cols[:1]))
+        values[np.isin(lv.entry_col, local)] = 0.0
+        with pytest.raises(SimulationError, match="singular"):
+            kin._solve(lv.factorise(values), np.ones(lv.rowset.n_rows), 0.5)
