@@ -1,0 +1,317 @@
+"""The compiled augmented Lagrangian (``solver.compiled.augmented_lagrangian``) takes the
+same steps as the NumPy ``AugmentedLagrangian``: step by step the same positions,
+velocities, accelerations, multipliers and Newton iteration counts, on the A01 pendulum,
+4- and 16-bar chains, the A02 double four-bar through a singular position, the redundant
+Bricard mechanism and a model with every primitive, with generalized-α and with a fixed
+penalty; and the same failures.
+
+Tolerances: positions agree to 1e-12 m and velocities to 1e-10 m/s measured (the Newton
+tolerance is 1e-10); accelerations to ~1e-9 and multipliers to ~1e-7 relative (the
+projections' matrix ``M + 1e7 m_ref Φ_qᵀΦ_q`` amplifies rounding: the two implementations'
+multipliers both differ from the exact index-1 ones by ~1e-5 on the chain, and from each
+other by ~3e-8). Skipping the velocity projection changes velocities by ~1e-7 m/s, the
+acceleration projection accelerations by O(1), so the bounds below catch either.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks.chain import chain_data
+from solver.analysis.dynamic import initial_state, velocity_error
+from solver.analysis.errors import SimulationError
+from solver.analysis.formulations import formulation_class
+from solver.analysis.formulations.trapezoidal import (
+    Factorized,
+    Newmark,
+    constrained_solve,
+    mass_scale,
+)
+from solver.analysis.simulate import settings_with
+from solver.compiled import augmented_lagrangian as cal
+from solver.compiled.packing import Packed, pack
+from solver.mechanics.system import MultibodySystem
+from solver.model import load_model, model_from_data
+from tests.compiled.models import EXAMPLES, mixed_data
+from tests.validation.a02_exact import model_at_phase
+
+AL = "augmented_lagrangian"
+
+
+# ---- pieces against their NumPy counterparts ---------------------------------------------
+def _banded(rng, n, half):
+    a = rng.standard_normal((n, n))
+    i, j = np.indices((n, n))
+    a[np.abs(i - j) > half] = 0.0
+    return a
+
+
+@pytest.mark.parametrize("n, half", [(1, 0), (7, 6), (40, 3), (112, 20)])
+def test_lu_solves_like_lapack(n, half):
+    rng = np.random.default_rng(n)
+    a = _banded(rng, n, half)
+    b = rng.standard_normal(n)
+    lu = a.copy()
+    piv, ok = cal.lu_factor(lu)
+    assert ok
+    x = cal.lu_solve(lu, piv, b)
+    ref = np.linalg.solve(a, b)
+    assert np.abs(x - ref).max() <= 1e-11 * np.abs(ref).max()
+    # factors reused for another right-hand side, b untouched
+    b2 = rng.standard_normal(n)
+    keep = b2.copy()
+    assert np.allclose(cal.lu_solve(lu, piv, b2), np.linalg.solve(a, keep), rtol=1e-10)
+    assert np.array_equal(b2, keep)
+
+
+def test_lu_pivots_and_reports_singular_matrices():
+    a = np.array([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 4.0]])  # a[0, 0] = 0
+    lu = a.copy()
+    piv, ok = cal.lu_factor(lu)
+    assert ok and piv[0, 0] == 2  # the largest entry of the first column
+    assert np.allclose(cal.lu_solve(lu, piv, np.ones(3)), np.linalg.solve(a, np.ones(3)))
+    singular = np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.raises(np.linalg.LinAlgError):
+        Factorized(singular)  # what the NumPy path sees
+    assert not cal.lu_factor(singular.copy())[1]
+
+
+def test_constrained_solve_like_trapezoidal():
+    """Projection with redundant rows (a repeated row and an inconsistent right-hand side:
+    the stalling stop) and a mass matrix singular along one direction."""
+    rng = np.random.default_rng(7)
+    n, m = 9, 5
+    b = rng.standard_normal((n, n))
+    mass = b @ b.T
+    mass[:, 0] = mass[0, :] = 0.0  # singular along q0: the rows fix it
+    jac = rng.standard_normal((m, n))
+    jac[4] = jac[1]  # redundant
+    for g4 in (None, 1e-9):  # consistent, then inconsistent redundant rows
+        g = rng.standard_normal(m)
+        g[4] = g[1] if g4 is None else g[1] + g4
+        x0 = rng.standard_normal(n)
+        f = mass @ x0
+        alpha = 1e7 * np.max(np.diag(mass))
+        a = mass + alpha * jac.T @ jac
+        x, s, it = constrained_solve(Factorized(a), mass, jac, f, g, alpha, 1e-14, x0=x0)
+        lu = a.copy()
+        piv, ok = cal.lu_factor(lu)
+        cx, cs, cit = cal.constrained_solve(lu, piv, mass, jac, f, g, alpha, 1e-14, x0, 20)
+        assert ok and cit == it
+        assert np.abs(cx - x).max() < 1e-10
+        assert np.abs(cs - s).max() < 1e-6 * np.abs(s).max()
+        if g4 is None:
+            assert np.abs(jac @ cx - g).max() < 1e-12
+
+
+@pytest.mark.parametrize("rho", [None, 0.8, 0.0])
+def test_newmark_update_and_acceleration_variable(rho):
+    rng = np.random.default_rng(3)
+    nm = Newmark.from_rho(rho)
+    sch, _ = cal.parameters({"rho_inf": rho})
+    q1, q, qd, qdd, a = rng.standard_normal((5, 6))
+    h = 1e-3
+    for got, ref in zip(
+        cal.newmark_update(sch, q1, q, qd, qdd, a, h), nm.update(q1, q, qd, qdd, a, h), strict=True
+    ):
+        assert np.array_equal(got, ref)
+    assert np.array_equal(
+        cal.acceleration_variable(sch, qd, qdd, a), nm.acceleration_variable(qd, qdd, a)
+    )
+    assert cal.slopes(sch, h) == pytest.approx(nm.slopes(h), rel=1e-15)
+
+
+# ---- whole steps against the NumPy formulation -------------------------------------------
+def _setup(model, dt, tolerance=None, max_iterations=None, **params):
+    system = MultibodySystem(model)
+    settings = settings_with(
+        model,
+        formulation=AL,
+        dt=dt,
+        tolerance=tolerance,
+        max_iterations=max_iterations,
+        parameters=params or None,
+    )
+    formulation = formulation_class(AL)(system, settings)
+    state = formulation.start(initial_state(system, settings.tolerance, 25))
+    packed = pack(system)
+    assert isinstance(packed, Packed), packed
+    return system, formulation, state, packed
+
+
+def _compiled_steps(formulation, state, packed, dt, n_steps):
+    """al_steps from the NumPy formulation's started state: ``(result, outputs, final)``."""
+    n, m = packed.n, packed.m
+    sch, pen = cal.parameters(formulation.params)
+    out = {
+        "t": np.zeros(n_steps),
+        "q": np.zeros((n_steps, n)),
+        "qd": np.zeros((n_steps, n)),
+        "qdd": np.zeros((n_steps, n)),
+        "lam": np.zeros((n_steps, m)),
+        "its": np.zeros(n_steps, np.int64),
+        "phi": np.zeros(n_steps),
+        "phiv": np.zeros(n_steps),
+        "T": np.zeros(n_steps),
+        "V": np.zeros(n_steps),
+    }
+    cur = {
+        "q": state.q.copy(),
+        "qd": state.qd.copy(),
+        "qdd": state.qdd.copy(),
+        "a": state.extra["a"].copy(),
+        "lam_star": state.lam.copy(),
+        "lam": state.lam.copy(),
+    }
+    res = cal.al_steps(
+        packed,
+        sch,
+        pen,
+        formulation.m_ref,
+        formulation.tolerance,
+        formulation.max_iterations,
+        dt,
+        state.t,
+        *cur.values(),
+        n_steps,
+        *out.values(),
+    )
+    return res, out, cur
+
+
+def _penalty(formulation, dt, iterations):
+    """α of a step's last Newton iteration (the fixed penalty or the ratio schedule)."""
+    fixed = formulation.params["penalty"]
+    if fixed:
+        return float(fixed)
+    ratio = min(1e3 * 100.0 ** (iterations - 1), 1e8)
+    return ratio * formulation.m_ref * formulation.scheme.slopes(dt)[1]
+
+
+def _compare(model, dt, n_steps, acc_rtol=1e-7, **params):
+    """Steps both ways and checks every step; returns the NumPy states and the outputs.
+
+    The multipliers are updated with ``α Φ``, Φ being at rounding level at convergence, so
+    they are only defined to ``~α ε |q|`` (``α`` up to ``1e8 m_ref β'`` = 4e14 at 1 ms near
+    singular positions: ~0.1 N): their bound is ``1e-5 |λ| + 10 α ε |q|``."""
+    system, formulation, state, packed = _setup(model, dt, **params)
+    assert cal.mass_scale(packed, state.q) == mass_scale(system, state.q)
+    res, out, cur = _compiled_steps(formulation, state, packed, dt, n_steps)
+    assert res[:2] == (cal.STATUS_OK, n_steps)
+    scale = lambda x: max(1.0, float(np.abs(x).max()))  # noqa: E731
+    states = []
+    for k in range(n_steps):
+        state = formulation.step(state, dt)
+        states.append(state)
+        assert out["t"][k] == state.t
+        assert out["its"][k] == state.iterations, f"step {k}"
+        assert np.abs(out["q"][k] - state.q).max() < 1e-11 * scale(state.q), f"step {k}"
+        assert np.abs(out["qd"][k] - state.qd).max() < 1e-9 * scale(state.qd), f"step {k}"
+        acc = np.abs(out["qdd"][k] - state.qdd).max()
+        assert acc < acc_rtol * scale(state.qdd), f"step {k}"
+        eps_alpha = 10.0 * _penalty(formulation, dt, state.iterations) * 2.2e-16
+        lam_tol = 1e-5 * scale(state.lam) + eps_alpha * scale(state.q)
+        assert np.abs(out["lam"][k] - state.lam).max() < lam_tol, f"step {k}"
+    # the time loop's records of the last step, from the NumPy system at the NumPy state
+    c = system.constraints(state.q, state.qd, state.t)
+    assert out["phi"][-1] == pytest.approx(np.abs(c.phi).max(), abs=1e-13)
+    assert out["phiv"][-1] == pytest.approx(
+        velocity_error(system, state, c, None), abs=1e-9 * scale(state.qd)
+    )
+    assert out["T"][-1] == pytest.approx(system.kinetic_energy(state.q, state.qd), rel=1e-9)
+    assert out["V"][-1] == pytest.approx(system.gravitational_energy(state.q), abs=1e-9)
+    # the state arrays hold the last step's
+    assert np.array_equal(cur["q"], out["q"][-1]) and np.array_equal(cur["lam"], out["lam"][-1])
+    assert np.allclose(cur["lam_star"], state.extra["lam_star"], atol=lam_tol)
+    assert np.allclose(cur["a"], state.extra["a"], atol=1e-7 * scale(state.qdd))
+    return states, out
+
+
+def test_pendulum_a01():
+    states, out = _compare(load_model(EXAMPLES / "pendulum.json"), 1e-3, 400)
+    assert out["its"].max() == 1  # one Newton iteration per step at 1 ms
+    assert out["phiv"].max() < 1e-12  # the velocity projection holds
+
+
+def test_chain4_and_chain16():
+    _compare(model_from_data(chain_data(4)), 1e-3, 150)
+    _compare(model_from_data(chain_data(16)), 1e-3, 60)
+
+
+def test_double_four_bar_through_a_singular_position():
+    """Started 0.03 rad before the links line up (φ̇ ≈ −4.9 rad/s): the passage is at
+    step ~6 of 1 ms, where the iteration needs more iterations with the growing penalty.
+    The accelerations agree to 1e-5 relative only there (measured 7e-7: the projection
+    divides by σ_min(Φ_q)² ~ 1e-6)."""
+    model = model_from_data(model_at_phase(0.03))
+    states, out = _compare(model, 1e-3, 40, acc_rtol=1e-5)
+    assert out["its"].max() >= 2
+
+
+def test_bricard_redundant():
+    _compare(load_model(EXAMPLES / "bricard.json"), 2e-3, 100)
+
+
+def test_every_primitive_with_generalized_alpha():
+    _compare(model_from_data(mixed_data()), 1e-3, 100, rho_inf=0.8)
+
+
+def test_fixed_penalty():
+    states, out = _compare(load_model(EXAMPLES / "double_four_bar.json"), 1e-3, 60, penalty=1e7)
+    assert out["its"].max() >= 2  # a fixed penalty converges in more iterations
+
+
+def test_start_like_the_numpy_formulation():
+    model = model_from_data(mixed_data())
+    system = MultibodySystem(model)
+    settings = settings_with(model, formulation=AL, dt=1e-3)
+    formulation = formulation_class(AL)(system, settings)
+    state0 = initial_state(system, settings.tolerance, 25)
+    rng = np.random.default_rng(5)
+    state0.qd = state0.qd + 0.01 * rng.standard_normal(system.n)  # off the manifold
+    ref = formulation.start(state0)
+    packed = pack(system)
+    _, pen = cal.parameters(formulation.params)
+    m_ref = cal.mass_scale(packed, state0.q)
+    status, qd, qdd, lam = cal.al_start(packed, pen, m_ref, settings.tolerance, state0.q, state0.qd)
+    assert status == cal.STATUS_OK
+    assert np.abs(qd - ref.qd).max() < 1e-12
+    assert np.abs(qdd - ref.qdd).max() < 1e-8 * max(1.0, np.abs(ref.qdd).max())
+    assert np.abs(lam - ref.lam).max() < 1e-6 * max(1.0, np.abs(ref.lam).max())
+
+
+def test_newton_failure_is_the_numpy_paths():
+    """A step too large for max_iterations = 2: the same SimulationError at the same step."""
+    model = load_model(EXAMPLES / "double_four_bar.json")
+    dt = 0.02
+    system, formulation, state, packed = _setup(model, dt, max_iterations=2)
+    res, out, cur = _compiled_steps(formulation, state, packed, dt, 50)
+    status, done, t, its, err = res
+    assert status == cal.STATUS_NEWTON
+    for _ in range(done):
+        state = formulation.step(state, dt)
+    assert np.allclose(cur["q"], state.q, atol=1e-10)  # the last accepted step's state
+    with pytest.raises(SimulationError) as exc:
+        formulation.step(state, dt)
+    ours = cal.failure(status, t, dt, its, err)
+    assert ours.t == exc.value.t
+    assert str(ours).split("(last")[0] == str(exc.value).split("(last")[0]
+    assert "did not converge in 2 iterations" in str(ours)
+
+
+def test_every_status_has_a_message():
+    for status in (
+        cal.STATUS_TANGENT,
+        cal.STATUS_NEWTON,
+        cal.STATUS_PROJECTOR,
+        cal.STATUS_PROJECTION,
+        cal.STATUS_NONFINITE,
+    ):
+        err = cal.failure(status, 0.5, 1e-3, 3, 1e-4)
+        assert isinstance(err, SimulationError) and err.t == 0.5 and len(str(err)) > 30
+    with pytest.raises(ValueError):
+        cal.failure(cal.STATUS_OK, 0.5, 1e-3, 3, 1e-4)
+    assert math.isfinite(cal.slopes((0.0, 0.0, 0.25, 0.5), 1e-3)[1])
