@@ -28,6 +28,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from solver.analysis.band_kernels import add_gram_blocks, add_scaled
+
 _GBTRF, _GBTRS, _PBTRF, _PBTRS = sla.get_lapack_funcs(
     ("gbtrf", "gbtrs", "pbtrf", "pbtrs"), (np.zeros(1),)
 )
@@ -97,7 +99,6 @@ class _Pattern:
         self.indices = a.indices.copy()
         self.rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
         self.slots = None  # for the current layout
-        self.unique = False
         self._blocks = None
         self.gram_slots = None  # per block class, the slots of its (G, K, K) products
 
@@ -179,14 +180,19 @@ class BandAssembler:
                 s = lay.slots(*p.gram_entries())
                 if s is None:
                     return None
-                p.gram_slots = s
+                # per block class, (G, K, K) like its products
+                sizes = [e.shape[0] * e.shape[2] ** 2 for e in p.blocks()]
+                parts = np.split(s, np.cumsum(sizes)[:-1])
+                p.gram_slots = [
+                    part.reshape(e.shape[0], e.shape[2], e.shape[2])
+                    for part, e in zip(parts, p.blocks(), strict=True)
+                ]
             return p.gram_slots
         if p.slots is None:
             s = lay.slots(p.rows, p.indices)
             if s is None:
                 return None
             p.slots = s
-            p.unique = len(np.unique(s)) == len(s)
         return p.slots
 
     # ---- assembly ---------------------------------------------------------------------
@@ -208,25 +214,12 @@ class BandAssembler:
             self.layout = None  # an entry outside the band: a layout for these patterns
         else:
             return None
-        size = self.layout.size
-        out = None
+        out = np.zeros(self.layout.size)
         for (w, a), (p, _), s in zip(grams, used[len(terms) :], slots[len(terms) :], strict=True):
-            parts = []
-            for e in p.blocks():  # Σ Bᵀ B over the row blocks, (G, K, K) each
-                b = a.data[e]
-                parts.append(np.matmul(b.transpose(0, 2, 1), b).ravel())
-            v = np.concatenate(parts) if len(parts) > 1 else parts[0]
-            part = np.bincount(s, weights=v, minlength=size)
-            if w != 1.0:
-                part *= w
-            out = part if out is None else out + part
-        if out is None:
-            out = np.zeros(size)
-        for (c, a), (p, _), s in zip(terms, used, slots, strict=False):
-            if p.unique:
-                out[s] += c * a.data
-            else:
-                np.add.at(out, s, c * a.data)
+            for e, slot in zip(p.blocks(), s, strict=True):
+                add_gram_blocks(out, a.data, e, slot, float(w))
+        for (c, a), s in zip(terms, slots, strict=False):
+            add_scaled(out, s, a.data, float(c))
         return out
 
     def factor(self, flat: np.ndarray, spd: bool = False) -> BandFactor:

@@ -59,7 +59,8 @@ class FixedPattern:
     """CSR storage of values at fixed ``(row, column)`` positions, duplicates summed.
 
     The map from entries to CSR slots is computed once; each ``csr(values)`` then costs
-    one ``bincount`` and a constructor that finds indices already sorted (no COO sort).
+    one ``bincount`` (a gather when no two entries share a position) and a constructor that
+    finds indices already sorted (no COO sort).
     """
 
     def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> None:
@@ -71,9 +72,14 @@ class FixedPattern:
         self.indptr = np.searchsorted(unique // n, np.arange(shape[0] + 1)).astype(index)
         self.shape = shape
         self.size = len(key)
+        # distinct positions: slot is a permutation, and data = values[order]
+        self._order = np.argsort(self.slot) if len(unique) == len(key) else None
 
     def csr(self, values: np.ndarray) -> sp.csr_matrix:
-        data = np.bincount(self.slot, weights=values, minlength=len(self.indices))
+        if self._order is not None:
+            data = np.asarray(values, float)[self._order]
+        else:
+            data = np.bincount(self.slot, weights=values, minlength=len(self.indices))
         return sp.csr_matrix((data, self.indices.copy(), self.indptr.copy()), shape=self.shape)
 
 
@@ -311,13 +317,17 @@ class MultibodySystem:
         """``Φ``, ``Φ_q``, ``Φ_t`` and ``γ`` at ``(q, q̇, t)``.
 
         The last evaluation is kept: asking again at the same ``(q, q̇, t)`` (a formulation's
-        converged state, then the time loop's outputs) returns it without work. Callers must
-        not modify the arrays of the result.
+        converged state, then the time loop's outputs) returns it without work, and at the
+        same ``(q, t)`` with other velocities (a projection's γ) its ``Φ_q`` is reused. Callers
+        must not modify the arrays of the result.
         """
         key = (q.tobytes(), b"" if qd is None else qd.tobytes(), float(t))
         last = self.__dict__.get("_last_constraints")
         if last is not None and last[0] == key and not self.blocks:
             return last[1]
+        same_q = (
+            last is not None and not self.blocks and last[0][0] == key[0] and last[0][2] == key[2]
+        )
         qd = self._zero_n if qd is None else qd
         ms = ms or self.markers.evaluate(q, qd)
         phi = np.empty(self.m)
@@ -343,7 +353,8 @@ class MultibodySystem:
             phi[k:] = np.einsum("ij,ij->i", p, p) - 1.0
             gamma[k:] = -2.0 * np.einsum("ij,ij->i", pd, pd)
             vals.append((2.0 * p).ravel())
-        out = ConstraintEval(phi, self._jacobian(vals), phit, gamma)
+        phi_q = last[1].phi_q if same_q else self._jacobian(vals)  # Φ_q depends on (q, t) only
+        out = ConstraintEval(phi, phi_q, phit, gamma)
         self._last_constraints = (key, out)
         return out
 
