@@ -71,13 +71,25 @@ def lu_factor(a):
     ``piv`` is ``(3, n)``: ``piv[0, k]`` the row swapped with row k at step k, ``piv[1, i]``
     the first non-zero column of row i of the lower factor and ``piv[2, i]`` the last of
     the upper one (the triangular solves skip the zeros outside). ``ok`` is false for a
-    singular matrix (an exactly zero pivot column)."""
+    singular matrix (an exactly zero pivot column).
+
+    With ``kl`` the lower bandwidth of ``a`` (``a[i, j] = 0`` for ``i − j > kl``), the rows
+    below ``k + kl`` are zero in column k at step k, pivoting or not (row swaps stay in the
+    band), so only rows ``k … k + kl`` are searched and eliminated (LAPACK's ``gbtrf``)."""
     n = a.shape[0]
     piv = np.empty((3, n), np.int64)
+    kl = 0
+    for i in range(n):
+        first = 0
+        while first < i - kl and a[i, first] == 0.0:
+            first += 1
+        if i - first > kl:
+            kl = i - first
     for k in range(n):
+        end = min(n, k + kl + 1)
         p = k
         big = abs(a[k, k])
-        for i in range(k + 1, n):
+        for i in range(k + 1, end):
             v = abs(a[i, k])
             if v > big:
                 big = v
@@ -95,14 +107,14 @@ def lu_factor(a):
             last -= 1
         piv[2, k] = last
         inv = 1.0 / a[k, k]
-        for i in range(k + 1, n):
+        for i in range(k + 1, end):
             lik = a[i, k]
             if lik != 0.0:
                 lik *= inv
                 a[i, k] = lik
                 for j in range(k + 1, last + 1):
                     a[i, j] -= lik * a[k, j]
-    for i in range(n):
+    for i in range(n):  # rows swapped with their multipliers may start left of i − kl
         first = 0
         while first < i and a[i, first] == 0.0:
             first += 1
@@ -188,6 +200,51 @@ def mat_t_vec(a, y):
 
 
 @njit(**_OPTS)
+def row_bounds(a):
+    """``(2, m)``: the first and last non-zero column of each row of ``a`` (an empty range,
+    ``n`` and ``−1``, for a zero row): what :func:`band_mat_vec` and :func:`band_mat_t_vec`
+    loop over."""
+    m, n = a.shape
+    out = np.empty((2, m), np.int64)
+    for i in range(m):
+        lo = 0
+        while lo < n and a[i, lo] == 0.0:
+            lo += 1
+        hi = n - 1
+        while hi >= lo and a[i, hi] == 0.0:
+            hi -= 1
+        out[0, i] = lo
+        out[1, i] = hi
+    return out
+
+
+@njit(**_OPTS)
+def band_mat_vec(a, bounds, x):
+    """``A x`` over the non-zero range of each row (``bounds`` from :func:`row_bounds`)."""
+    m = a.shape[0]
+    out = np.zeros(m)
+    for i in range(m):
+        s = 0.0
+        for j in range(bounds[0, i], bounds[1, i] + 1):
+            s += a[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@njit(**_OPTS)
+def band_mat_t_vec(a, bounds, y):
+    """``Aᵀ y`` over the non-zero range of each row of ``A``."""
+    m, n = a.shape
+    out = np.zeros(n)
+    for i in range(m):
+        yi = y[i]
+        if yi != 0.0:
+            for j in range(bounds[0, i], bounds[1, i] + 1):
+                out[j] += a[i, j] * yi
+    return out
+
+
+@njit(**_OPTS)
 def max_abs(x):
     """``max |x|`` (0 for an empty vector)."""
     out = 0.0
@@ -240,16 +297,24 @@ def constrained_solve(lu, piv, mass, jac, f, g, alpha, tol, x0, max_iterations):
     """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g``; ``(lu, piv)``
     factorise ``M + α Φ_qᵀΦ_q``. Iterated on increments from ``x0`` and ``σ = 0``; stops
     when ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing."""
+    mb, jb = row_bounds(mass), row_bounds(jac)
+    return _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_iterations)
+
+
+@njit(**_OPTS)
+def _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_iterations):
+    """:func:`constrained_solve` with the row bounds of ``M`` and ``Φ_q`` given."""
     m = jac.shape[0]
     x = x0.copy()
     sigma = np.zeros(m)
     prev = np.inf
-    res = mat_vec(jac, x) - g
+    res = band_mat_vec(jac, jb, x) - g
     for it in range(1, max_iterations + 1):
-        x = x + lu_solve(lu, piv, f - mat_vec(mass, x) - mat_t_vec(jac, sigma + alpha * res))
+        r = f - band_mat_vec(mass, mb, x) - band_mat_t_vec(jac, jb, sigma + alpha * res)
+        x = x + lu_solve(lu, piv, r)
         if m == 0:
             return x, sigma, it
-        res = mat_vec(jac, x) - g
+        res = band_mat_vec(jac, jb, x) - g
         sigma = sigma + alpha * res
         err = max_abs(res)
         if err <= tol or err >= prev:
@@ -294,14 +359,16 @@ def al_start(P, pen, m_ref, tol, q, qd):
     if not ok:
         return STATUS_PROJECTOR, qd, np.zeros(n), np.zeros(P.m)
     ptol = 1e-4 * tol
-    qd1, _, _ = constrained_solve(
-        lu, piv, mass, jac, mat_vec(mass, qd), -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
-    )
+    mb, jb = row_bounds(mass), row_bounds(jac)
+    qd1, _, _ = _constrained_solve(
+        lu, piv, mass, mb, jac, jb, band_mat_vec(mass, mb, qd), -phit, alpha_p, ptol, qd,
+        PROJECTION_ITERATIONS,
+    )  # fmt: skip
     if not all_finite(qd1):
         return STATUS_PROJECTION, qd, np.zeros(n), np.zeros(P.m)
     phi, jac, phit, gamma = constraints(P, q, qd1)
-    qdd, lam, _ = constrained_solve(
-        lu, piv, mass, jac, forces(P, q, qd1), gamma, alpha_p, ptol, np.zeros(n),
+    qdd, lam, _ = _constrained_solve(
+        lu, piv, mass, mb, jac, jb, forces(P, q, qd1), gamma, alpha_p, ptol, np.zeros(n),
         PROJECTION_ITERATIONS,
     )  # fmt: skip
     if not all_finite(qdd):
@@ -383,20 +450,22 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
     if not ok:
         return _fail(STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, m)
     ptol = 1e-4 * tol
-    qd, _, _ = constrained_solve(
-        plu, ppiv, mass, jac, mat_vec(mass, qd), -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
-    )
+    mb, jb = row_bounds(mass), row_bounds(jac)  # Φ_q depends on q alone: kept for both
+    qd, _, _ = _constrained_solve(
+        plu, ppiv, mass, mb, jac, jb, band_mat_vec(mass, mb, qd), -phit, alpha_p, ptol, qd,
+        PROJECTION_ITERATIONS,
+    )  # fmt: skip
     if not all_finite(qd):
         return _fail(STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, m)
     phi, jac, phit, gamma = constraints(P, q, qd)
-    qdd, sigma, _ = constrained_solve(
-        plu, ppiv, mass, jac, mat_vec(mass, qdd), gamma, alpha_p, ptol, qdd,
+    qdd, sigma, _ = _constrained_solve(
+        plu, ppiv, mass, mb, jac, jb, band_mat_vec(mass, mb, qdd), gamma, alpha_p, ptol, qdd,
         PROJECTION_ITERATIONS,
     )  # fmt: skip
     if not all_finite(qdd):
         return _fail(STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, m)
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
-    phiv = mat_vec(jac, qd) + phit
+    phiv = band_mat_vec(jac, jb, qd) + phit
     return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam_star + sigma, phi, phiv
 
 
