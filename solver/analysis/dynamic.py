@@ -30,6 +30,7 @@ from solver.analysis.rolling_consistency import (
     check_formulation_handles_rolling,
     check_rolling_consistency,
 )
+from solver.compiled.frames import compiled_stepper
 from solver.mechanics.forces.contact import check_step
 from solver.mechanics.system import MultibodySystem
 from solver.model.description import SolverSettings
@@ -61,25 +62,49 @@ def dynamic_frames(
     system: MultibodySystem, settings: SolverSettings, formulation=None
 ) -> Iterator[tuple[Frame, int]]:
     """Yield ``(frame, step)`` for every step up to ``settings.t_end`` (with the settings'
-    formulation, or a given stepper with the same interface)."""
+    formulation, or a given stepper with the same interface).
+
+    With the settings' formulation and a model the compiled path covers
+    (``solver.compiled.frames``), the steps after the first frame are compiled."""
+    built = formulation is None
     if formulation is None:
         formulation = formulation_class(settings.formulation)(system, settings)
     check_formulation_handles_rolling(system, settings.formulation, formulation)
-    contacts = system.force_set.contacts
-    contacts.reset()
+    system.force_set.contacts.reset()
     state = initial_state(system, settings.tolerance, settings.max_iterations)
     if system.m_nh:  # conflicting no-slip conditions of wheels: a model error
         check_rolling_consistency(system, state.q, state.t)
     state = formulation.start(state)
+    steps = int(round(settings.t_end / settings.dt))
+    compiled = compiled_stepper(system, settings, formulation) if built else None
+    if compiled is None:
+        yield from numpy_frames(system, settings, formulation, state, 0, steps)
+        return
+    yield from numpy_frames(system, settings, formulation, state, 0, 0)
+    yield from compiled.frames(state, steps)
+
+
+def numpy_frames(
+    system: MultibodySystem,
+    settings: SolverSettings,
+    formulation,
+    state: DynamicState,
+    k0: int,
+    steps: int,
+    first: bool = True,
+) -> Iterator[tuple[Frame, int]]:
+    """The time loop from ``state`` at step ``k0`` to step ``steps``: the frame of
+    ``state`` itself (unless ``first`` is false), then each step's (the work of forces
+    is counted from ``k0``)."""
+    contacts = system.force_set.contacts
     meter = PowerMeter(system)
     work, power_prev = 0.0, None
     prev = None  # the previous step's PowerMeter.state
     # an adaptive integrator takes many steps per dt: there the power is the better record
     secant = meter.forces and not getattr(formulation, "adaptive", False)
     dt = settings.dt
-    steps = int(round(settings.t_end / dt))
-    for k in range(steps + 1):
-        if k:
+    for k in range(k0, steps + 1):
+        if k > k0:
             state = formulation.step(state, dt)
             if not (np.all(np.isfinite(state.q)) and np.all(np.isfinite(state.qd))):
                 raise SimulationError(
@@ -121,4 +146,5 @@ def dynamic_frames(
             iterations=state.iterations,
             qdd=None if state.qdd is None else state.qdd.copy(),
         )
-        yield frame, k
+        if k > k0 or first:
+            yield frame, k

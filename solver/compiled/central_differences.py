@@ -1,0 +1,222 @@
+"""DIMCD steps compiled: ``solver.analysis.formulations.central_differences`` for packed
+systems (gravity the only force, so the applied force is constant and the only
+velocity-dependent term is Euler's gyroscopic force in the Euler-parameter rows).
+
+:func:`cd_steps` runs ``n_steps`` steps of ``CentralDifferences.step`` in one call and
+writes, per step, the state the time loop reports (t, q, q̇, q̈, Newton iterations) and
+its bookkeeping (kinetic and gravitational energy, ``max |Φ|``, ``max |Φ_q q̇|``). The
+look-ahead (q(tₖ₊₁), q(tₖ), the SVD of Φ_q at q(tₖ₊₁) when its last correction was at
+rounding level) is carried in :class:`CDLookahead` from call to call. Equations,
+conventions and the meaning of each quantity: see the NumPy module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.compiled import evaluate as ev
+
+_OPTS = {"cache": True, "nogil": True}
+
+#: status codes of :func:`cd_steps` (0: all steps taken)
+OK, NOT_CONVERGED, NON_FINITE, SINGULAR = 0, 1, 2, 3
+#: a final Newton correction this small (relative) changes nothing but rounding
+ROUNDING = 1e-13
+
+
+@njit(**_OPTS)
+def _normalise(P, x):
+    for b in range(len(P.rig_off)):
+        o = P.rig_off[b] + 3
+        s = 0.0
+        for j in range(4):
+            s += x[o + j] * x[o + j]
+        s = np.sqrt(s)
+        for j in range(4):
+            x[o + j] /= s
+
+
+@njit(**_OPTS)
+def _skew(v):
+    out = np.zeros((3, 3))
+    out[0, 1], out[0, 2] = -v[2], v[1]
+    out[1, 0], out[1, 2] = v[2], -v[0]
+    out[2, 0], out[2, 1] = -v[1], v[0]
+    return out
+
+
+@njit(**_OPTS)
+def _forces(P, q, v, need_jacobian):
+    """``Q̃(q, v)`` = weights + ``−2Gᵀ(ω̄ × Jω̄)`` (ω̄ = 2 G(p) ṗ) and ``∂Q̃/∂v``."""
+    n = P.n
+    out = P.gravity_q.copy()
+    jac = np.zeros((n, n))
+    for b in range(len(P.rig_off)):
+        o = P.rig_off[b] + 3
+        inertia = P.rig_inertia[b]
+        g = ev.g_matrix(q[o : o + 4])
+        w = 2.0 * (g @ v[o : o + 4])
+        jw = inertia @ w
+        c = np.cross(w, jw)
+        f = -2.0 * (g.T @ c)
+        for i in range(4):
+            out[o + i] += f[i]
+        if need_jacobian:
+            blk = -4.0 * (g.T @ ((_skew(w) @ inertia - _skew(jw)) @ g))
+            for i in range(4):
+                for j in range(4):
+                    jac[o + i, o + j] += blk[i, j]
+    return out, jac
+
+
+@njit(**_OPTS)
+def _residual(P, x, qm, target, mh, inv2h, q, f0):
+    """``R = M/h² (x − target) − Q̃`` and ``A = ∂R/∂x``."""
+    if len(P.rig_off) == 0:
+        return mh @ (x - target) - f0, mh.copy()
+    v = (x - qm) * inv2h
+    f, kqd = _forces(P, q, v, True)
+    return mh @ (x - target) - f, mh - inv2h * kqd
+
+
+@njit(**_OPTS)
+def _lu_solve(a, b):
+    """Gaussian elimination with partial pivoting; ``(x, ok)``, ok false on an exactly
+    zero pivot (LAPACK ``dgesv``'s ``info > 0``)."""
+    n = a.shape[0]
+    a = a.copy()
+    x = b.copy()
+    for k in range(n):
+        p = k + np.argmax(np.abs(a[k:, k]))
+        if a[p, k] == 0.0:
+            return x, False
+        if p != k:
+            for j in range(n):
+                a[k, j], a[p, j] = a[p, j], a[k, j]
+            x[k], x[p] = x[p], x[k]
+        for i in range(k + 1, n):
+            f = a[i, k] / a[k, k]
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= f * a[k, j]
+                x[i] -= f * x[k]
+    for k in range(n - 1, -1, -1):
+        s = x[k]
+        for j in range(k + 1, n):
+            s -= a[k, j] * x[j]
+        x[k] = s / a[k, k]
+    return x, True
+
+
+@njit(**_OPTS)
+def _solve(P, h, x0, ng, dof, qm, target, mh, inv2h, q, f0, tol, max_it):
+    """Newton with the double null space. Returns ``(status, x, its, reuse, u, σ, Vᵀ,
+    last correction, max|Φ|)``; ``reuse``: the SVD is Φ_q's at x (rounding-level last
+    correction)."""
+    n, m = P.n, P.m
+    x = x0.copy()
+    _normalise(P, x)
+    step_size = np.inf
+    worst = 0.0
+    u = np.zeros((m, m))
+    sv = np.zeros(min(m, n))
+    vt = np.eye(n)
+    for it in range(1, max_it + 1):
+        r, a = _residual(P, x, qm, target, mh, inv2h, q, f0)
+        dp = np.zeros(n)
+        if m:
+            phi, phiq = ev.position_constraints(P, x)
+            worst = np.abs(phi).max()
+            if not np.isfinite(phi @ phi + r @ r):
+                return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
+            u, sv, vt = np.linalg.svd(phiq, full_matrices=True)
+            rank = n - dof
+            k = min(rank, len(sv))
+            proj = u[:, :k].T @ phi
+            for i in range(k):
+                if sv[i] > 1e-14 * sv[0]:
+                    c = proj[i] / sv[i]
+                    for j in range(n):
+                        dp[j] -= vt[i, j] * c
+            nh = vt[n - dof :].T.copy()
+        else:
+            nh = np.eye(n)
+        delta = dp
+        if dof:
+            red = ng.T @ (a @ nh)
+            rhs = -(ng.T @ (r + a @ dp))
+            alpha, ok = _lu_solve(red, rhs)
+            if not ok:
+                return SINGULAR, x, it, False, u, sv, vt, step_size, worst
+            delta = dp + nh @ alpha
+        xn = x + delta
+        _normalise(P, xn)
+        step_size = np.abs(xn - x).max()
+        x = xn
+        if not np.isfinite(step_size):
+            return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
+        if step_size <= tol:
+            rounding = step_size <= ROUNDING * max(1.0, np.abs(x).max())
+            return OK, x, it, (m > 0 and rounding), u, sv, vt, step_size, worst
+    if not (np.isfinite(step_size) and np.isfinite(worst)):
+        return NON_FINITE, x, max_it, False, u, sv, vt, step_size, worst
+    return NOT_CONVERGED, x, max_it, False, u, sv, vt, step_size, worst
+
+
+@njit(**_OPTS)
+def cd_steps(
+    P, h, rtol, quadratic, tol, max_it, t, qm, q, qp, have_qp, su, ss, svt, have_svd, n_steps, out
+):
+    """``n_steps`` DIMCD steps from the look-ahead ``(t, qm = q(t), q = q(t+h),
+    qp = q(t−h))`` (``have_qp``: qp is known, for the quadratic predictor) and, when
+    ``have_svd``, the SVD ``(su, ss, svt)`` of Φ_q at q.
+
+    ``out`` is a tuple of arrays with one row per step: ``t, q, qd, qdd, its, T, V,
+    phi_max, phiv_max``. Returns ``(status, steps done, t, qm, q, qp, have_qp, su, ss,
+    svt, have_svd, last correction, max|Φ|)`` — the look-ahead after the steps taken.
+    """
+    o_t, o_q, o_qd, o_qdd, o_its, o_T, o_V, o_phi, o_phiv = out
+    n, m = P.n, P.m
+    inv2h = 0.5 / h
+    for k in range(n_steps):
+        guess = 3.0 * q - 3.0 * qm + qp if quadratic and have_qp else 2.0 * q - qm
+        t1 = t + h
+        mass = ev.mass_matrix(P, q)
+        phi_q, phiq_q = ev.position_constraints(P, q)
+        if m == 0:
+            ng = np.eye(n)
+            dof = n
+        else:
+            if not have_svd:
+                su, ss, svt = np.linalg.svd(phiq_q, full_matrices=True)
+            rank = 0
+            if len(ss) and ss[0] > 0:
+                for i in range(len(ss)):
+                    if ss[i] > rtol * ss[0]:
+                        rank += 1
+            ng = svt[rank:].T.copy()
+            dof = n - rank
+        target = 2.0 * q - qm
+        mh = mass / (h * h)
+        f0 = P.gravity_q.copy()
+        status, x2, its, reuse, u2, s2, vt2, corr, worst = _solve(
+            P, h, guess, ng, dof, qm, target, mh, inv2h, q, f0, tol, max_it
+        )
+        if status != OK:
+            return status, k, t, qm, q, qp, have_qp, su, ss, svt, have_svd, corr, worst
+        qd = (x2 - qm) * inv2h
+        qdd = (x2 - target) / (h * h)
+        o_t[k] = t1
+        o_q[k] = q
+        o_qd[k] = qd
+        o_qdd[k] = qdd
+        o_its[k] = its
+        o_T[k] = ev.kinetic_energy(P, q, qd)
+        o_V[k] = ev.potential_energy(P, q)
+        o_phi[k] = np.abs(phi_q).max() if m else 0.0
+        o_phiv[k] = np.abs(phiq_q @ qd).max() if m else 0.0
+        qp, have_qp = qm, True
+        qm, q, t = q, x2, t1
+        su, ss, svt, have_svd = u2, s2, vt2, reuse
+    return OK, n_steps, t, qm, q, qp, have_qp, su, ss, svt, have_svd, 0.0, 0.0

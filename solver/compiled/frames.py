@@ -1,0 +1,164 @@
+"""The time loop's frames from a compiled stepper, when the model and formulation allow.
+
+``compiled_stepper(system, settings, formulation)`` returns a stepper for
+``central_differences`` (standard DIMCD with Euler parameters) and
+``augmented_lagrangian`` on models :func:`solver.compiled.packing.pack` accepts, or
+``None`` (the NumPy formulation then runs as before). The environment variable
+``BIELA_COMPILED=0`` turns the compiled path off (benchmarks compare both).
+
+A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
+returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
+compiled call. When a compiled step fails (no convergence, a singular matrix, non-finite
+values) the NumPy formulation takes that step from the same state: it raises the
+failure with its own message, or, if it succeeds, the run goes on with it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import numpy as np
+
+from solver.analysis.formulations import DynamicState
+from solver.results import Frame
+
+#: steps per compiled call (the frames of a call are yielded one by one)
+CHUNK = 64
+
+
+def compiled_stepper(system, settings, formulation):
+    """A compiled stepper for this run, or ``None``."""
+    if os.environ.get("BIELA_COMPILED", "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    name = type(formulation).__name__
+    if name != "CentralDifferences":
+        return None
+    from solver.compiled.packing import Packed, pack
+
+    packed = pack(system)
+    if not isinstance(packed, Packed):
+        return None
+    return CompiledCentralDifferences(system, settings, formulation, packed)
+
+
+class _Buffers:
+    """One row per step of a chunk: the arrays the compiled loops write."""
+
+    def __init__(self, n: int) -> None:
+        self.t = np.zeros(CHUNK)
+        self.q = np.zeros((CHUNK, n))
+        self.qd = np.zeros((CHUNK, n))
+        self.qdd = np.zeros((CHUNK, n))
+        self.its = np.zeros(CHUNK, np.int64)
+        self.kinetic = np.zeros(CHUNK)
+        self.potential = np.zeros(CHUNK)
+        self.phi = np.zeros(CHUNK)
+        self.phiv = np.zeros(CHUNK)
+
+    def arrays(self) -> tuple:
+        return (
+            self.t,
+            self.q,
+            self.qd,
+            self.qdd,
+            self.its,
+            self.kinetic,
+            self.potential,
+            self.phi,
+            self.phiv,
+        )
+
+    def frame(self, i: int) -> Frame:
+        return Frame(
+            t=float(self.t[i]),
+            q=self.q[i].copy(),
+            qd=self.qd[i].copy(),
+            kinetic=float(self.kinetic[i]),
+            potential=float(self.potential[i]),
+            elastic=0.0,
+            work=0.0,  # gravity only: no force does work outside the potential
+            constraint_position=float(self.phi[i]),
+            constraint_velocity=float(self.phiv[i]),
+            iterations=int(self.its[i]),
+            qdd=self.qdd[i].copy(),
+        )
+
+
+class CompiledCentralDifferences:
+    """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
+
+    def __init__(self, system, settings, formulation, packed) -> None:
+        self.system = system
+        self.settings = settings
+        self.formulation = formulation
+        self.packed = packed
+
+    def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
+        from solver.compiled.central_differences import OK, cd_steps
+
+        f, P = self.formulation, self.packed
+        h = self.settings.dt
+        n, m = P.n, P.m
+        extra = state.extra
+        t, qm, q = state.t, state.q.copy(), extra["q_next"].copy()
+        qp = extra.get("q_prev")
+        have_qp = qp is not None
+        qp = np.zeros(n) if qp is None else qp.copy()
+        svd = extra.get("svd_next")
+        have_svd = svd is not None
+        su, ss, svt = svd if have_svd else (np.zeros((m, m)), np.zeros(min(m, n)), np.eye(n))
+        buf = _Buffers(n)
+        k = 0
+        last = state
+        while k < steps:
+            todo = min(CHUNK, steps - k)
+            status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, _, _ = cd_steps(
+                P,
+                h,
+                f.rtol,
+                f.predictor == "quadratic",
+                f.tolerance,
+                f.max_iterations,
+                t,
+                qm,
+                q,
+                qp,
+                have_qp,
+                su,
+                ss,
+                svt,
+                have_svd,
+                todo,
+                buf.arrays(),
+            )
+            for i in range(done):
+                k += 1
+                frame = buf.frame(i)
+                yield frame, k
+            if done:
+                last = DynamicState(t, qm, buf.qd[done - 1].copy(), buf.qdd[done - 1].copy())
+            if status != OK:  # the NumPy step from the same look-ahead: its error or its result
+                look = DynamicState(
+                    t,
+                    qm.copy(),
+                    last.qd,
+                    last.qdd,
+                    None,
+                    0,
+                    {
+                        "q_next": q.copy(),
+                        "q_prev": qp.copy() if have_qp else None,
+                        "h": h,
+                        "svd_next": (su, ss, svt) if have_svd else None,
+                    },
+                )
+                yield from self._numpy_rest(look, k, steps)
+                return
+
+    def _numpy_rest(self, state: DynamicState, k: int, steps: int):
+        from solver.analysis.dynamic import numpy_frames
+
+        yield from numpy_frames(
+            self.system, self.settings, self.formulation, state, k, steps, first=False
+        )

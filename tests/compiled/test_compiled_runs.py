@@ -1,0 +1,106 @@
+"""Runs on the compiled path equal the NumPy path's (``BIELA_COMPILED=0``): every CSV
+column, the Newton iterations, the energies and constraint errors, and a failure's
+message; models outside the path run the NumPy formulation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.analysis import simulate
+from solver.analysis.formulations import formulation_class
+from solver.compiled.frames import compiled_stepper
+from solver.mechanics.system import MultibodySystem
+from solver.model import load_model
+from tests.compiled.models import EXAMPLES, compiled_models
+
+MODELS = compiled_models()
+FORMULATIONS = ["central_differences"]
+
+
+def _run(model, monkeypatch, compiled: bool, **kw):
+    monkeypatch.setenv("BIELA_COMPILED", "1" if compiled else "0")
+    settings = simulate.settings_with(model, analysis="dynamic", **kw)
+    sim = simulate.Simulation(model, settings)
+    for _ in sim:
+        pass
+    return sim.result
+
+
+def _stepper(model, formulation):
+    settings = simulate.settings_with(model, analysis="dynamic", formulation=formulation)
+    system = MultibodySystem(model)
+    return compiled_stepper(system, settings, formulation_class(formulation)(system, settings))
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_compiled_run_equals_the_numpy_run(name, formulation, monkeypatch):
+    model = MODELS[name]
+    assert _stepper(model, formulation) is not None
+    kw = {"formulation": formulation, "dt": 1e-3, "t_end": 0.15, "output_dt": 0.005}
+    ref = _run(model, monkeypatch, False, **kw)
+    got = _run(model, monkeypatch, True, **kw)
+    assert ref.status == got.status == "ok"
+    assert ref.summary["newton_iterations"] == got.summary["newton_iterations"]
+    assert len(ref) == len(got) == 31
+    for col in ref.columns:
+        a, b = ref.column(col), got.column(col)
+        if col.startswith("constraint."):  # rounding-level values: compare their size
+            assert np.all(np.abs(a - b) <= 1e-12 + 1e-3 * np.abs(a)), col
+        else:
+            assert np.allclose(a, b, rtol=1e-9, atol=1e-11), col
+
+
+def test_models_outside_the_compiled_path_run_numpy(monkeypatch):
+    for file in ("ball_drop", "four_bar_planar", "tricycle", "slider_crank_k10"):
+        model = load_model(EXAMPLES / f"{file}.json")
+        assert _stepper(model, "central_differences") is None, file
+    monkeypatch.setenv("BIELA_COMPILED", "0")
+    assert _stepper(MODELS["pendulum"], "central_differences") is None
+    monkeypatch.setenv("BIELA_COMPILED", "1")
+    assert _stepper(MODELS["pendulum"], "penalty") is None
+
+
+def test_a_failing_compiled_step_is_retaken_by_numpy(monkeypatch):
+    """A compiled call that stops early (its status says which failure) hands its
+    look-ahead to the NumPy formulation, which takes that step and the rest: the run
+    equals the NumPy run."""
+    import solver.compiled.central_differences as ccd
+
+    real, calls = ccd.cd_steps, []
+
+    def failing(*args):
+        calls.append(1)
+        if len(calls) < 2:
+            return real(*args)
+        args = list(args)
+        args[15] = 5  # five steps, then report a failure
+        out = real(*args)
+        return (ccd.NOT_CONVERGED, *out[1:])
+
+    monkeypatch.setattr(ccd, "cd_steps", failing)
+    model = MODELS["heavy_top"]
+    kw = {"formulation": "central_differences", "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
+    ref = _run(model, monkeypatch, False, **kw)
+    got = _run(model, monkeypatch, True, **kw)
+    assert len(calls) == 2 and got.status == "ok" and len(got) == len(ref)
+    for col in ref.columns:
+        assert np.allclose(ref.column(col), got.column(col), rtol=1e-9, atol=1e-11), col
+
+
+def test_a_failing_step_reports_the_numpy_message(monkeypatch):
+    """With 3 Newton iterations allowed, 20 ms steps of the double four-bar fail at
+    t = 1.2 s: the compiled run fails at the same step with the NumPy formulation's
+    message and keeps the same frames."""
+    model = MODELS["double_four_bar"]
+    kw = {"formulation": "central_differences", "dt": 2e-2, "t_end": 2.0, "output_dt": 2e-2}
+    model.solver.max_iterations = 3
+    try:
+        ref = _run(model, monkeypatch, False, **kw)
+        got = _run(model, monkeypatch, True, **kw)
+    finally:
+        model.solver.max_iterations = 25
+    assert ref.status == got.status == "failed"
+    assert got.message == ref.message and "did not converge" in got.message
+    assert len(got) == len(ref) == 60
