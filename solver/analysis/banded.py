@@ -28,7 +28,11 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-from solver.analysis.band_kernels import add_gram_blocks, add_scaled
+from solver.analysis.band_kernels import (
+    add_gram_blocks,
+    add_scaled,
+    constrained_solve_cholesky,
+)
 
 _GBTRF, _GBTRS, _PBTRF, _PBTRS = sla.get_lapack_funcs(
     ("gbtrf", "gbtrs", "pbtrf", "pbtrs"), (np.zeros(1),)
@@ -256,3 +260,26 @@ class BandFactor:
         if info != 0:
             raise np.linalg.LinAlgError("bad argument to the band solve")
         return x[lay.inv]
+
+    def constrained_solve(self, mass, phi_q, f, g, alpha: float, tol: float, x0, max_iterations=20):
+        """``trapezoidal.constrained_solve`` with this factorisation of ``M + α Φ_qᵀΦ_q``
+        (band Cholesky only), compiled: ``(x, σ, iterations)``."""
+        if not self.cholesky:
+            raise ValueError("the compiled constrained solve needs the band Cholesky")
+        m, a = _csr(mass), _csr(phi_q)
+        return constrained_solve_cholesky(
+            self._c,
+            self.layout.perm,
+            m.indptr,
+            m.indices,
+            m.data,
+            a.indptr,
+            a.indices,
+            a.data,
+            np.ascontiguousarray(f, dtype=float),
+            np.ascontiguousarray(g, dtype=float),
+            float(alpha),
+            float(tol),
+            np.array(x0, dtype=float),
+            int(max_iterations),
+        )

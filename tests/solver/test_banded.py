@@ -76,6 +76,30 @@ def test_indefinite_matrix_falls_back_to_lu_and_singular_raises(parts):
         asm.factor(asm.assemble([(0.0, mass)], [(1.0, phi)]))  # rank of Φ < n
 
 
+def test_compiled_constrained_solve_matches_the_numpy_iteration(parts):
+    """The projection iteration run with the band Cholesky in one compiled call gives the
+    x, σ and iteration count of ``trapezoidal.constrained_solve`` (a mass-orthogonal
+    projection onto Φ x = g: the constraints hold, and M (x − x0) + Φᵀ σ = 0)."""
+    from solver.analysis.formulations.trapezoidal import Factorized, constrained_solve
+
+    rng, n, _, phi, mass = parts
+    alpha = 1e6
+    asm = BandAssembler(n)
+    fac = asm.factor(asm.assemble([(1.0, mass)], [(alpha, phi)]), spd=True)
+    x0 = rng.standard_normal(n)
+    g = phi @ rng.standard_normal(n)  # consistent (two rows of Φ are empty)
+    f = mass @ x0
+    x, sigma, its = fac.constrained_solve(mass, phi, f, g, alpha, 1e-12, x0)
+    ref = constrained_solve(
+        Factorized((mass + alpha * phi.T @ phi).tocsc()), mass, phi, f, g, alpha, 1e-12, x0=x0
+    )
+    assert its == ref[2] and its > 1
+    np.testing.assert_allclose(x, ref[0], rtol=0, atol=1e-11)
+    np.testing.assert_allclose(sigma, ref[1], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(phi @ x, g, atol=1e-11)
+    np.testing.assert_allclose(mass @ (x - x0) + phi.T @ sigma, 0.0, atol=1e-7)
+
+
 def test_new_pattern_outside_the_band_gets_a_new_layout(parts):
     _, n, _, _, mass = parts
     asm = BandAssembler(n)
