@@ -31,10 +31,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.analysis import group_kernels
 from solver.mechanics.constraints.joints import normals
 from solver.mechanics.constraints.primitives import Angle, Dot, PointPlane, wrap_angle
 from solver.mechanics.markers import GROUND, LINEAR, Markers
 from solver.model import description as d
+
+#: evaluate the quadratic rows with the compiled kernels of ``group_kernels`` (when Numba
+#: is installed); False: NumPy ``bincount`` formulas (the same sums in the same order)
+USE_COMPILED = True
 
 
 @dataclass
@@ -257,12 +262,7 @@ class RowSet:
             return self.evaluate(q, qd, t, z).gamma
         if z is not None and self.n_inputs:
             self.set_inputs(np.asarray(z, float))
-        quad = self._quadratic
-        jd = np.bincount(
-            quad.h_entry, weights=quad.h_val * qd[quad.h_col], minlength=len(quad.rows)
-        )
-        gamma = np.zeros(self.n_rows)
-        gamma -= np.bincount(quad.rows, weights=jd * qd[quad.cols], minlength=self.n_rows)
+        gamma = self._quadratic.gamma(qd)
         if self._angles:
             phi, phit = np.zeros(self.n_rows), np.zeros(self.n_rows)
             for part in self._angles:
@@ -285,6 +285,11 @@ class RowSet:
         return np.bincount(self.entry_cols, weights=values * y[self.entry_rows], minlength=n)
 
 
+def _floats(x: np.ndarray) -> np.ndarray:
+    """``x`` as a contiguous float array (the compiled kernels' argument type)."""
+    return np.ascontiguousarray(x, dtype=float)
+
+
 class _QuadraticPart:
     """Rows that are quadratic in q: ``Φ = κ + gᵀq + ½ qᵀ H q`` (exact, not an
     approximation), so ``Φ_q = g + H q`` and ``γ = −q̇ᵀ H q̇``.
@@ -300,9 +305,15 @@ class _QuadraticPart:
 
     def __init__(self, n_rows, rows, cols, kappa, g, h_entry, h_col, h_val) -> None:
         self.n_rows = n_rows
-        self.rows, self.cols = rows, cols  # the Jacobian entries (unique pairs)
-        self.kappa, self.g = kappa, g
-        self.h_entry, self.h_col, self.h_val = h_entry, h_col, h_val
+        # the Jacobian entries (unique pairs)
+        self.rows, self.cols = rows.astype(np.int64), cols.astype(np.int64)
+        self.kappa, self.g = np.asarray(kappa, float), np.asarray(g, float)
+        self.h_entry, self.h_col = h_entry.astype(np.int64), h_col.astype(np.int64)
+        self.h_val = np.asarray(h_val, float)
+
+    @property
+    def _h(self) -> tuple:
+        return self.h_entry, self.h_col, self.h_val
 
     def jacobian(self, q: np.ndarray) -> np.ndarray:
         return self.g + np.bincount(
@@ -311,19 +322,30 @@ class _QuadraticPart:
 
     def evaluate(self, q, qd=None):
         """``(Φ, Jacobian values, γ or None)`` over all local rows (zero elsewhere)."""
-        jac = self.jacobian(q)
-        qe = q[self.cols]
-        phi = self.kappa + 0.5 * np.bincount(
-            self.rows, weights=(self.g + jac) * qe, minlength=self.n_rows
-        )
-        gamma = None
-        if qd is not None:
-            jd = np.bincount(
-                self.h_entry, weights=self.h_val * qd[self.h_col], minlength=len(self.rows)
+        if USE_COMPILED and group_kernels.AVAILABLE:
+            phi, jac = group_kernels.quadratic(
+                _floats(q), self.kappa, self.g, self.rows, self.cols, *self._h
             )
-            gamma = np.zeros(self.n_rows)
-            gamma -= np.bincount(self.rows, weights=jd * qd[self.cols], minlength=self.n_rows)
-        return phi, jac, gamma
+        else:
+            jac = self.jacobian(q)
+            qe = q[self.cols]
+            phi = self.kappa + 0.5 * np.bincount(
+                self.rows, weights=(self.g + jac) * qe, minlength=self.n_rows
+            )
+        return phi, jac, (None if qd is None else self.gamma(qd))
+
+    def gamma(self, qd: np.ndarray) -> np.ndarray:
+        """``γ = −q̇ᵀHq̇`` over all local rows."""
+        if USE_COMPILED and group_kernels.AVAILABLE:
+            return group_kernels.quadratic_gamma(
+                _floats(qd), self.n_rows, self.rows, self.cols, *self._h
+            )
+        jd = np.bincount(
+            self.h_entry, weights=self.h_val * qd[self.h_col], minlength=len(self.rows)
+        )
+        gamma = np.zeros(self.n_rows)
+        gamma -= np.bincount(self.rows, weights=jd * qd[self.cols], minlength=self.n_rows)
+        return gamma
 
     @staticmethod
     def compile(prim, loc: np.ndarray, table: Markers, n: int):

@@ -1,10 +1,16 @@
-"""Compiled (Numba) factorisation and solves of a level's dense group blocks.
+"""Compiled (Numba) kernels of the structural-group method: quadratic rows and the
+factorisation and solves of a level's dense group blocks.
 
-A level of a structural-group decomposition (``group_kinematics.LevelSolver``) is a set of
-groups; each group is split into *parts* (its irreducible diagonal blocks, in internal
+**Quadratic rows** (``group_evaluation._QuadraticPart``, ``Φ = κ + gᵀq + ½ qᵀHq``):
+``quadratic`` gives the Jacobian values ``g + Hq`` over the entries and ``Φ``, and
+``quadratic_gamma`` gives ``γ = −q̇ᵀHq̇`` — the same sums in the same order as the NumPy
+``bincount`` formulas (bit-identical results), in one pass each.
+
+**Level solves.** A level of a decomposition (``group_kinematics.LevelSolver``) is a set
+of groups; each group is split into *parts* (its irreducible diagonal blocks, in internal
 levels), so that the level's Jacobian, with rows and columns ordered part by part, is
-block lower triangular with small square diagonal blocks. This module does, in compiled
-loops over the parts:
+block lower triangular with small square diagonal blocks. In compiled loops over the
+parts:
 
 * ``factor``: scatter the Jacobian values into the parts' dense blocks (row-major, one
   after the other in a flat array; repeated entries add up) and LU-factorise each block
@@ -17,8 +23,8 @@ loops over the parts:
 
 One factorisation serves every right-hand side at that Jacobian (Newton step; velocity
 and R matrix; acceleration) instead of one LAPACK call per batch of equal-size blocks
-and right-hand side. Numba is optional: ``AVAILABLE`` is False without it and the level
-solver uses its NumPy path. Compiled code is cached on disk (``cache=True``).
+and right-hand side. Numba is optional: ``AVAILABLE`` is False without it and the callers
+use their NumPy paths. Compiled code is cached on disk (``cache=True``).
 """
 
 from __future__ import annotations
@@ -33,6 +39,30 @@ except ImportError:  # pragma: no cover - depends on the installation
 AVAILABLE = njit is not None
 
 _OPTS = {"cache": True, "nogil": True, "fastmath": False}
+
+
+def _quadratic(q, kappa, g, rows, cols, h_entry, h_col, h_val):
+    """``(Φ, Jacobian values)``: ``jac = g + Σ_h h_val·q[h_col]`` by entry and
+    ``Φ = κ + ½ Σ_e (g + jac)·q[col]`` by row."""
+    hq = np.zeros(len(g))
+    for i in range(len(h_entry)):
+        hq[h_entry[i]] += h_val[i] * q[h_col[i]]
+    jac = g + hq
+    acc = np.zeros(len(kappa))
+    for e in range(len(rows)):
+        acc[rows[e]] += (g[e] + jac[e]) * q[cols[e]]
+    return kappa + 0.5 * acc, jac
+
+
+def _quadratic_gamma(qd, n_rows, rows, cols, h_entry, h_col, h_val):
+    """``γ = −q̇ᵀHq̇`` by row (length ``n_rows``)."""
+    jd = np.zeros(len(rows))
+    for i in range(len(h_entry)):
+        jd[h_entry[i]] += h_val[i] * qd[h_col[i]]
+    acc = np.zeros(n_rows)
+    for e in range(len(rows)):
+        acc[rows[e]] += jd[e] * qd[cols[e]]
+    return np.zeros(n_rows) - acc
 
 
 def _factor(values, blk_entry, blk_flat, n_flat, p_off, p_size, p_row):
@@ -112,7 +142,9 @@ def _solve(lu, piv, values, p_off, p_size, p_row, rows, cols, c_ptr, c_entry, c_
 
 
 if AVAILABLE:
+    quadratic = njit(**_OPTS)(_quadratic)
+    quadratic_gamma = njit(**_OPTS)(_quadratic_gamma)
     factor = njit(**_OPTS)(_factor)
     solve = njit(**_OPTS)(_solve)
 else:  # pragma: no cover - depends on the installation
-    factor = solve = None
+    quadratic = quadratic_gamma = factor = solve = None

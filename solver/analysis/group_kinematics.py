@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from solver.analysis import group_lu
+from solver.analysis import group_kernels
 from solver.analysis.errors import SimulationError
 from solver.analysis.group_evaluation import RowSet
 
@@ -39,7 +39,7 @@ DENSE_MAX = 48
 #: a converged position residual above POLISH × tolerance gets up to MAX_POLISH more steps
 POLISH = 1e-2
 MAX_POLISH = 3
-#: factorise and solve the dense parts with the compiled kernels of ``group_lu`` (when
+#: factorise and solve the dense parts with the compiled kernels of ``group_kernels`` (when
 #: Numba is installed); False: batched NumPy solves per class of equal-size parts
 USE_COMPILED = True
 
@@ -55,7 +55,7 @@ class _DenseClass:
 
 @dataclass
 class _CompiledPlan:
-    """The arrays ``group_lu.factor`` and ``group_lu.solve`` take for one level."""
+    """The arrays ``group_kernels.factor`` and ``group_kernels.solve`` take for one level."""
 
     parts: tuple  # (offsets in the flat block array, sizes, row pointers, rows, cols)
     couple: tuple  # (pointers by part, entries, positions in the part, local columns)
@@ -132,14 +132,14 @@ class LevelFactor:
         lv = self.level
         plan = lv.plan
         if self._lu is None:
-            lu, piv, ok = group_lu.factor(
+            lu, piv, ok = group_kernels.factor(
                 self.values, plan.blk_entry, plan.blk_flat, lv.n_flat, *plan.parts[:3]
             )
             if not ok:
                 raise np.linalg.LinAlgError("singular group")
             self._lu = (lu, piv)
         b = np.ascontiguousarray(rhs if rhs.ndim == 2 else rhs[:, None], dtype=float)
-        x = group_lu.solve(*self._lu, self.values, *plan.parts, *plan.couple, b)
+        x = group_kernels.solve(*self._lu, self.values, *plan.parts, *plan.couple, b)
         return x if rhs.ndim == 2 else x[:, 0]
 
     def _dense(self, ci: int, b: np.ndarray) -> np.ndarray:
@@ -325,7 +325,7 @@ class LevelSolver:
         # the compiled factorisation (all parts dense); as above, only the coupling to
         # parts of earlier internal levels counts (the structure makes the others zero)
         self.plan = None
-        if group_lu.AVAILABLE and USE_COMPILED and not sparse_ids:
+        if group_kernels.AVAILABLE and USE_COMPILED and not sparse_ids:
             order = [pi for _, ids in sorted(by_key.items()) for pi in ids]
             c_ent = np.flatnonzero(couple)
             c_ent = c_ent[sub_of[cp[c_ent]] < sub_of[ep[c_ent]]]
@@ -347,10 +347,11 @@ class LevelSolver:
             return np.zeros((n_rows,) + x.shape[1:])
         if x.ndim == 1:
             return np.bincount(self.ext_rows, weights=w * x[self.ext_cols], minlength=n_rows)
-        k = x.shape[1]
-        at = (self.ext_rows[:, None] * k + np.arange(k)).ravel()
-        prod = (w[:, None] * x[self.ext_cols]).ravel()
-        return np.bincount(at, weights=prod, minlength=n_rows * k).reshape(n_rows, k)
+        out = np.empty((n_rows, x.shape[1]))
+        for j in range(x.shape[1]):  # (column by column: a row gather of (n, k) is slow)
+            xj = x[:, j][self.ext_cols]
+            out[:, j] = np.bincount(self.ext_rows, weights=w * xj, minlength=n_rows)
+        return out
 
 
 class GroupKinematics:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from solver import load_model, simulate
-from solver.analysis import group_kinematics, group_lu
+from solver.analysis import group_evaluation, group_kernels, group_kinematics
 from solver.analysis.dynamic import initial_state
 from solver.analysis.errors import SimulationError
 from solver.analysis.group_dynamics import GroupPenalty, GroupRMatrix
@@ -239,7 +239,7 @@ def test_level_solves_match_a_dense_solve(compiled, monkeypatch):
     """The block forward substitution through the groups' parts (compiled LU kernels, or
     batched NumPy solves) equals a dense solve of the level's whole Jacobian, for one and
     for several right-hand sides, and the multipliers' transposed solve its transpose."""
-    if compiled and not group_lu.AVAILABLE:
+    if compiled and not group_kernels.AVAILABLE:
         pytest.skip("Numba is not installed")
     monkeypatch.setattr(group_kinematics, "USE_COMPILED", compiled)
     s = slider_crank(5)
@@ -264,7 +264,7 @@ def test_a_singular_group_block_is_reported(monkeypatch):
     s = slider_crank(3)
     q0 = initial_state(s, 1e-10, 25).q
     dec = decompose(s, q0, choose_inputs(s, q0))
-    for compiled in [True, False] if group_lu.AVAILABLE else [False]:
+    for compiled in [True, False] if group_kernels.AVAILABLE else [False]:
         monkeypatch.setattr(group_kinematics, "USE_COMPILED", compiled)
         kin = GroupKinematics(s, dec, 1e-12, 25)
         lv = kin.levels[-1]
@@ -276,3 +276,19 @@ def test_a_singular_group_block_is_reported(monkeypatch):
         values[np.isin(lv.entry_col, local)] = 0.0
         with pytest.raises(SimulationError, match="singular"):
             kin._solve(lv.factorise(values), np.ones(lv.rowset.n_rows), 0.5)
+
+
+def test_compiled_quadratic_rows_equal_the_numpy_formulas(monkeypatch):
+    """The compiled quadratic-row kernels add the same terms in the same order as the
+    NumPy ``bincount`` formulas: Φ, the Jacobian values and γ agree bit for bit."""
+    if not group_kernels.AVAILABLE:
+        pytest.skip("Numba is not installed")
+    s = MultibodySystem(model_from_data(every_joint_model()), "natural")
+    rs = RowSet(s, np.arange(s.m))
+    q, qd = s.q0 + 0.1 * RNG.normal(size=s.n), RNG.normal(size=s.n)
+    got = rs.evaluate(q, qd, 0.4)
+    monkeypatch.setattr(group_evaluation, "USE_COMPILED", False)
+    want = rs.evaluate(q, qd, 0.4)
+    for a, b in [(got.phi, want.phi), (got.values, want.values), (got.gamma, want.gamma)]:
+        np.testing.assert_array_equal(a, b)
+    assert len(rs._quadratic.h_val) > 0
