@@ -381,7 +381,8 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
     """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step``.
 
     Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t)`` (the last two
-    at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``)."""
+    at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``). After a failure
+    only the first three count (every failure returns the same types: one compilation)."""
     n, m = P.n, P.m
     fixed, ratio_first, ratio_growth, ratio_max, ratio_p = pen
     gp, bp = slopes(sch, h)
@@ -434,21 +435,21 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
         piv, ok = lu_factor(tangent)
         lu = tangent
         if not ok:
-            return _fail(STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, m)
+            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
         dq = -lu_solve(lu, piv, res)
         if not all_finite(dq):
-            return _fail(STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, m)
+            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
         have_fac = True
         q = q + dq
         err_q = max_abs(dq)
     if not converged:
-        return _fail(STATUS_NEWTON, it, max(err_q, err_phi), q, qd, qdd, a0, lam_star, m)
+        return STATUS_NEWTON, it, max(err_q, err_phi), q, qd, qdd, a0, lam_star, lam_star, phi, phi
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
     mass = mass_matrix(P, q)
     alpha_p = ratio_p * m_ref
     plu, ppiv, ok = _projector(mass, jac, alpha_p)
     if not ok:
-        return _fail(STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, m)
+        return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
     ptol = 1e-4 * tol
     mb, jb = row_bounds(mass), row_bounds(jac)  # Φ_q depends on q alone: kept for both
     qd, _, _ = _constrained_solve(
@@ -456,23 +457,17 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
         PROJECTION_ITERATIONS,
     )  # fmt: skip
     if not all_finite(qd):
-        return _fail(STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, m)
+        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
     phi, jac, phit, gamma = constraints(P, q, qd)
     qdd, sigma, _ = _constrained_solve(
         plu, ppiv, mass, mb, jac, jb, band_mat_vec(mass, mb, qdd), gamma, alpha_p, ptol, qdd,
         PROJECTION_ITERATIONS,
     )  # fmt: skip
     if not all_finite(qdd):
-        return _fail(STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, m)
+        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
     phiv = band_mat_vec(jac, jb, qd) + phit
     return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam_star + sigma, phi, phiv
-
-
-@njit(**_OPTS)
-def _fail(status, it, err, q, qd, qdd, a, lam_star, m):
-    """``al_step``'s result tuple for a failed step."""
-    return status, it, err, q, qd, qdd, a, lam_star, lam_star.copy(), np.zeros(m), np.zeros(m)
 
 
 @njit(**_OPTS)
