@@ -32,20 +32,28 @@ def compiled_stepper(system, settings, formulation):
     if os.environ.get("BIELA_COMPILED", "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     name = type(formulation).__name__
-    if name != "CentralDifferences":
+    if name not in ("CentralDifferences", "AugmentedLagrangian"):
         return None
     from solver.compiled.packing import Packed, pack
 
     packed = pack(system)
     if not isinstance(packed, Packed):
         return None
+    if name == "AugmentedLagrangian":
+        return CompiledAugmentedLagrangian(system, settings, formulation, packed)
     return CompiledCentralDifferences(system, settings, formulation, packed)
+
+
+def _own(x) -> np.ndarray:
+    """A writable C-contiguous float64 copy (one compiled signature for every call)."""
+    return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
 class _Buffers:
     """One row per step of a chunk: the arrays the compiled loops write."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, m: int = 0) -> None:
+        self.lam = np.zeros((CHUNK, m))
         self.t = np.zeros(CHUNK)
         self.q = np.zeros((CHUNK, n))
         self.qd = np.zeros((CHUNK, n))
@@ -101,13 +109,17 @@ class CompiledCentralDifferences:
         h = self.settings.dt
         n, m = P.n, P.m
         extra = state.extra
-        t, qm, q = state.t, state.q.copy(), extra["q_next"].copy()
+        t, qm, q = float(state.t), _own(state.q), _own(extra["q_next"])
         qp = extra.get("q_prev")
         have_qp = qp is not None
-        qp = np.zeros(n) if qp is None else qp.copy()
+        qp = np.zeros(n) if qp is None else _own(qp)
         svd = extra.get("svd_next")
         have_svd = svd is not None
-        su, ss, svt = svd if have_svd else (np.zeros((m, m)), np.zeros(min(m, n)), np.eye(n))
+        su, ss, svt = (
+            tuple(_own(x) for x in svd)
+            if have_svd
+            else (np.zeros((m, m)), np.zeros(min(m, n)), np.eye(n))
+        )
         buf = _Buffers(n)
         k = 0
         last = state
@@ -162,3 +174,75 @@ class CompiledCentralDifferences:
         yield from numpy_frames(
             self.system, self.settings, self.formulation, state, k, steps, first=False
         )
+
+
+class CompiledAugmentedLagrangian:
+    """``AugmentedLagrangian.step`` compiled (see ``solver.compiled.augmented_lagrangian``)."""
+
+    def __init__(self, system, settings, formulation, packed) -> None:
+        self.system = system
+        self.settings = settings
+        self.formulation = formulation
+        self.packed = packed
+
+    def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
+        from solver.compiled import augmented_lagrangian as cal
+
+        f, P = self.formulation, self.packed
+        h = self.settings.dt
+        n, m = P.n, P.m
+        sch, pen = cal.parameters(f.params)
+        t = float(state.t)
+        q, qd = _own(state.q), _own(state.qd)
+        qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
+        a = _own(state.extra.get("a", qdd))
+        lam = _own(state.lam) if state.lam is not None else np.zeros(m)
+        lam_star = state.extra.get("lam_star", state.lam)
+        lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
+        buf = _Buffers(n, m)
+        k = 0
+        while k < steps:
+            todo = min(CHUNK, steps - k)
+            status, done, t_fail, _, _ = cal.al_steps(
+                P,
+                sch,
+                pen,
+                float(f.m_ref),
+                float(f.tolerance),
+                int(f.max_iterations),
+                h,
+                t,
+                q,
+                qd,
+                qdd,
+                a,
+                lam_star,
+                lam,
+                todo,
+                buf.t,
+                buf.q,
+                buf.qd,
+                buf.qdd,
+                buf.lam,
+                buf.its,
+                buf.phi,
+                buf.phiv,
+                buf.kinetic,
+                buf.potential,
+            )
+            for i in range(done):
+                k += 1
+                yield buf.frame(i), k
+            if done:
+                t = float(buf.t[done - 1])
+            if status != cal.STATUS_OK:  # the NumPy step from the same state
+                last = DynamicState(
+                    t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0,
+                    {"a": a.copy(), "lam_star": lam_star.copy()},
+                )  # fmt: skip
+                from solver.analysis.dynamic import numpy_frames
+
+                yield from numpy_frames(
+                    self.system, self.settings, self.formulation, last, k, steps, first=False
+                )
+                return

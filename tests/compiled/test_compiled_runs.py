@@ -15,7 +15,7 @@ from solver.model import load_model
 from tests.compiled.models import EXAMPLES, compiled_models
 
 MODELS = compiled_models()
-FORMULATIONS = ["central_differences"]
+FORMULATIONS = ["central_differences", "augmented_lagrangian"]
 
 
 def _run(model, monkeypatch, compiled: bool, **kw):
