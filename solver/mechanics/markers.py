@@ -27,6 +27,10 @@ K = 7  # the fewest columns a marker table has (a rigid body's 7 coordinates)
 
 GROUND, RIGID, POINT_MASS, LINEAR = 0, 1, 2, 3
 
+#: from this many rigid markers on, they are evaluated by a compiled loop (fewer: NumPy,
+#: whose per-call cost is small there and which needs no compilation)
+COMPILED_MIN_RIGID = 64
+
 
 class MarkerState:
     """Markers evaluated at ``(q, q̇)``: arrays over all N markers.
@@ -214,6 +218,8 @@ class Markers:
     def _evaluate(self, q: np.ndarray, qd: np.ndarray) -> MarkerState:
         jac = self._jac0.copy()
         r = self.rigid
+        if len(r) >= COMPILED_MIN_RIGID:  # many rigid markers: one compiled loop for them
+            return self._evaluate_compiled(q, qd, jac)
         if self._all_rigid:  # the values are the rigid block itself (no scatter)
             qr, qdr = q[self._rig_cols], qd[self._rig_cols]
             p, pd = qr[:, 3:7], qdr[:, 3:7]
@@ -251,6 +257,32 @@ class Markers:
             udot[r] = np.matmul(sj, pd[:, :, None])[:, :, 0] + pt * qdr[:, :3]
             jdq[r] = np.matmul(sjd, pd[:, :, None])[:, :, 0]
         return MarkerState(u, udot, jac, jdq, None, (self._jdot_shape, r if len(r) else None, sjd))
+
+    def _evaluate_compiled(self, q: np.ndarray, qd: np.ndarray, jac: np.ndarray) -> MarkerState:
+        """``_evaluate`` with the rigid markers in :func:`marker_kernels.rigid_markers`."""
+        from solver.mechanics.marker_kernels import rigid_markers
+
+        r = self.rigid
+        u = self._u0.copy()
+        udot = np.zeros(u.shape)
+        jdq = np.zeros(u.shape)
+        if len(self.mass_pts):
+            u[self.mass_pts] = q[self._pm_cols]
+            udot[self.mass_pts] = qd[self._pm_cols]
+        lin = self.linear
+        if len(lin):
+            qc, qdc = q[self._lin_cols], qd[self._lin_cols]
+            u[lin] = np.matmul(self._lin_coef, qc[:, :, None])[:, :, 0] + self._lin_local
+            udot[lin] = np.matmul(self._lin_coef, qdc[:, :, None])[:, :, 0]
+        if "_rig_point_f" not in self.__dict__:
+            self._rig_point_f = self._rig_point[:, 0].astype(float)
+        sjd = np.empty((len(r), 3, 4))
+        q = np.ascontiguousarray(q, dtype=float)
+        qd = np.ascontiguousarray(qd, dtype=float)
+        rigid_markers(
+            q, qd, r, self._rig_cols, self._rig_w, self._rig_point_f, u, udot, jac, jdq, sjd
+        )
+        return MarkerState(u, udot, jac, jdq, None, (self._jdot_shape, r, sjd))
 
     def force_jacobian(self, idx, f: np.ndarray) -> np.ndarray:
         """``∂(J_iᵀ f_i)/∂q`` with the force ``f_i`` held fixed, for markers ``idx``.

@@ -523,15 +523,16 @@ class MultibodySystem:
         c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
         self._mpat = (r, c, r * self.n + c, self.point_masses.mass_blocks().ravel())
 
-    def mass(self, q: np.ndarray):
-        """Mass matrix ``M(q)``."""
+    def mass(self, q: np.ndarray, copy: bool = True):
+        """Mass matrix ``M(q)`` (``copy=False``: the kept matrix itself, for callers that
+        only read it)."""
         if not hasattr(self, "_mpat"):
             self._mass_pattern()
         r, c, flat, pm_vals = self._mpat
         key = q.tobytes()
         last = self.__dict__.get("_last_mass")
-        if last is not None and last[0] == key:
-            return last[1].copy()  # the same q again (a step's end, the time loop)
+        if last is not None and last[0] == key:  # the same q again (a step's end, the loop)
+            return last[1].copy() if copy else last[1]
         vals = pm_vals
         if len(self.rigid):
             vals = np.concatenate([self.rigid.mass_blocks(q).ravel(), pm_vals])
@@ -543,14 +544,14 @@ class MultibodySystem:
                 out = out + kind.mass(q)
             out = out.tocsr()
             self._last_mass = (key, out)
-            return out.copy()
+            return out.copy() if copy else out
         out = np.zeros(self.n * self.n)
         out[flat] = vals  # blocks never overlap
         out = out.reshape(self.n, self.n)
         for kind in self.kinds:
             out += kind.mass(q).toarray()
         self._last_mass = (key, out)
-        return out.copy()
+        return out.copy() if copy else out
 
     def gravity_forces(self) -> np.ndarray:
         """The weights ``m g`` as generalised forces (constant: built once, copied)."""
@@ -608,8 +609,9 @@ class MultibodySystem:
                 kq = kq + jq
             if jqd is not None:
                 kqd = kqd + jqd
-        if self.sparse:
-            return sp.csr_matrix(kq), sp.csr_matrix(kqd)
+        if self.sparse:  # CSR already when built here (no second constructor)
+            csr = lambda a: a if sp.isspmatrix_csr(a) else sp.csr_matrix(a)  # noqa: E731
+            return csr(kq), csr(kqd)
         return np.asarray(kq.toarray() if sp.issparse(kq) else kq), np.asarray(
             kqd.toarray() if sp.issparse(kqd) else kqd
         )

@@ -106,7 +106,7 @@ class AugmentedLagrangian(Formulation):
 
     # ---- projections -------------------------------------------------------------------
     def _projector(self, q: np.ndarray, phi_q):
-        mass = self.system.mass(q)
+        mass = self.system.mass(q, copy=False)  # read only
         alpha_p = PROJECTION_PENALTY_RATIO * self.m_ref
         try:
             flat = (
@@ -239,7 +239,7 @@ class AugmentedLagrangian(Formulation):
             if fac is not None:  # multiplier update with Φ at the new positions
                 lam_star = lam_star + alpha * c.phi
                 mu_star = mu_star + alpha_v * v_nh
-            mass = s.mass(q)
+            mass = s.mass(q, copy=False)  # read only
             base = mass @ qdd - s.forces(q, qd, t1, ms)
             if nh:
                 base = base + bmat.T @ (mu_star + alpha_v * v_nh)
