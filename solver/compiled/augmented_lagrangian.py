@@ -66,27 +66,32 @@ _HINT = "a smaller dt, or another formulation (null_space, central_differences)"
 # ---- dense LU with reusable factors ------------------------------------------------------
 @njit(**_OPTS)
 def lu_factor(a):
-    """LU of the square ``a`` with partial pivoting, in place: ``(piv, ok)``; ``a`` then
-    holds the unit lower factor below the diagonal and the upper factor on and above it.
-    ``piv`` is ``(3, n)``: ``piv[0, k]`` the row swapped with row k at step k, ``piv[1, i]``
-    the first non-zero column of row i of the lower factor and ``piv[2, i]`` the last of
-    the upper one (the triangular solves skip the zeros outside). ``ok`` is false for a
-    singular matrix (an exactly zero pivot column).
+    """LU of the square ``a`` with partial pivoting, in place: ``(piv, ok)``.
 
-    With ``kl`` the lower bandwidth of ``a`` (``a[i, j] = 0`` for ``i − j > kl``), the rows
-    below ``k + kl`` are zero in column k at step k, pivoting or not (row swaps stay in the
-    band), so only rows ``k … k + kl`` are searched and eliminated (LAPACK's ``gbtrf``)."""
+    Banded storage order of LAPACK's ``gbtrf`` within the dense array: with ``kl`` and
+    ``ku`` the lower and upper bandwidths of ``a``, the pivot of step k is searched in rows
+    ``k … k + kl`` only (rows below are zero in column k, row swaps staying in the band) and
+    the upper factor has bandwidth ``ku + kl``; dense matrices simply have ``kl = ku = n − 1``.
+    Rows are swapped from column k on, so column k below the diagonal keeps step k's
+    multipliers (the solve applies swaps and eliminations in turn). ``piv[k]`` (k < n) is
+    the row swapped with row k at step k, ``piv[n] = kl``, ``piv[n + 1] = min(ku + kl,
+    n − 1)``. ``ok`` is false for a singular matrix (an exactly zero pivot column: LAPACK's
+    ``info > 0``)."""
     n = a.shape[0]
-    piv = np.empty((3, n), np.int64)
+    piv = np.empty(n + 2, np.int64)
+    bounds = row_bounds(a)
     kl = 0
+    ku = 0
     for i in range(n):
-        first = 0
-        while first < i - kl and a[i, first] == 0.0:
-            first += 1
-        if i - first > kl:
-            kl = i - first
+        if bounds[1, i] >= bounds[0, i]:
+            kl = max(kl, i - bounds[0, i])
+            ku = max(ku, bounds[1, i] - i)
+    kul = min(n - 1, ku + kl)
+    piv[n] = kl
+    piv[n + 1] = kul
     for k in range(n):
         end = min(n, k + kl + 1)
+        jend = min(n, k + kul + 1)
         p = k
         big = abs(a[k, k])
         for i in range(k + 1, end):
@@ -94,31 +99,22 @@ def lu_factor(a):
             if v > big:
                 big = v
                 p = i
-        piv[0, k] = p
+        piv[k] = p
         if not big > 0.0:  # zero (or NaN) pivot column: singular
             return piv, False
         if p != k:
-            for j in range(n):
+            for j in range(k, jend):
                 tmp = a[k, j]
                 a[k, j] = a[p, j]
                 a[p, j] = tmp
-        last = n - 1  # the pivot row's last non-zero entry (banded matrices)
-        while last > k and a[k, last] == 0.0:
-            last -= 1
-        piv[2, k] = last
         inv = 1.0 / a[k, k]
         for i in range(k + 1, end):
             lik = a[i, k]
             if lik != 0.0:
                 lik *= inv
                 a[i, k] = lik
-                for j in range(k + 1, last + 1):
+                for j in range(k + 1, jend):
                     a[i, j] -= lik * a[k, j]
-    for i in range(n):  # rows swapped with their multipliers may start left of i − kl
-        first = 0
-        while first < i and a[i, first] == 0.0:
-            first += 1
-        piv[1, i] = first
     return piv, True
 
 
@@ -126,21 +122,22 @@ def lu_factor(a):
 def lu_solve(lu, piv, b):
     """``x`` with ``A x = b`` from :func:`lu_factor`'s ``(lu, piv)`` (``b`` is not changed)."""
     n = lu.shape[0]
+    kl = piv[n]
+    kul = piv[n + 1]
     x = b.copy()
     for k in range(n):
-        p = piv[0, k]
+        p = piv[k]
         if p != k:
             tmp = x[k]
             x[k] = x[p]
             x[p] = tmp
-    for i in range(n):
-        s = x[i]
-        for j in range(piv[1, i], i):
-            s -= lu[i, j] * x[j]
-        x[i] = s
+        xk = x[k]
+        if xk != 0.0:
+            for i in range(k + 1, min(n, k + kl + 1)):
+                x[i] -= lu[i, k] * xk
     for i in range(n - 1, -1, -1):
         s = x[i]
-        for j in range(i + 1, piv[2, i] + 1):
+        for j in range(i + 1, min(n, i + kul + 1)):
             s -= lu[i, j] * x[j]
         x[i] = s / lu[i, i]
     return x
@@ -207,12 +204,12 @@ def row_bounds(a):
     m, n = a.shape
     out = np.empty((2, m), np.int64)
     for i in range(m):
-        lo = 0
-        while lo < n and a[i, lo] == 0.0:
-            lo += 1
-        hi = n - 1
-        while hi >= lo and a[i, hi] == 0.0:
-            hi -= 1
+        lo = n
+        hi = -1
+        for j in range(n):  # branch-free min/max reductions (vectorised)
+            nz = a[i, j] != 0.0
+            lo = min(lo, j if nz else n)
+            hi = max(hi, j if nz else -1)
         out[0, i] = lo
         out[1, i] = hi
     return out
@@ -377,6 +374,22 @@ def al_start(P, pen, m_ref, tol, q, qd):
 
 
 @njit(**_OPTS)
+def _tangent(out, mass, kq, kqd, hess, jac, alpha, gp, bp):
+    """``M − (γ'/β') ∂Q/∂q̇ + (∂(Ma)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q + α Φ_qᵀΦ_q) / β'`` in place of
+    ``out`` (which holds ``∂(Ma)/∂q``), in the NumPy path's order of additions."""
+    n = out.shape[0]
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = (out[i, j] - kq[i, j]) + hess[i, j]
+    add_gram(out, jac, alpha)
+    c1 = -gp / bp
+    c2 = 1.0 / bp
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = (mass[i, j] + c1 * kqd[i, j]) + c2 * out[i, j]
+
+
+@njit(**_OPTS)
 def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0):
     """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step``.
 
@@ -392,7 +405,7 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
     alpha = 0.0
     have_fac = False
     lu = np.zeros((n, n))
-    piv = np.zeros((3, n), np.int64)
+    piv = np.zeros(n + 2, np.int64)
     err_q = np.inf
     err_phi = np.inf
     converged = False
@@ -429,9 +442,8 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
         lam = lam_star + alpha * phi
         res = (base + mat_t_vec(jac, lam)) / bp
         kq, kqd = force_jacobians(P, q, qd)
-        stiff = mass_times_jacobian(P, q, qdd) - kq + constraint_hessian(P, q, lam)
-        add_gram(stiff, jac, alpha)
-        tangent = mass + (-gp / bp) * kqd + (1.0 / bp) * stiff
+        tangent = mass_times_jacobian(P, q, qdd)
+        _tangent(tangent, mass, kq, kqd, constraint_hessian(P, q, lam), jac, alpha, gp, bp)
         piv, ok = lu_factor(tangent)
         lu = tangent
         if not ok:
