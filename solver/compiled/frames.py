@@ -4,7 +4,8 @@
 ``central_differences`` (standard DIMCD with Euler parameters) and
 ``augmented_lagrangian`` on models :func:`solver.compiled.packing.pack` accepts, or
 ``None`` (the NumPy formulation then runs as before). The environment variable
-``BIELA_COMPILED=0`` turns the compiled path off (benchmarks compare both).
+``BIELA_COMPILED`` chooses (``solver.compiled.warm``): ``0`` off, ``1`` on, unset: on once
+the compiled code is cached (a cold cache is warmed in the background meanwhile).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -15,7 +16,6 @@ failure with its own message, or, if it succeeds, the run goes on with it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import numpy as np
@@ -29,7 +29,10 @@ CHUNK = 64
 
 def compiled_stepper(system, settings, formulation):
     """A compiled stepper for this run, or ``None``."""
-    if os.environ.get("BIELA_COMPILED", "1").strip().lower() in ("0", "false", "no", "off"):
+    from solver.compiled.warm import is_warm, mode, warm_in_background
+
+    how = mode()
+    if how == "off":
         return None
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian"):
@@ -38,6 +41,9 @@ def compiled_stepper(system, settings, formulation):
 
     packed = pack(system)
     if not isinstance(packed, Packed):
+        return None
+    if how == "auto" and not is_warm():  # no compiling in a user's run: this one is NumPy's
+        warm_in_background()
         return None
     if name == "AugmentedLagrangian":
         return CompiledAugmentedLagrangian(system, settings, formulation, packed)

@@ -1,0 +1,157 @@
+"""Compile the kernels once and keep them: ``python -m solver.compiled.warm``.
+
+Numba compiles a function the first time it is called (tens of seconds for the steppers)
+and caches the machine code on disk (``cache=True``, next to the sources in
+``__pycache__``, or in Numba's user cache directory when that is not writable); later
+processes load it in well under a second. :func:`warm` runs every compiled stepper on a
+small model covering every primitive and body type (the argument types, and so the
+compiled signatures, are the same for every model) and then writes a marker file named
+after a fingerprint of the compiled sources and the Numba and Python versions.
+
+``BIELA_COMPILED`` (environment) chooses the path of a run: ``0`` never compiled; ``1``
+always (compiling in the run if needed); unset or ``auto``: compiled when the marker says
+the cache is warm, else the NumPy path, while a background process warms the cache
+(:func:`warm_in_background`) for the next runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: the modules whose functions are compiled
+SOURCES = ("packing.py", "evaluate.py", "central_differences.py", "augmented_lagrangian.py")
+#: a warm-up started less than this long ago (s) is still running, not stale
+LOCK_AGE = 600.0
+
+
+def fingerprint() -> str:
+    from importlib.metadata import version
+
+    h = hashlib.sha1()
+    h.update(f"{version('numba')} {version('numpy')} {sys.version} {sys.platform}".encode())
+    for name in SOURCES:
+        h.update((HERE / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """Where Numba caches the compiled modules' code (and so where the marker lives)."""
+    try:
+        from solver.compiled import evaluate
+
+        return Path(evaluate.mass_matrix._cache._cache_path)
+    except Exception:  # Numba's internals moved: a directory of our own
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(base) / "biela"
+
+
+def marker() -> Path:
+    return cache_dir() / f"biela-warm-{fingerprint()}.ok"
+
+
+def is_warm() -> bool:
+    try:
+        return marker().exists()
+    except OSError:
+        return False
+
+
+def mode() -> str:
+    """``"off"``, ``"on"`` or ``"auto"`` from ``BIELA_COMPILED``."""
+    value = os.environ.get("BIELA_COMPILED", "auto").strip().lower()
+    if value in ("0", "false", "no", "off"):
+        return "off"
+    if value in ("1", "true", "yes", "on"):
+        return "on"
+    return "auto"
+
+
+def warm_model_data() -> dict:
+    """A small model with rigid bodies (one with a general inertia), a point mass, ground,
+    and joints of every compiled primitive (Coincident, Dot, PointPlane, Distance)."""
+    return {
+        "biela": 1,
+        "name": "warm-up",
+        "gravity": [0, -9.81, 0],
+        "bodies": [
+            {"name": "a", "mass": 1.0, "inertia": [[0.1, 0.01, 0], [0.01, 0.2, 0], [0, 0, 0.3]],
+             "position": [0.5, 0, 0], "angular_velocity": [0, 0, 1]},
+            {"name": "b", "mass": 1.0, "inertia": [0.1, 0.1, 0.1], "position": [1.0, 0.5, 0]},
+            {"name": "p", "type": "point_mass", "mass": 0.5, "position": [1.5, 0, 0]},
+        ],
+        "joints": [
+            {"name": "R", "type": "revolute", "body1": "ground", "body2": "a",
+             "point": [0, 0, 0], "axis": [0, 0, 1]},
+            {"name": "C", "type": "cylindrical", "body1": "a", "body2": "b",
+             "point": [1.0, 0, 0], "axis": [0, 1, 0]},
+            {"name": "D", "type": "distance", "body1": "b", "body2": "p",
+             "point1": [1.0, 0.5, 0], "point2": [1.5, 0, 0]},
+        ],
+    }  # fmt: skip
+
+
+def warm() -> float:
+    """Compile (or load) every stepper, then write the marker; returns the seconds taken."""
+    from solver.analysis import simulate
+    from solver.model import model_from_data
+
+    start = time.perf_counter()
+    model = model_from_data(warm_model_data())
+    previous = os.environ.get("BIELA_COMPILED")
+    os.environ["BIELA_COMPILED"] = "1"
+    try:
+        for formulation in ("central_differences", "augmented_lagrangian"):
+            result = simulate.simulate(
+                model, analysis="dynamic", formulation=formulation, dt=1e-3, t_end=0.003
+            )
+            if result.status != "ok":
+                raise RuntimeError(f"warm-up run with {formulation}: {result.message}")
+    finally:
+        if previous is None:
+            os.environ.pop("BIELA_COMPILED", None)
+        else:
+            os.environ["BIELA_COMPILED"] = previous
+    path = marker()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"warmed in {time.perf_counter() - start:.1f} s\n")
+    return time.perf_counter() - start
+
+
+def warm_in_background() -> bool:
+    """Start ``python -m solver.compiled.warm`` detached, unless one started recently.
+    Returns whether one was started."""
+    try:
+        lock = cache_dir() / f"biela-warming-{fingerprint()}.lock"
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        if lock.exists() and time.time() - lock.stat().st_mtime < LOCK_AGE:
+            return False
+        lock.write_text(str(os.getpid()))
+        subprocess.Popen(
+            [sys.executable, "-m", "solver.compiled.warm", "--quiet"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, "BIELA_COMPILED": "1"},
+        )
+        return True
+    except OSError:
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    seconds = warm()
+    if "--quiet" not in argv:
+        print(f"compiled steppers ready in {seconds:.1f} s (cache: {cache_dir()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""The compiled path's switch (``BIELA_COMPILED``) and its warm-up marker."""
+
+from __future__ import annotations
+
+from solver.analysis import simulate
+from solver.analysis.formulations import formulation_class
+from solver.compiled import warm
+from solver.compiled.frames import compiled_stepper
+from solver.mechanics.system import MultibodySystem
+from tests.compiled.models import compiled_models
+
+PENDULUM = compiled_models()["pendulum"]
+
+
+def _stepper():
+    settings = simulate.settings_with(
+        PENDULUM, analysis="dynamic", formulation="augmented_lagrangian"
+    )
+    system = MultibodySystem(PENDULUM)
+    return compiled_stepper(
+        system, settings, formulation_class(settings.formulation)(system, settings)
+    )
+
+
+def test_modes(monkeypatch):
+    for value, expected in (
+        ("0", "off"),
+        ("off", "off"),
+        ("1", "on"),
+        ("auto", "auto"),
+        ("", "auto"),
+    ):
+        monkeypatch.setenv("BIELA_COMPILED", value)
+        assert warm.mode() == expected
+    monkeypatch.delenv("BIELA_COMPILED")
+    assert warm.mode() == "auto"
+
+
+def test_auto_runs_numpy_and_warms_in_the_background_while_the_cache_is_cold(monkeypatch):
+    started = []
+    monkeypatch.setenv("BIELA_COMPILED", "auto")
+    monkeypatch.setattr(warm, "is_warm", lambda: False)
+    monkeypatch.setattr(warm, "warm_in_background", lambda: started.append(1) or True)
+    assert _stepper() is None and started == [1]
+    monkeypatch.setattr(warm, "is_warm", lambda: True)
+    assert _stepper() is not None and started == [1]
+    monkeypatch.setenv("BIELA_COMPILED", "1")
+    monkeypatch.setattr(warm, "is_warm", lambda: False)
+    assert _stepper() is not None and started == [1]  # on: compiles in the run if need be
+
+
+def test_warm_writes_the_marker_of_these_sources(tmp_path, monkeypatch):
+    monkeypatch.setattr(warm, "cache_dir", lambda: tmp_path)
+    assert not warm.is_warm()
+    warm.warm()
+    assert warm.is_warm() and warm.marker().parent == tmp_path
+    assert warm.fingerprint() in warm.marker().name
