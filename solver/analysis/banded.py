@@ -48,6 +48,10 @@ def _csr(a) -> sp.csr_matrix:
     return a if sp.issparse(a) and a.format == "csr" else sp.csr_matrix(a)
 
 
+def _address(x: np.ndarray) -> tuple[int, int]:
+    return x.__array_interface__["data"][0], x.shape[0]
+
+
 class BandLayout:
     """A renumbering of ``n`` coordinates and the half-bandwidth ``b`` it gives a pattern."""
 
@@ -101,12 +105,18 @@ class _Pattern:
     def __init__(self, a: sp.csr_matrix) -> None:
         self.indptr = a.indptr.copy()
         self.indices = a.indices.copy()
+        # the arrays' memory (kept alive here, so no other array can take it): to recognise
+        # the very same index arrays at no cost
+        self._keep = (a.indices, a.indptr)
+        self._src = (_address(a.indices), _address(a.indptr))
         self.rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
         self.slots = None  # for the current layout
         self._blocks = None
         self.gram_slots = None  # per block class, the slots of its (G, K, K) products
 
     def same(self, a: sp.csr_matrix) -> bool:
+        if _address(a.indices) == self._src[0] and _address(a.indptr) == self._src[1]:
+            return True  # the very arrays (a FixedPattern's matrices share them)
         return np.array_equal(self.indices, a.indices) and np.array_equal(self.indptr, a.indptr)
 
     def blocks(self) -> list[np.ndarray]:
@@ -156,7 +166,7 @@ class BandAssembler:
 
     # ---- patterns and layout --------------------------------------------------------
     def _pattern(self, a: sp.csr_matrix) -> _Pattern:
-        for p in self._patterns:
+        for p in self._patterns:  # the pattern of the last call first: usually the same
             if len(p.indices) == len(a.indices) and p.same(a):
                 return p
         p = _Pattern(a)

@@ -60,7 +60,8 @@ class FixedPattern:
 
     The map from entries to CSR slots is computed once; each ``csr(values)`` then costs
     one ``bincount`` (a gather when no two entries share a position) and a constructor that
-    finds indices already sorted (no COO sort).
+    finds indices already sorted (no COO sort). The matrices share this pattern's index
+    arrays (consumers can recognise the pattern by identity): never modify them in place.
     """
 
     def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> None:
@@ -80,7 +81,7 @@ class FixedPattern:
             data = np.asarray(values, float)[self._order]
         else:
             data = np.bincount(self.slot, weights=values, minlength=len(self.indices))
-        return sp.csr_matrix((data, self.indices.copy(), self.indptr.copy()), shape=self.shape)
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape, copy=False)
 
 
 @dataclass
