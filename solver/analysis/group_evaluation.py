@@ -500,9 +500,20 @@ class _AnglePart:
         self.x, self.y = x, y
         self.entry_rows = np.concatenate([loc[x.rows], loc[y.rows]])
         self.entry_cols = np.concatenate([x.cols, y.cols])
+        self._forms = tuple((f.kappa, f.g, f.rows, f.cols, *f._h) for f in (x, y))
 
     def evaluate(self, q, qd, t, phi, phit, gamma) -> np.ndarray:
         """Writes Φ, Φ_t (and γ) of its rows; returns its Jacobian values."""
+        if USE_COMPILED and group_kernels.AVAILABLE:
+            q = _floats(q)
+            c, cd, cdd = (_floats(v) for v in self.prim.target(t))
+            phi_a, phit_a, gamma_a, values = group_kernels.angle(
+                q, q if qd is None else _floats(qd), qd is not None, c, cd, cdd, *self._forms
+            )
+            phi[self.loc], phit[self.loc] = phi_a, phit_a
+            if gamma is not None:
+                gamma[self.loc] = gamma_a
+            return values
         xs, jx, gx = self.x.evaluate(q, qd)
         ys, jy, gy = self.y.evaluate(q, qd)
         r2 = xs * xs + ys * ys

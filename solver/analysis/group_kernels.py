@@ -65,6 +65,47 @@ def _quadratic_gamma(qd, n_rows, rows, cols, h_entry, h_col, h_val):
     return np.zeros(n_rows) - acc
 
 
+def _angle(q, qd, want_gamma, c, cd, cdd, x, y):
+    """Angle rows ``Φ = wrap(atan2(y, x) − c)`` from the quadratic forms ``x`` and ``y``
+    (each a tuple ``(κ, g, rows, cols, h_entry, h_col, h_val)``), with the targets
+    ``c, ċ, c̈``: ``(Φ, Φ_t, γ (zeros without want_gamma), Jacobian values over x's
+    entries then y's)`` — ``group_evaluation._AnglePart``'s formulas."""
+    xs, jx = quadratic(q, *x)
+    ys, jy = quadratic(q, *y)
+    m = len(xs)
+    phi, phit, gamma = np.empty(m), np.empty(m), np.zeros(m)
+    tx, ty = np.empty(m), np.empty(m)
+    for r in range(m):
+        r2 = xs[r] * xs[r] + ys[r] * ys[r]
+        tx[r], ty[r] = -ys[r] / r2, xs[r] / r2
+        a = np.arctan2(ys[r], xs[r]) - c[r]
+        phi[r] = (a + np.pi) % (2.0 * np.pi) - np.pi
+        phit[r] = -cd[r]
+    if want_gamma:
+        gx = quadratic_gamma(qd, m, x[2], x[3], x[4], x[5], x[6])
+        gy = quadratic_gamma(qd, m, y[2], y[3], y[4], y[5], y[6])
+        xd, yd = np.zeros(m), np.zeros(m)
+        for e in range(len(jx)):
+            xd[x[2][e]] += jx[e] * qd[x[3][e]]
+        for e in range(len(jy)):
+            yd[y[2][e]] += jy[e] * qd[y[3][e]]
+        for r in range(m):
+            r4 = (xs[r] * xs[r] + ys[r] * ys[r]) ** 2
+            txx = 2 * xs[r] * ys[r] / r4
+            tyy = -2 * xs[r] * ys[r] / r4
+            txy = (ys[r] * ys[r] - xs[r] * xs[r]) / r4
+            quad = -tx[r] * gx[r] - ty[r] * gy[r] + txx * xd[r] * xd[r]
+            quad = quad + 2.0 * txy * xd[r] * yd[r]
+            quad = quad + tyy * yd[r] * yd[r]
+            gamma[r] = -quad + cdd[r]
+    values = np.empty(len(jx) + len(jy))
+    for e in range(len(jx)):
+        values[e] = tx[x[2][e]] * jx[e]
+    for e in range(len(jy)):
+        values[len(jx) + e] = ty[y[2][e]] * jy[e]
+    return phi, phit, gamma, values
+
+
 def _factor(values, blk_entry, blk_flat, n_flat, p_off, p_size, p_row):
     """``(lu, piv, ok)``: the parts' blocks from ``values`` (``lu[blk_flat[i]] +=
     values[blk_entry[i]]``), each LU-factorised in place; ``piv[p_row[p] + k]`` is the
@@ -100,51 +141,45 @@ def _factor(values, blk_entry, blk_flat, n_flat, p_off, p_size, p_row):
     return lu, piv, ok
 
 
-def _solve(lu, piv, values, p_off, p_size, p_row, rows, cols, c_ptr, c_entry, c_pos, c_col, rhs):
-    """Block forward substitution over the parts (see the module docstring): ``rhs`` over
-    the level's local rows (n_rows × k), the result over its columns (n_cols × k)."""
-    k = rhs.shape[1]
-    out = np.zeros((len(cols), k))
-    y = np.empty((int(p_size.max()) if len(p_size) else 0, k))
-    for p in range(len(p_size)):
-        s, o, r0 = p_size[p], p_off[p], p_row[p]
-        for i in range(s):
-            for j in range(k):
-                y[i, j] = rhs[rows[r0 + i], j]
-        for e in range(c_ptr[p], c_ptr[p + 1]):
-            v, i, c = values[c_entry[e]], c_pos[e], c_col[e]
-            for j in range(k):
-                y[i, j] -= v * out[c, j]
-        for i in range(s):  # row swaps in factorisation order
-            t = piv[r0 + i]
-            if t != i:
-                for j in range(k):
-                    y[i, j], y[t, j] = y[t, j], y[i, j]
-        for i in range(1, s):  # unit lower factor
-            for m in range(i):
-                f = lu[o + i * s + m]
-                if f != 0.0:
-                    for j in range(k):
-                        y[i, j] -= f * y[m, j]
-        for i in range(s - 1, -1, -1):  # upper factor
-            for m in range(i + 1, s):
-                u = lu[o + i * s + m]
-                if u != 0.0:
-                    for j in range(k):
-                        y[i, j] -= u * y[m, j]
-            d = lu[o + i * s + i]
-            for j in range(k):
-                y[i, j] /= d
-        for i in range(s):
-            for j in range(k):
-                out[cols[r0 + i], j] = y[i, j]
-    return out
+def _solve(
+    lu, piv, values, p_off, p_size, p_row, rows, cols, c_ptr, c_entry, c_pos, c_col, rhs, out
+):
+    """Block forward substitution over the parts (see the module docstring), one
+    right-hand side after the other: ``rhs`` (k × level rows) by local row, the solution
+    written into ``out`` (k × anything) at columns ``cols`` (the coupling entries read
+    ``out`` at ``c_col``, so both index the same columns)."""
+    y = np.empty(int(p_size.max()) if len(p_size) else 0)
+    for j in range(rhs.shape[0]):
+        b, x = rhs[j], out[j]
+        for p in range(len(p_size)):
+            s, o, r0 = p_size[p], p_off[p], p_row[p]
+            for i in range(s):
+                y[i] = b[rows[r0 + i]]
+            for e in range(c_ptr[p], c_ptr[p + 1]):
+                y[c_pos[e]] -= values[c_entry[e]] * x[c_col[e]]
+            for i in range(s):  # row swaps in factorisation order
+                t = piv[r0 + i]
+                if t != i:
+                    y[i], y[t] = y[t], y[i]
+            for i in range(1, s):  # unit lower factor
+                acc = y[i]
+                for m in range(i):
+                    acc -= lu[o + i * s + m] * y[m]
+                y[i] = acc
+            for i in range(s - 1, -1, -1):  # upper factor
+                acc = y[i]
+                for m in range(i + 1, s):
+                    acc -= lu[o + i * s + m] * y[m]
+                y[i] = acc / lu[o + i * s + i]
+            for i in range(s):
+                x[cols[r0 + i]] = y[i]
 
 
 if AVAILABLE:
     quadratic = njit(**_OPTS)(_quadratic)
     quadratic_gamma = njit(**_OPTS)(_quadratic_gamma)
+    angle = njit(**_OPTS)(_angle)
     factor = njit(**_OPTS)(_factor)
     solve = njit(**_OPTS)(_solve)
 else:  # pragma: no cover - depends on the installation
-    quadratic = quadratic_gamma = factor = solve = None
+    quadratic = quadratic_gamma = angle = factor = solve = None

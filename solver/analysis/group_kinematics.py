@@ -55,31 +55,43 @@ class _DenseClass:
 
 @dataclass
 class _CompiledPlan:
-    """The arrays ``group_kernels.factor`` and ``group_kernels.solve`` take for one level."""
+    """The arrays ``group_kernels.factor`` and ``group_kernels.solve`` take for one level:
+    its parts in solution order (earlier internal levels first) and, by part, the
+    coupling entries to earlier parts of the same group."""
 
-    parts: tuple  # (offsets in the flat block array, sizes, row pointers, rows, cols)
-    couple: tuple  # (pointers by part, entries, positions in the part, local columns)
+    head: tuple  # (offsets in the flat block array, sizes, row pointers, local rows)
+    cols: np.ndarray  # the parts' columns, local (``LevelSolver.cols`` order) ...
+    gcols: np.ndarray  # ... and as system coordinates
+    couple: tuple  # (pointers by part, entries, positions of their rows in the part)
+    c_col: np.ndarray  # the coupling entries' columns, local ...
+    c_gcol: np.ndarray  # ... and as system coordinates
     blk_entry: np.ndarray  # entries of the diagonal blocks ...
     blk_flat: np.ndarray  # ... and their places in the flat block array
 
     @staticmethod
-    def build(parts, order, start, c_ent, ep, pos, ec, flat) -> _CompiledPlan:
+    def build(parts, order, start, c_ent, ep, pos, ec, flat, level_cols) -> _CompiledPlan:
         """``order``: the parts by internal level; ``c_ent``: the coupling entries; by
         entry: ``ep`` its part, ``pos`` its row's position in the part, ``ec`` its local
         column; ``flat``: its place in the flat block array (−1: not in a block)."""
+        order = np.asarray(order, np.int64)
         sizes = np.array([len(parts[pi][0]) for pi in order], np.int64)
         p_row = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         cat = [np.zeros(0, np.int64)]
         rows = np.concatenate(cat + [parts[pi][0] for pi in order]).astype(np.int64)
         cols = np.concatenate(cat + [parts[pi][1] for pi in order]).astype(np.int64)
         rank = np.empty(len(parts), np.int64)
-        rank[np.asarray(order, np.int64)] = np.arange(len(order))
-        c_ent = c_ent[np.argsort(rank[ep[c_ent]], kind="stable")]
+        rank[order] = np.arange(len(order))
+        c_ent = c_ent[np.argsort(rank[ep[c_ent]], kind="stable")].astype(np.int64)
         c_ptr = np.searchsorted(rank[ep[c_ent]], np.arange(len(order) + 1)).astype(np.int64)
+        c_col = ec[c_ent].astype(np.int64)
         in_block = np.flatnonzero(flat >= 0)
         return _CompiledPlan(
-            (start[np.asarray(order, np.int64)].astype(np.int64), sizes, p_row, rows, cols),
-            (c_ptr, c_ent.astype(np.int64), pos[c_ent], ec[c_ent].astype(np.int64)),
+            (start[order].astype(np.int64), sizes, p_row, rows),
+            cols,
+            level_cols[cols],
+            (c_ptr, c_ent, pos[c_ent].astype(np.int64)),
+            c_col,
+            level_cols[c_col],
             in_block.astype(np.int64),
             flat[in_block].astype(np.int64),
         )
@@ -128,19 +140,36 @@ class LevelFactor:
             ]
         return self._blocks
 
-    def _compiled(self, rhs: np.ndarray) -> np.ndarray:
-        lv = self.level
-        plan = lv.plan
+    def _factors(self) -> tuple:
+        """``(lu, piv)`` of the compiled path, factorised on the first solve."""
         if self._lu is None:
+            lv = self.level
+            plan = lv.plan
             lu, piv, ok = group_kernels.factor(
-                self.values, plan.blk_entry, plan.blk_flat, lv.n_flat, *plan.parts[:3]
+                self.values, plan.blk_entry, plan.blk_flat, lv.n_flat, *plan.head[:3]
             )
             if not ok:
                 raise np.linalg.LinAlgError("singular group")
             self._lu = (lu, piv)
-        b = np.ascontiguousarray(rhs if rhs.ndim == 2 else rhs[:, None], dtype=float)
-        x = group_kernels.solve(*self._lu, self.values, *plan.parts, *plan.couple, b)
-        return x if rhs.ndim == 2 else x[:, 0]
+        return self._lu
+
+    def _compiled(self, rhs: np.ndarray, out: np.ndarray, system_cols: bool) -> None:
+        """The compiled solve of ``rhs`` (k × local rows) into ``out`` (k × level columns,
+        or k × system coordinates with ``system_cols``)."""
+        plan = self.level.plan
+        cols, c_col = (plan.gcols, plan.c_gcol) if system_cols else (plan.cols, plan.c_col)
+        b = np.ascontiguousarray(rhs, dtype=float)
+        lu, piv = self._factors()
+        group_kernels.solve(lu, piv, self.values, *plan.head, cols, *plan.couple, c_col, b, out)
+
+    def solve_into(self, rhs: np.ndarray, x: np.ndarray) -> None:
+        """``Φ_φ x_L = rhs`` for ``rhs`` of shape (k, local rows), written into the rows
+        of ``x`` (k, n: k system vectors) at the level's columns."""
+        lv = self.level
+        if lv.plan is not None:
+            self._compiled(rhs, x, True)
+        else:
+            x[:, lv.cols] = self.solve(rhs.T).T
 
     def _dense(self, ci: int, b: np.ndarray) -> np.ndarray:
         a = self.blocks[ci]
@@ -169,7 +198,9 @@ class LevelFactor:
         columns (``level.cols`` order); ``rhs`` may have a second dimension."""
         lv = self.level
         if lv.plan is not None:
-            return self._compiled(rhs)
+            out = np.zeros((1 if rhs.ndim == 1 else rhs.shape[1], len(lv.cols)))
+            self._compiled(rhs[None, :] if rhs.ndim == 1 else rhs.T, out, False)
+            return out[0] if rhs.ndim == 1 else out.T
         out = np.zeros((len(lv.cols),) + rhs.shape[1:])
         for s, (classes, sparse) in enumerate(lv.sublevels):
             b = rhs
@@ -329,7 +360,9 @@ class LevelSolver:
             order = [pi for _, ids in sorted(by_key.items()) for pi in ids]
             c_ent = np.flatnonzero(couple)
             c_ent = c_ent[sub_of[cp[c_ent]] < sub_of[ep[c_ent]]]
-            self.plan = _CompiledPlan.build(parts, order, start, c_ent, ep, row_pos[er], ec, flat)
+            self.plan = _CompiledPlan.build(
+                parts, order, start, c_ent, ep, row_pos[er], ec, flat, self.cols
+            )
         self.groups = groups
         self.last = None  # the RowEval at the converged position
         self.factor = None
@@ -338,19 +371,16 @@ class LevelSolver:
         return LevelFactor(self, values)
 
     def inputs_product(self, values: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """``Φ_h x`` over the local rows: the Jacobian times ``x`` (a system vector, or
-        (n, k)) for ``x`` zero on this level's columns and later ones, as in the sweeps
-        level by level (only the entries on earlier levels' columns are read)."""
+        """``Φ_h x`` (k × local rows) for the k system vectors ``x`` (k × n) that are zero
+        on this level's columns and later ones, as in the sweeps level by level: only
+        the entries on earlier levels' columns are read."""
         w = values[self.ext_entries]
-        n_rows = self.rowset.n_rows
-        if not len(w):  # (bincount of nothing is an integer array)
-            return np.zeros((n_rows,) + x.shape[1:])
-        if x.ndim == 1:
-            return np.bincount(self.ext_rows, weights=w * x[self.ext_cols], minlength=n_rows)
-        out = np.empty((n_rows, x.shape[1]))
-        for j in range(x.shape[1]):  # (column by column: a row gather of (n, k) is slow)
-            xj = x[:, j][self.ext_cols]
-            out[:, j] = np.bincount(self.ext_rows, weights=w * xj, minlength=n_rows)
+        out = np.zeros((len(x), self.rowset.n_rows))
+        if len(w):  # (bincount of nothing is an integer array)
+            for j, xj in enumerate(x):
+                out[j] = np.bincount(
+                    self.ext_rows, weights=w * xj[self.ext_cols], minlength=out.shape[1]
+                )
         return out
 
 
@@ -416,52 +446,72 @@ class GroupKinematics:
             lv.last, lv.factor = ev, fac
         return q, iterations
 
+    def _sweep(self, k: int, rhs_of, t: float = math.nan) -> np.ndarray:
+        """``x`` (k × n): the levels' solves in turn, ``rhs_of(level, x)`` giving each
+        level's right-hand sides (k × local rows) from the columns found before."""
+        x = np.zeros((k, self.system.n))
+        for lv in self.levels:
+            try:
+                lv.factor.solve_into(rhs_of(lv, x), x)
+            except np.linalg.LinAlgError:
+                x[:] = np.nan
+                break
+        if not np.all(np.isfinite(x)):
+            raise SimulationError(
+                t,
+                "a structural group is singular here (a singular position of the mechanism)",
+                "use group_method global, or avoid the singular configuration",
+            )
+        return x
+
     def velocity(self, zd=None) -> np.ndarray:
         """``q̇`` at the last position (``ż`` for the input rows)."""
-        qd = np.zeros(self.system.n)
-        for lv in self.levels:
+
+        def rhs_of(lv, x):
             ev = lv.last
-            rhs = -ev.phit - lv.inputs_product(ev.values, qd)
+            rhs = -ev.phit - lv.inputs_product(ev.values, x)
             if len(lv.input_ids):
-                rhs[lv.input_rows] += zd[lv.input_ids]
-            qd[lv.cols] = self._solve(lv.factor, rhs)
-        return qd
+                rhs[0, lv.input_rows] += zd[lv.input_ids]
+            return rhs
+
+        return self._sweep(1, rhs_of)[0]
 
     def acceleration(self, q: np.ndarray, qd: np.ndarray, t: float, zdd=None, z=None):
         """``q̈`` at the last position with velocities ``qd`` (``z̈`` for the input rows)."""
-        qdd = np.zeros(self.system.n)
-        for lv in self.levels:
-            gamma = lv.rowset.gamma(q, qd, t, z)
-            rhs = gamma - lv.inputs_product(lv.last.values, qdd)
+
+        def rhs_of(lv, x):
+            rhs = lv.rowset.gamma(q, qd, t, z) - lv.inputs_product(lv.last.values, x)
             if len(lv.input_ids) and zdd is not None:
-                rhs[lv.input_rows] += zdd[lv.input_ids]
-            qdd[lv.cols] = self._solve(lv.factor, rhs, t)
-        return qdd
+                rhs[0, lv.input_rows] += zdd[lv.input_ids]
+            return rhs
+
+        return self._sweep(1, rhs_of, t)[0]
 
     def velocity_and_r(self, zd) -> tuple[np.ndarray, np.ndarray]:
         """``(q̇, R)`` at the last position in one sweep (R = ∂q/∂z, n × g)."""
-        g = self.n_inputs
-        x = np.zeros((self.system.n, 1 + g))
-        for lv in self.levels:
+
+        def rhs_of(lv, x):
             ev = lv.last
             rhs = -lv.inputs_product(ev.values, x)
-            rhs[:, 0] -= ev.phit
+            rhs[0] -= ev.phit
             if len(lv.input_ids):
-                rhs[lv.input_rows, 0] += zd[lv.input_ids]
-                rhs[lv.input_rows, 1 + lv.input_ids] += 1.0
-            x[lv.cols] = self._solve(lv.factor, rhs)
-        return x[:, 0].copy(), x[:, 1:].copy()
+                rhs[0, lv.input_rows] += zd[lv.input_ids]
+                rhs[1 + lv.input_ids, lv.input_rows] += 1.0
+            return rhs
+
+        x = self._sweep(1 + self.n_inputs, rhs_of)
+        return x[0], x[1:].T.copy()
 
     def r_matrix(self) -> np.ndarray:
         """``R = ∂q/∂z`` (n × g) at the last position."""
-        g = self.n_inputs
-        r = np.zeros((self.system.n, g))
-        for lv in self.levels:
-            rhs = -lv.inputs_product(lv.last.values, r)
+
+        def rhs_of(lv, x):
+            rhs = -lv.inputs_product(lv.last.values, x)
             if len(lv.input_ids):
-                rhs[lv.input_rows, lv.input_ids] += 1.0
-            r[lv.cols] = self._solve(lv.factor, rhs)
-        return r
+                rhs[lv.input_ids, lv.input_rows] += 1.0
+            return rhs
+
+        return self._sweep(self.n_inputs, rhs_of).T.copy()
 
     def multipliers(self, f: np.ndarray) -> np.ndarray:
         """``λ`` with ``Φ_qᵀ λ = f`` (system rows, inputs last) by the transposed

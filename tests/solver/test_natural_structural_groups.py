@@ -278,17 +278,24 @@ def test_a_singular_group_block_is_reported(monkeypatch):
             kin._solve(lv.factorise(values), np.ones(lv.rowset.n_rows), 0.5)
 
 
-def test_compiled_quadratic_rows_equal_the_numpy_formulas(monkeypatch):
-    """The compiled quadratic-row kernels add the same terms in the same order as the
-    NumPy ``bincount`` formulas: Φ, the Jacobian values and γ agree bit for bit."""
+def test_compiled_rows_equal_the_numpy_formulas(monkeypatch):
+    """The compiled kernels of the quadratic rows and of the angle rows add the same terms
+    in the same order as the NumPy formulas: Φ, Φ_t, the Jacobian values and γ agree
+    bit for bit (angle rows: to the last bit of atan2)."""
     if not group_kernels.AVAILABLE:
         pytest.skip("Numba is not installed")
     s = MultibodySystem(model_from_data(every_joint_model()), "natural")
     rs = RowSet(s, np.arange(s.m))
-    q, qd = s.q0 + 0.1 * RNG.normal(size=s.n), RNG.normal(size=s.n)
-    got = rs.evaluate(q, qd, 0.4)
-    monkeypatch.setattr(group_evaluation, "USE_COMPILED", False)
-    want = rs.evaluate(q, qd, 0.4)
-    for a, b in [(got.phi, want.phi), (got.values, want.values), (got.gamma, want.gamma)]:
-        np.testing.assert_array_equal(a, b)
-    assert len(rs._quadratic.h_val) > 0
+    assert len(rs._quadratic.h_val) > 0 and len(rs._angles) > 0
+    for t in (0.4, 1.3):
+        q, qd = s.q0 + 0.1 * RNG.normal(size=s.n), RNG.normal(size=s.n)
+        got, got_g = rs.evaluate(q, qd, t), rs.gamma(q, qd, t)
+        monkeypatch.setattr(group_evaluation, "USE_COMPILED", False)
+        want, want_g = rs.evaluate(q, qd, t), rs.gamma(q, qd, t)
+        monkeypatch.setattr(group_evaluation, "USE_COMPILED", True)
+        pairs = [(got.phi, want.phi), (got.phit, want.phit), (got.values, want.values)]
+        for a, b in pairs + [(got.gamma, want.gamma), (got_g, want_g)]:
+            np.testing.assert_allclose(a, b, rtol=1e-15, atol=1e-15)
+        c = s.constraints(q, qd, t)
+        np.testing.assert_allclose(got.phi, c.phi, atol=1e-12)
+        np.testing.assert_allclose(got.gamma, c.gamma, atol=1e-10)
