@@ -1,8 +1,9 @@
 """Compiled (Numba) steps of the index-3 augmented Lagrangian for packed systems.
 
-A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLagrangian`
-(``start`` and ``step``) for the models :func:`solver.compiled.packing.pack` accepts (no
-rolling rows, so no velocity-level multipliers μ): the same Newmark/generalized-α update,
+A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLagrangian`'s
+``step`` (a run starts with its NumPy ``start``, once) for the models
+:func:`solver.compiled.packing.pack` accepts (no rolling rows, so no velocity-level
+multipliers μ): the same Newmark/generalized-α update,
 the same Newton iteration on positions with the exact tangent
 
     f_q = M + (γ'/β') C + (K + α Φ_qᵀ Φ_q) / β',
@@ -16,9 +17,11 @@ the same state: ``q, q̇, q̈, λ = λ* + σ`` and the extra ``a`` and ``λ*``.
 
 Dense linear algebra: an LU factorisation with partial pivoting (the pivot of largest
 magnitude, first on ties, as LAPACK's ``getrf``) written out here so that its factors are
-reused for several right-hand sides; it skips zero multipliers and the zero tail of the
-pivot row, so banded systems (chains) cost about ``n b²`` instead of ``n³/3``. A matrix is
-singular when a pivot column is exactly zero (LAPACK's ``info > 0``).
+reused for several right-hand sides; it works within the matrix's bandwidths (LAPACK's
+``gbtrf`` order), so banded systems (chains) cost about ``n kl (kl + ku)`` instead of
+``n³/3``. A matrix is singular when a pivot column is exactly zero (LAPACK's ``info > 0``).
+Matrix-vector products with ``M`` and ``Φ_q`` in the projections run over each row's
+non-zero range.
 
 Failures are returned as status codes (``STATUS_*``), turned into the Python path's
 ``SimulationError`` by :func:`failure`. Sign conventions and units are the system's (SI,
@@ -51,7 +54,7 @@ from solver.compiled.evaluate import (
 
 _OPTS = {"cache": True, "nogil": True, "fastmath": False}
 
-#: status codes of :func:`al_steps` / :func:`al_start`
+#: status codes of :func:`al_steps`
 STATUS_OK = 0
 STATUS_TANGENT = 1  # the Newton iteration matrix is singular or the correction non-finite
 STATUS_NEWTON = 2  # the Newton iteration did not converge in max_iterations
@@ -341,36 +344,6 @@ def mass_scale(P, q):
         if mass[i, i] > scale:
             scale = mass[i, i]
     return scale if scale > 0.0 else 1.0
-
-
-@njit(**_OPTS)
-def al_start(P, pen, m_ref, tol, q, qd):
-    """``AugmentedLagrangian.start``: ``(status, q̇, q̈, λ)`` with the velocities projected
-    onto ``Φ_q q̇ = −Φ_t`` and the accelerations and multipliers of the index-1 equations
-    (the projection of 0 with ``f = Q``). ``pen`` as for :func:`al_steps`."""
-    n = P.n
-    phi, jac, phit, gamma = constraints(P, q, qd)
-    mass = mass_matrix(P, q)
-    alpha_p = pen[4] * m_ref
-    lu, piv, ok = _projector(mass, jac, alpha_p)
-    if not ok:
-        return STATUS_PROJECTOR, qd, np.zeros(n), np.zeros(P.m)
-    ptol = 1e-4 * tol
-    mb, jb = row_bounds(mass), row_bounds(jac)
-    qd1, _, _ = _constrained_solve(
-        lu, piv, mass, mb, jac, jb, band_mat_vec(mass, mb, qd), -phit, alpha_p, ptol, qd,
-        PROJECTION_ITERATIONS,
-    )  # fmt: skip
-    if not all_finite(qd1):
-        return STATUS_PROJECTION, qd, np.zeros(n), np.zeros(P.m)
-    phi, jac, phit, gamma = constraints(P, q, qd1)
-    qdd, lam, _ = _constrained_solve(
-        lu, piv, mass, mb, jac, jb, forces(P, q, qd1), gamma, alpha_p, ptol, np.zeros(n),
-        PROJECTION_ITERATIONS,
-    )  # fmt: skip
-    if not all_finite(qdd):
-        return STATUS_PROJECTION, qd1, np.zeros(n), np.zeros(P.m)
-    return STATUS_OK, qd1, qdd, lam
 
 
 @njit(**_OPTS)

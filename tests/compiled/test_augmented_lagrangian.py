@@ -291,25 +291,6 @@ def test_free_bodies_without_joints():
     _compare(model_from_data(_free_bodies(True)), 1e-3, 50)
 
 
-def test_start_like_the_numpy_formulation():
-    model = model_from_data(mixed_data())
-    system = MultibodySystem(model)
-    settings = settings_with(model, formulation=AL, dt=1e-3)
-    formulation = formulation_class(AL)(system, settings)
-    state0 = initial_state(system, settings.tolerance, 25)
-    rng = np.random.default_rng(5)
-    state0.qd = state0.qd + 0.01 * rng.standard_normal(system.n)  # off the manifold
-    ref = formulation.start(state0)
-    packed = pack(system)
-    _, pen = cal.parameters(formulation.params)
-    m_ref = cal.mass_scale(packed, state0.q)
-    status, qd, qdd, lam = cal.al_start(packed, pen, m_ref, settings.tolerance, state0.q, state0.qd)
-    assert status == cal.STATUS_OK
-    assert np.abs(qd - ref.qd).max() < 1e-12
-    assert np.abs(qdd - ref.qdd).max() < 1e-8 * max(1.0, np.abs(ref.qdd).max())
-    assert np.abs(lam - ref.lam).max() < 1e-6 * max(1.0, np.abs(ref.lam).max())
-
-
 def test_newton_failure_is_the_numpy_paths():
     """A step too large for max_iterations = 2: the same SimulationError at the same step."""
     model = load_model(EXAMPLES / "double_four_bar.json")
