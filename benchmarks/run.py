@@ -52,6 +52,8 @@ import numpy as np  # noqa: E402
 
 from benchmarks.chain import chain_model  # noqa: E402
 from solver.analysis.simulate import Simulation, settings_with  # noqa: E402
+from solver.compiled.packing import Packed, pack  # noqa: E402
+from solver.compiled.warm import mode, warm  # noqa: E402
 from solver.model import load_model  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -87,6 +89,9 @@ def run_biela(model, formulation: str, dt: float, t_end: float, parameters=None)
         parameters=parameters,
     )
     sim = Simulation(model, settings)
+    path = "numpy"
+    if formulation in ("central_differences", "augmented_lagrangian") and mode() != "off":
+        path = "compiled" if isinstance(pack(sim.system), Packed) else "numpy"
     c0, w0 = time.process_time(), time.perf_counter()
     c1, w1 = c0, w0
     for _ in sim:  # the time of the last frame: the run's summary (DOF analysis) is excluded
@@ -104,6 +109,7 @@ def run_biela(model, formulation: str, dt: float, t_end: float, parameters=None)
     return {
         "code": "biela",
         "formulation": formulation,
+        "path": path,
         "status": r.status,
         "message": r.message or "",
         "steps": steps,
@@ -239,6 +245,7 @@ def section_peer(quick: bool, repeats: int, log) -> list[dict]:
                         "dt": dt,
                         "t_end": t_end,
                         "code": res["code"],
+                        "path": res.get("path", ""),
                         "formulation": res["formulation"] if res["code"] == "exudyn" else form,
                         "status": res["status"],
                         "cpu_per_step_us": 1e6 * res["cpu_s"] / res["steps"],
@@ -280,6 +287,7 @@ def section_precision(quick: bool, log) -> list[dict]:
         for code_form in (*forms, "exudyn"):
             found = None
             tried = []
+            path = ""
             for dt in dts:
                 if code_form == "exudyn":
                     res = run_exudyn(model, dt, 10.0, False)
@@ -288,6 +296,7 @@ def section_precision(quick: bool, log) -> list[dict]:
                 else:
                     res = run_biela(model, code_form, dt, 10.0, PARAMETERS.get((key, code_form)))
                     drift = res["energy_drift"] if res["status"] == "ok" else float("nan")
+                    path = res["path"]
                 tried.append(f"{dt * 1e3:g} ms: {drift:.2e} J")
                 if res["status"] == "ok" and drift is not None and drift < crit:
                     found = (dt, res["cpu_s"], drift)
@@ -297,6 +306,7 @@ def section_precision(quick: bool, log) -> list[dict]:
                     "model": key,
                     "criterion_J": crit,
                     "code": "exudyn" if code_form == "exudyn" else "biela",
+                    "path": path,
                     "formulation": "generalized_alpha" if code_form == "exudyn" else code_form,
                     "dt_passing": found[0] if found else float("nan"),
                     "cpu_s": found[1] if found else float("nan"),
@@ -409,6 +419,11 @@ def machine_info() -> dict:
     }
 
 
+def _code(row: dict) -> str:
+    """``biela (compiled)``, ``biela`` or ``exudyn``."""
+    return row["code"] + (" (compiled)" if row.get("path") == "compiled" else "")
+
+
 def _fmt(x, spec=".3g"):
     if x is None or (isinstance(x, float) and not np.isfinite(x)):
         return "–"
@@ -497,7 +512,10 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
         "Newton settings), fixed step, no sensors in the timed run, dense LU below N = 64 "
         "and sparse LU (Eigen) from N = 64 on. Biela: `simulate` as a user calls it, its "
         "time loop's energies and constraint errors at every step included; model set-up "
-        "excluded in both.",
+        "excluded in both. `biela (compiled)`: the Numba-compiled steps of `solver.compiled` "
+        "(dense models of rigid bodies and point masses under gravity; compiled or loaded "
+        "from the cache before the timing, in "
+        f"{info.get('compile_s', '–')} s this time), `biela`: the NumPy path.",
         "",
     ]
     if peer:
@@ -517,7 +535,7 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
             if r["code"] == "biela" and not ex_ok:
                 ratio = "– (Exudyn failed)"
             lines.append(
-                f"| {r['model']} | {r['n_coordinates']} | {r['t_end']:g} s | {r['code']} "
+                f"| {r['model']} | {r['n_coordinates']} | {r['t_end']:g} s | {_code(r)} "
                 f"{r['formulation']} | {r['status']} | {_fmt(r['cpu_per_step_us'], '.1f')} | "
                 f"{_fmt(r['wall_per_step_us'], '.1f')} | "
                 f"{ratio} | "
@@ -557,7 +575,7 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
         ]
         for r in precision:
             lines.append(
-                f"| {r['model']} | {r['criterion_J']:g} | {r['code']} {r['formulation']} | "
+                f"| {r['model']} | {r['criterion_J']:g} | {_code(r)} {r['formulation']} | "
                 f"{_fmt(r['dt_passing'] * 1e3 if np.isfinite(r['dt_passing']) else float('nan'), 'g')} ms | "
                 f"{_fmt(r['cpu_s'], '.2f')} | {_fmt(r['energy_drift'], '.2e')} | {r['sweep']} |"
             )
@@ -661,6 +679,9 @@ def main(argv=None) -> None:
     repeats = args.repeats or (1 if args.quick else 2)
     info = machine_info()
     info["command"] = OPTIONS["command"].strip()
+    os.environ.setdefault("BIELA_COMPILED", "1")
+    if mode() != "off":  # compiled before the timing starts (or loaded from the cache)
+        info["compile_s"] = f"{warm():.1f}"
 
     def log(msg):
         print(msg, flush=True)

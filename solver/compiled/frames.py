@@ -86,8 +86,8 @@ class _Buffers:
     def frame(self, i: int) -> Frame:
         return Frame(
             t=float(self.t[i]),
-            q=self.q[i].copy(),
-            qd=self.qd[i].copy(),
+            q=self.q[i],  # views: every chunk has buffers of its own
+            qd=self.qd[i],
             kinetic=float(self.kinetic[i]),
             potential=float(self.potential[i]),
             elastic=0.0,
@@ -95,7 +95,7 @@ class _Buffers:
             constraint_position=float(self.phi[i]),
             constraint_velocity=float(self.phiv[i]),
             iterations=int(self.its[i]),
-            qdd=self.qdd[i].copy(),
+            qdd=self.qdd[i],
         )
 
 
@@ -126,11 +126,11 @@ class CompiledCentralDifferences:
             if have_svd
             else (np.zeros((m, m)), np.zeros(min(m, n)), np.eye(n))
         )
-        buf = _Buffers(n)
         k = 0
         last = state
         while k < steps:
             todo = min(CHUNK, steps - k)
+            buf = _Buffers(n)
             status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, _, _ = cd_steps(
                 P,
                 h,
@@ -205,10 +205,10 @@ class CompiledAugmentedLagrangian:
         lam = _own(state.lam) if state.lam is not None else np.zeros(m)
         lam_star = state.extra.get("lam_star", state.lam)
         lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
-        buf = _Buffers(n, m)
         k = 0
         while k < steps:
             todo = min(CHUNK, steps - k)
+            buf = _Buffers(n, m)
             status, done, t_fail, _, _ = cal.al_steps(
                 P,
                 sch,
