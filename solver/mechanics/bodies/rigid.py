@@ -52,6 +52,20 @@ def _h_matrix_formula(c: np.ndarray) -> np.ndarray:
 _H_TENSOR = np.array([_h_matrix_formula(row).ravel() for row in np.eye(3)])
 
 
+#: from this many bodies on, the per-body blocks come from the compiled loops of
+#: :mod:`solver.mechanics.bodies.rigid_kernels` (fewer: NumPy, no compilation needed)
+COMPILED_MIN_BODIES = 64
+
+
+def _kernels(bodies):
+    """The compiled kernels module when ``bodies`` are many, else ``None``."""
+    if len(bodies) < COMPILED_MIN_BODIES:
+        return None
+    from solver.mechanics.bodies import rigid_kernels
+
+    return rigid_kernels
+
+
 class RigidBodies:
     """All rigid bodies of a system; ``offsets[i]`` is the first coordinate of body i."""
 
@@ -72,6 +86,9 @@ class RigidBodies:
     def mass_blocks(self, q: np.ndarray) -> np.ndarray:
         """The 7×7 mass matrix of every body, ``(n, 7, 7)``."""
         _, p = self.split(q)
+        kern = _kernels(self)
+        if kern is not None:
+            return kern.mass_blocks(np.ascontiguousarray(p), self.mass, self.inertia)
         g = g_matrix(p)
         if "_translation_blocks" not in self.__dict__:  # constant m I₃ blocks, built once
             base = np.zeros((len(self), 7, 7))
@@ -89,6 +106,11 @@ class RigidBodies:
         """``∂(M(q) a)/∂q`` per body (a held fixed), ``(n, 7, 7)``; nonzero in the p-block."""
         _, p = self.split(q)
         _, ap = self.split(a)
+        kern = _kernels(self)
+        if kern is not None:
+            return kern.mass_times_jacobian(
+                np.ascontiguousarray(p), np.ascontiguousarray(ap), self.inertia
+            )
         g = g_matrix(p)
         ga = _times(g, ap)
         jga = _times(self.inertia, ga)
@@ -101,6 +123,11 @@ class RigidBodies:
         """``Q_v = 8 G(ṗ)ᵀ J G(ṗ) p`` per body, ``(n, 7)`` (zero translational part)."""
         _, p = self.split(q)
         _, pd = self.split(qd)
+        kern = _kernels(self)
+        if kern is not None:
+            return kern.quadratic_forces(
+                np.ascontiguousarray(p), np.ascontiguousarray(pd), self.inertia
+            )
         gd = g_matrix(pd)
         w = _times(gd, p)
         out = np.zeros((len(self), 7))
@@ -111,6 +138,11 @@ class RigidBodies:
         """``(∂Q_v/∂q, ∂Q_v/∂q̇)`` per body, each ``(n, 7, 7)``."""
         _, p = self.split(q)
         _, pd = self.split(qd)
+        kern = _kernels(self)
+        if kern is not None:
+            return kern.quadratic_forces_jacobians(
+                np.ascontiguousarray(p), np.ascontiguousarray(pd), self.inertia
+            )
         gd = g_matrix(pd)
         gdjgd = _sandwich(gd, self.inertia, gd)
         w = _times(gd, p)
