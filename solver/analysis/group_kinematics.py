@@ -488,7 +488,11 @@ class GroupKinematics:
         return self._sweep(1, rhs_of, t)[0]
 
     def velocity_and_r(self, zd) -> tuple[np.ndarray, np.ndarray]:
-        """``(q̇, R)`` at the last position in one sweep (R = ∂q/∂z, n × g)."""
+        """``(q̇, R)`` at the last position in one sweep (R = ∂q/∂z, n × g); without
+        rheonomic rows (``Φ_t = 0``) ``q̇ = R ż``, one right-hand side fewer."""
+        if not any(np.any(lv.last.phit) for lv in self.levels):
+            r = self.r_matrix()
+            return r @ np.asarray(zd, float), r
 
         def rhs_of(lv, x):
             ev = lv.last
