@@ -28,12 +28,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-from solver.analysis.band_kernels import (
-    add_gram_blocks,
-    add_scaled,
-    constrained_solve_cholesky,
-)
-
 _GBTRF, _GBTRS, _PBTRF, _PBTRS = sla.get_lapack_funcs(
     ("gbtrf", "gbtrs", "pbtrf", "pbtrs"), (np.zeros(1),)
 )
@@ -228,6 +222,8 @@ class BandAssembler:
             self.layout = None  # an entry outside the band: a layout for these patterns
         else:
             return None
+        from solver.analysis.band_kernels import add_gram_blocks, add_scaled  # Numba: lazily
+
         out = np.zeros(self.layout.size)
         for (w, a), (p, _), s in zip(grams, used[len(terms) :], slots[len(terms) :], strict=True):
             for e, slot in zip(p.blocks(), s, strict=True):
@@ -277,6 +273,8 @@ class BandFactor:
         if not self.cholesky:
             raise ValueError("the compiled constrained solve needs the band Cholesky")
         m, a = _csr(mass), _csr(phi_q)
+        from solver.analysis.band_kernels import constrained_solve_cholesky  # Numba: lazily
+
         return constrained_solve_cholesky(
             self._c,
             self.layout.perm,
