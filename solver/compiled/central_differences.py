@@ -56,14 +56,22 @@ def _forces(P, q, v, need_jacobian):
         o = P.rig_off[b] + 3
         inertia = P.rig_inertia[b]
         g = ev.g_matrix(q[o : o + 4])
-        w = 2.0 * (g @ v[o : o + 4])
-        jw = inertia @ w
+        w = 2.0 * ev.mv(g, v[o : o + 4])
+        jw = ev.mv(inertia, w)
         c = np.cross(w, jw)
-        f = -2.0 * (g.T @ c)
+        f = -2.0 * ev.mtv(g, c)
         for i in range(4):
             out[o + i] += f[i]
         if need_jacobian:
-            blk = -4.0 * (g.T @ ((_skew(w) @ inertia - _skew(jw)) @ g))
+            sw, sj = _skew(w), _skew(jw)
+            x = np.empty((3, 3))
+            for i in range(3):
+                for j in range(3):
+                    acc = -sj[i, j]
+                    for k in range(3):
+                        acc += sw[i, k] * inertia[k, j]
+                    x[i, j] = acc
+            blk = -4.0 * ev._gjg(g, x, g)
             for i in range(4):
                 for j in range(4):
                     jac[o + i, o + j] += blk[i, j]

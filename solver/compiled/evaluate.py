@@ -320,8 +320,51 @@ def constraint_hessian(P, q, lam):
 
 @njit(**_OPTS)
 def _gjg(ga, inertia, gb):
-    """``G_aᵀ J G_b`` (4×4)."""
-    return ga.T @ (inertia @ gb)
+    """``G_aᵀ J G_b`` (4×4), written out (a BLAS call costs more than these products)."""
+    jg = np.zeros((3, 4))
+    for i in range(3):
+        for k in range(3):
+            c = inertia[i, k]
+            for j in range(4):
+                jg[i, j] += c * gb[k, j]
+    out = np.zeros((4, 4))
+    for k in range(3):
+        for i in range(4):
+            c = ga[k, i]
+            for j in range(4):
+                out[i, j] += c * jg[k, j]
+    return out
+
+
+@njit(**_OPTS)
+def mv(a, x):
+    """``a x`` for a small dense matrix (loops: no BLAS call)."""
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        acc = 0.0
+        for j in range(a.shape[1]):
+            acc += a[i, j] * x[j]
+        out[i] = acc
+    return out
+
+
+@njit(**_OPTS)
+def mtv(a, x):
+    """``aᵀ x`` for a small dense matrix (loops: no BLAS call)."""
+    out = np.zeros(a.shape[1])
+    for i in range(a.shape[0]):
+        c = x[i]
+        for j in range(a.shape[1]):
+            out[j] += a[i, j] * c
+    return out
+
+
+@njit(**_OPTS)
+def dot(x, y):
+    acc = 0.0
+    for i in range(len(x)):
+        acc += x[i] * y[i]
+    return acc
 
 
 @njit(**_OPTS)
@@ -352,8 +395,8 @@ def forces(P, q, qd):
     for b in range(len(P.rig_off)):
         o = P.rig_off[b]
         gd = g_matrix(qd[o + 3 : o + 7])
-        w = gd @ q[o + 3 : o + 7]
-        f = gd.T @ (P.rig_inertia[b] @ w)
+        w = mv(gd, q[o + 3 : o + 7])
+        f = mtv(gd, mv(P.rig_inertia[b], w))
         for i in range(4):
             out[o + 3 + i] += 8.0 * f[i]
     return out
@@ -371,7 +414,7 @@ def force_jacobians(P, q, qd):
         inertia = P.rig_inertia[b]
         gd = g_matrix(qd[o + 3 : o + 7])
         dq = _gjg(gd, inertia, gd)
-        jw = inertia @ (gd @ p)
+        jw = mv(inertia, mv(gd, p))
         dqd = h_matrix(jw) - _gjg(gd, inertia, g_matrix(p))
         for i in range(4):
             for j in range(4):
@@ -391,7 +434,7 @@ def mass_times_jacobian(P, q, a):
         ap = a[o + 3 : o + 7]
         inertia = P.rig_inertia[b]
         g = g_matrix(p)
-        blk = h_matrix(inertia @ (g @ ap)) - _gjg(g, inertia, g_matrix(ap))
+        blk = h_matrix(mv(inertia, mv(g, ap))) - _gjg(g, inertia, g_matrix(ap))
         for i in range(4):
             for j in range(4):
                 out[o + 3 + i, o + 3 + j] = 4.0 * blk[i, j]
@@ -405,16 +448,16 @@ def kinetic_energy(P, q, qd):
     for b in range(len(P.rig_off)):
         o = P.rig_off[b]
         v = qd[o : o + 3]
-        w = 2.0 * (g_matrix(q[o + 3 : o + 7]) @ qd[o + 3 : o + 7])
-        t += 0.5 * P.rig_mass[b] * (v @ v) + 0.5 * (w @ (P.rig_inertia[b] @ w))
+        w = 2.0 * mv(g_matrix(q[o + 3 : o + 7]), qd[o + 3 : o + 7])
+        t += 0.5 * P.rig_mass[b] * dot(v, v) + 0.5 * dot(w, mv(P.rig_inertia[b], w))
     for b in range(len(P.pm_off)):
         o = P.pm_off[b]
         v = qd[o : o + 3]
-        t += 0.5 * P.pm_mass[b] * (v @ v)
+        t += 0.5 * P.pm_mass[b] * dot(v, v)
     return t
 
 
 @njit(**_OPTS)
 def potential_energy(P, q):
     """Gravitational energy ``−Σ m g·r`` (J; the weights act on translations only)."""
-    return -(P.gravity_q @ q)
+    return -dot(P.gravity_q, q)

@@ -29,7 +29,7 @@ CHUNK = 64
 
 def compiled_stepper(system, settings, formulation):
     """A compiled stepper for this run, or ``None``."""
-    from solver.compiled.warm import is_warm, mode, warm_in_background
+    from solver.compiled.warm import is_warm, mode, warm, warm_in_background, warming
 
     how = mode()
     if how == "off":
@@ -42,9 +42,11 @@ def compiled_stepper(system, settings, formulation):
     packed = pack(system)
     if not isinstance(packed, Packed):
         return None
-    if how == "auto" and not is_warm():  # no compiling in a user's run: this one is NumPy's
-        warm_in_background()
-        return None
+    if not (warming() or is_warm()):
+        if how == "auto":  # no compiling in a user's run: this one is NumPy's
+            warm_in_background()
+            return None
+        warm()  # "on": compile here, from fresh cache files (and mark them)
     if name == "AugmentedLagrangian":
         return CompiledAugmentedLagrangian(system, settings, formulation, packed)
     return CompiledCentralDifferences(system, settings, formulation, packed)

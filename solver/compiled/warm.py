@@ -28,6 +28,12 @@ HERE = Path(__file__).resolve().parent
 SOURCES = ("packing.py", "evaluate.py", "central_differences.py", "augmented_lagrangian.py")
 #: a warm-up started less than this long ago (s) is still running, not stale
 LOCK_AGE = 600.0
+_warming = False
+
+
+def warming() -> bool:
+    """Whether this process is inside :func:`warm`."""
+    return _warming
 
 
 def fingerprint() -> str:
@@ -96,12 +102,36 @@ def warm_model_data() -> dict:
     }  # fmt: skip
 
 
+def clear_cache() -> int:
+    """Delete Numba's cache files of the compiled modules; returns how many. Numba checks
+    only each function's own source file, so a cached stepper would keep running the old
+    code of a changed ``evaluate.py``: every change of the fingerprint starts afresh."""
+    count = 0
+    folder = cache_dir()
+    for name in SOURCES:
+        stem = name[:-3]
+        for pattern in (f"{stem}.*.nbi", f"{stem}.*.nbc"):
+            for path in folder.glob(pattern):
+                try:
+                    path.unlink()
+                    count += 1
+                except OSError:
+                    pass
+    return count
+
+
 def warm() -> float:
-    """Compile (or load) every stepper, then write the marker; returns the seconds taken."""
+    """Compile every stepper afresh (cached code of other sources is deleted first) or,
+    with the marker of these sources present, load it; then write the marker. Returns the
+    seconds taken."""
     from solver.analysis import simulate
     from solver.model import model_from_data
 
+    global _warming
     start = time.perf_counter()
+    if not is_warm():
+        clear_cache()
+    _warming = True
     model = model_from_data(warm_model_data())
     previous = os.environ.get("BIELA_COMPILED")
     os.environ["BIELA_COMPILED"] = "1"
@@ -113,6 +143,7 @@ def warm() -> float:
             if result.status != "ok":
                 raise RuntimeError(f"warm-up run with {formulation}: {result.message}")
     finally:
+        _warming = False
         if previous is None:
             os.environ.pop("BIELA_COMPILED", None)
         else:

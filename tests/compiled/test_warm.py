@@ -37,7 +37,7 @@ def test_modes(monkeypatch):
 
 
 def test_auto_runs_numpy_and_warms_in_the_background_while_the_cache_is_cold(monkeypatch):
-    started = []
+    started, compiled = [], []
     monkeypatch.setenv("BIELA_COMPILED", "auto")
     monkeypatch.setattr(warm, "is_warm", lambda: False)
     monkeypatch.setattr(warm, "warm_in_background", lambda: started.append(1) or True)
@@ -46,7 +46,8 @@ def test_auto_runs_numpy_and_warms_in_the_background_while_the_cache_is_cold(mon
     assert _stepper() is not None and started == [1]
     monkeypatch.setenv("BIELA_COMPILED", "1")
     monkeypatch.setattr(warm, "is_warm", lambda: False)
-    assert _stepper() is not None and started == [1]  # on: compiles in the run if need be
+    monkeypatch.setattr(warm, "warm", lambda: compiled.append(1))
+    assert _stepper() is not None and started == [1] and compiled == [1]  # on: compiles here
 
 
 def test_warm_writes_the_marker_of_these_sources(tmp_path, monkeypatch):
