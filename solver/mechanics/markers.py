@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.mechanics.kernel_cache import compiled_kernels
 from solver.mechanics.rotations import rotate_jacobian
 
 K = 7  # the fewest columns a marker table has (a rigid body's 7 coordinates)
@@ -218,7 +219,7 @@ class Markers:
     def _evaluate(self, q: np.ndarray, qd: np.ndarray) -> MarkerState:
         jac = self._jac0.copy()
         r = self.rigid
-        if len(r) >= COMPILED_MIN_RIGID:  # many rigid markers: one compiled loop for them
+        if len(r) >= COMPILED_MIN_RIGID and compiled_kernels():  # many: one compiled loop
             return self._evaluate_compiled(q, qd, jac)
         if self._all_rigid:  # the values are the rigid block itself (no scatter)
             qr, qdr = q[self._rig_cols], qd[self._rig_cols]

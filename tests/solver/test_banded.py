@@ -39,7 +39,12 @@ def parts():
     return rng, n, a, phi, mass
 
 
-def test_assembly_equals_dense_sum(parts):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_assembly_equals_dense_sum(parts, monkeypatch, compiled):
+    """Numba kernels or NumPy scatter-adds (no compiled kernels): the same matrix."""
+    import solver.analysis.banded as banded
+
+    monkeypatch.setattr(banded, "compiled_kernels", lambda: compiled)
     _, _, a, phi, mass = parts
     asm = BandAssembler(a.shape[0])
     flat = asm.assemble([(1.0, mass), (-0.3, a)], [(2.5, phi)])
@@ -151,3 +156,22 @@ def test_chain_dynamics_agree_with_the_general_sparse_solver():
     for a, b in zip(banded, general, strict=True):
         np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-11)
         np.testing.assert_allclose(a.qd, b.qd, rtol=0, atol=1e-8)
+
+
+def test_kernel_policy_follows_biela_compiled(monkeypatch, tmp_path):
+    """0: never; 1: always; auto: when the marker of the cached kernels exists, else not,
+    with a background warm-up started."""
+    from solver.mechanics import kernel_cache
+
+    started = []
+    monkeypatch.setattr(kernel_cache, "warm_in_background", lambda: started.append(1) or True)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for value, expect in (("0", False), ("1", True), ("auto", False)):
+        monkeypatch.setenv("BIELA_COMPILED", value)
+        monkeypatch.setattr(kernel_cache, "_decision", None)
+        assert kernel_cache.compiled_kernels() is expect
+    assert started == [1]
+    kernel_cache.marker().parent.mkdir(parents=True)
+    kernel_cache.marker().write_text("warm\n")
+    monkeypatch.setattr(kernel_cache, "_decision", None)
+    assert kernel_cache.compiled_kernels() is True and started == [1]

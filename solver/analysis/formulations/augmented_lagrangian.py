@@ -135,12 +135,12 @@ class AugmentedLagrangian(Formulation):
         # to rounding level (the iteration stops when it stalls): a residual at the Newton
         # tolerance would, step after step, add up in the invariants (L_z of the top)
         f = mass @ x0 if f is None else f
-        solve = fac.constrained_solve if getattr(fac, "cholesky", False) else None
+        solve = fac.constrained_solve if getattr(fac, "cholesky", False) else None  # banded
         if solve is None:
             x, sigma, _ = constrained_solve(
                 fac, mass, phi_q, f, g, alpha_p, 1e-4 * self.tolerance, x0=x0
             )
-        else:  # the same iteration, compiled (band Cholesky of a sparse banded system)
+        else:  # band Cholesky of a sparse banded system: the same iteration, compiled
             x, sigma, _ = solve(mass, phi_q, f, g, alpha_p, 1e-4 * self.tolerance, x0)
         if not np.all(np.isfinite(x)):
             raise SimulationError(

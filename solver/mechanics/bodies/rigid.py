@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.mechanics.kernel_cache import compiled_kernels
 from solver.mechanics.rotations import g_matrix
 
 
@@ -59,7 +60,7 @@ COMPILED_MIN_BODIES = 64
 
 def _kernels(bodies):
     """The compiled kernels module when ``bodies`` are many, else ``None``."""
-    if len(bodies) < COMPILED_MIN_BODIES:
+    if len(bodies) < COMPILED_MIN_BODIES or not compiled_kernels():
         return None
     from solver.mechanics.bodies import rigid_kernels
 
