@@ -220,6 +220,15 @@ class RowSet:
         self.entry_rows = np.concatenate(er).astype(np.int64)
         self.entry_cols = np.concatenate(ec).astype(np.int64)
 
+    @property
+    def quadratic_form(self) -> tuple | None:
+        """The arguments of ``group_kernels.quadratic`` after q when every row is a
+        compiled quadratic row (no angle, generic or input rows), else None."""
+        if self._angles or self._parts or self.n_inputs:
+            return None
+        quad = self._quadratic
+        return (quad.kappa, quad.g, quad.rows, quad.cols, *quad._h)
+
     def set_inputs(self, z: np.ndarray) -> None:
         """Targets of the input rows (in the order the inputs were given)."""
         for prim, ks in self._input_parts:

@@ -175,11 +175,59 @@ def _solve(
                 x[cols[r0 + i]] = y[i]
 
 
+#: ``newton`` status codes
+NEWTON_OK, NEWTON_DIVERGED, NEWTON_SINGULAR = 0, 1, 2
+
+
+def _newton(q, tol, max_iterations, polish, max_polish, form, plan):
+    """Newton–Raphson on one level whose rows are all quadratic (``form``: the arguments
+    of ``quadratic`` after q; ``plan``: ``(blk_entry, blk_flat, n_flat, p_off, p_size,
+    p_row, rows, cols, c_ptr, c_entry, c_pos, c_col, level_cols)`` of the level), ``q``
+    updated in place: the loop of ``GroupKinematics.position`` step for step (the same
+    stopping rules and the same operations). Returns ``(status, iterations, residual,
+    last iteration index, Φ, Jacobian values)`` at the last evaluation."""
+    blk_entry, blk_flat, n_flat, p_off, p_size, p_row = plan[:6]
+    rows, cols, c_ptr, c_entry, c_pos, c_col, level_cols = plan[6:]
+    extra, prev, iterations = 0, np.inf, 0
+    x = np.zeros((1, len(level_cols)))
+    phi, jac = quadratic(q, *form)
+    err = 0.0
+    for it in range(max_iterations + 1):
+        if it > 0:
+            phi, jac = quadratic(q, *form)
+        err = 0.0
+        for v in phi:  # max |Φ|, NaN propagating like NumPy's
+            a = abs(v)
+            if a > err or a != a:
+                err = a
+        if err <= tol:
+            if err <= polish * tol or err > 0.25 * prev or extra == max_polish:
+                return NEWTON_OK, iterations, err, it, phi, jac
+            extra += 1
+        prev = err
+        if it == max_iterations or not np.isfinite(err):
+            return NEWTON_DIVERGED, iterations, err, it, phi, jac
+        lu, piv, ok = factor(jac, blk_entry, blk_flat, n_flat, p_off, p_size, p_row)
+        if not ok:
+            return NEWTON_SINGULAR, iterations, err, it, phi, jac
+        x[0, :] = 0.0
+        b = phi.reshape((1, len(phi)))
+        solve(lu, piv, jac, p_off, p_size, p_row, rows, cols, c_ptr, c_entry, c_pos, c_col, b, x)
+        for c in range(x.shape[1]):
+            if not np.isfinite(x[0, c]):
+                return NEWTON_SINGULAR, iterations, err, it, phi, jac
+        for c in range(x.shape[1]):
+            q[level_cols[c]] -= x[0, c]
+        iterations += 1
+    return NEWTON_DIVERGED, iterations, err, max_iterations, phi, jac
+
+
 if AVAILABLE:
     quadratic = njit(**_OPTS)(_quadratic)
     quadratic_gamma = njit(**_OPTS)(_quadratic_gamma)
     angle = njit(**_OPTS)(_angle)
     factor = njit(**_OPTS)(_factor)
     solve = njit(**_OPTS)(_solve)
+    newton = njit(**_OPTS)(_newton)
 else:  # pragma: no cover - depends on the installation
-    quadratic = quadratic_gamma = angle = factor = solve = None
+    quadratic = quadratic_gamma = angle = factor = solve = newton = None

@@ -30,9 +30,9 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from solver.analysis import group_kernels
+from solver.analysis import group_evaluation, group_kernels
 from solver.analysis.errors import SimulationError
-from solver.analysis.group_evaluation import RowSet
+from solver.analysis.group_evaluation import RowEval, RowSet
 
 #: groups up to this size are solved as batched dense systems, larger ones sparse
 DENSE_MAX = 48
@@ -363,6 +363,16 @@ class LevelSolver:
             self.plan = _CompiledPlan.build(
                 parts, order, start, c_ent, ep, row_pos[er], ec, flat, self.cols
             )
+        # the whole Newton loop compiled: all rows quadratic and all parts dense
+        self.newton_args = None
+        form = self.rowset.quadratic_form
+        if self.plan is not None and form is not None and group_evaluation.USE_COMPILED:
+            p = self.plan
+            self.newton_args = (
+                form,
+                (p.blk_entry, p.blk_flat, self.n_flat, *p.head, p.cols, *p.couple, p.c_col)
+                + (self.cols,),
+            )
         self.groups = groups
         self.last = None  # the RowEval at the converged position
         self.factor = None
@@ -421,6 +431,9 @@ class GroupKinematics:
         q = np.array(q, float)
         iterations = 0
         for lv in self.levels:
+            if lv.newton_args is not None:
+                iterations += self._compiled_position(lv, q, t)
+                continue
             extra, prev = 0, np.inf
             for it in range(self.max_iterations + 1):
                 ev = lv.rowset.evaluate(q, None, t, z)
@@ -463,6 +476,29 @@ class GroupKinematics:
                 "use group_method global, or avoid the singular configuration",
             )
         return x
+
+    def _compiled_position(self, lv: LevelSolver, q: np.ndarray, t: float) -> int:
+        """The Newton loop of ``position`` for one all-quadratic level in one compiled call
+        (``group_kernels.newton``, the same steps); ``q`` updated in place."""
+        status, its, err, it, phi, values = group_kernels.newton(
+            q, self.tol, self.max_iterations, POLISH, MAX_POLISH, *lv.newton_args
+        )
+        if status == group_kernels.NEWTON_SINGULAR:
+            raise SimulationError(
+                t,
+                "a structural group is singular here (a singular position of the mechanism)",
+                "use group_method global, or avoid the singular configuration",
+            )
+        if status != group_kernels.NEWTON_OK:
+            raise SimulationError(
+                t,
+                f"the position problem of a structural group did not converge "
+                f"(residual {err:.3g} after {it} iterations)",
+                "reduce the step, or use group_method global",
+            )
+        lv.last = RowEval(phi, values, np.zeros(lv.rowset.n_rows), None)
+        lv.factor = self._factorise(lv, values, t)
+        return its
 
     def velocity(self, zd=None) -> np.ndarray:
         """``q̇`` at the last position (``ż`` for the input rows)."""

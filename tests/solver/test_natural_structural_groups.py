@@ -299,3 +299,36 @@ def test_compiled_rows_equal_the_numpy_formulas(monkeypatch):
         c = s.constraints(q, qd, t)
         np.testing.assert_allclose(got.phi, c.phi, atol=1e-12)
         np.testing.assert_allclose(got.gamma, c.gamma, atol=1e-10)
+
+
+def test_compiled_newton_loop_takes_the_same_steps():
+    """An all-quadratic level's Newton loop in one compiled call equals the Python loop
+    over the same kernels bit for bit (positions, iterations, the Jacobian kept for the
+    velocity sweep), and fails with the same message."""
+    s = slider_crank(6)
+    q0 = initial_state(s, 1e-10, 25).q
+    dec = decompose(s, q0, choose_inputs(s, q0))
+    fast, loop = (GroupKinematics(s, dec, 1e-10, 25) for _ in range(2))
+    if not group_kernels.AVAILABLE:
+        pytest.skip("Numba is not installed")
+    assert [lv.newton_args is not None for lv in fast.levels] == [False, True]
+    for lv in loop.levels:
+        lv.newton_args = None
+    for trial in range(3):
+        guess = q0 + 0.01 * RNG.normal(size=s.n)
+        z = np.array([0.2 * trial])
+        (qa, ia), (qb, ib) = fast.position(guess, 0.1, z), loop.position(guess, 0.1, z)
+        np.testing.assert_array_equal(qa, qb)
+        assert ia == ib > 2
+        for a, b in zip(fast.levels, loop.levels, strict=True):
+            np.testing.assert_array_equal(a.last.values, b.last.values)
+        np.testing.assert_array_equal(fast.velocity_and_r([3.0])[1], loop.velocity_and_r([3.0])[1])
+    assert np.abs(s.constraints(qa).phi).max() < 1e-10
+    guess = q0 + 0.3 * RNG.normal(size=s.n)
+    messages = []
+    for kin in (fast, loop):
+        kin.max_iterations = 1
+        with pytest.raises(SimulationError, match="did not converge") as err:
+            kin.position(guess, 0.1, np.array([1.0]))
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
