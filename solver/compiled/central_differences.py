@@ -8,6 +8,13 @@ its bookkeeping (kinetic and gravitational energy, ``max |Φ|``, ``max |Φ_q q̇
 look-ahead (q(tₖ₊₁), q(tₖ), the SVD of Φ_q at q(tₖ₊₁) when its last correction was at
 rounding level) is carried in :class:`CDLookahead` from call to call. Equations,
 conventions and the meaning of each quantity: see the NumPy module.
+
+Where ``Φ_q(q)`` has full row rank far from any rank threshold (complete-pivoting
+elimination, smallest/largest pivot > ``PIVOT_RATIO``), the step's null spaces come from
+elimination on m independent columns instead of full SVDs: ``N = [−H_B⁻¹ H_N; I]`` and
+the particular solution with ``δ_N = 0``. The reduced system's solution depends only on
+the subspaces, so the step is the SVD path's to rounding (redundant joints and positions
+near a singular one keep the SVDs).
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ _OPTS = {"cache": True, "nogil": True}
 OK, NOT_CONVERGED, NON_FINITE, SINGULAR = 0, 1, 2, 3
 #: a final Newton correction this small (relative) changes nothing but rounding
 ROUNDING = 1e-13
+#: smallest/largest pivot of Φ_q(q)'s complete-pivoting elimination above which the step's
+#: null spaces come from elimination instead of SVDs (the SVD path's rank threshold is 1e-8)
+PIVOT_RATIO = 1e-5
 
 
 @njit(**_OPTS)
@@ -118,7 +128,102 @@ def _lu_solve(a, b):
 
 
 @njit(**_OPTS)
-def _solve(P, h, x0, ng, dof, qm, target, mh, inv2h, q, f0, tol, max_it):
+def _pivot_columns(h):
+    """Gaussian elimination of ``H`` (m × n, m ≤ n) with complete pivoting: the column
+    order it picks (the first m columns ``B`` independent) and the ratio of its smallest
+    to its largest pivot (0 when H is rank deficient). A full-row-rank H far from any
+    rank threshold (ratio > ``PIVOT_RATIO``) then has the null-space basis
+    ``[−H_B⁻¹ H_N; I]``: any basis serves, the reduced DIMCD system's solution depends only
+    on the subspace."""
+    m, n = h.shape
+    a = h.copy()
+    perm = np.arange(n)
+    first = 0.0
+    small = np.inf
+    for k in range(m):
+        bi, bj, big = k, k, -1.0
+        for i in range(k, m):
+            for j in range(k, n):
+                v = abs(a[i, j])
+                if v > big:
+                    bi, bj, big = i, j, v
+        if k == 0:
+            first = big
+        small = min(small, big)
+        if big == 0.0:
+            return perm, 0.0
+        if bi != k:
+            for j in range(k, n):
+                a[k, j], a[bi, j] = a[bi, j], a[k, j]
+        if bj != k:
+            for i in range(m):
+                a[i, k], a[i, bj] = a[i, bj], a[i, k]
+            perm[k], perm[bj] = perm[bj], perm[k]
+        for i in range(k + 1, m):
+            f = a[i, k] / a[k, k]
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= f * a[k, j]
+    return perm, (small / first if m and first > 0.0 else 0.0)
+
+
+@njit(**_OPTS)
+def _basis_solve(h, perm, phi):
+    """With the columns ``B = perm[:m]`` of ``H`` nonsingular: ``(ok, N, δ_p)``, the
+    null-space basis ``N`` (n × (n − m), ``N_B = −H_B⁻¹ H_N``, ``N_N = I``) and the
+    particular solution of ``H δ = −Φ`` with ``δ_N = 0``. ``ok`` is false when the LU of
+    ``H_B`` (partial pivoting) meets a pivot below 1e-10 of the largest entry."""
+    m, n = h.shape
+    d = n - m
+    a = np.empty((m, m))
+    rhs = np.empty((m, d + 1))
+    scale = 0.0
+    for i in range(m):
+        for k in range(m):
+            a[i, k] = h[i, perm[k]]
+            scale = max(scale, abs(a[i, k]))
+        for c in range(d):
+            rhs[i, c] = -h[i, perm[m + c]]
+        rhs[i, d] = -phi[i]
+    null = np.zeros((n, d))
+    dp = np.zeros(n)
+    for k in range(m):
+        p = k
+        for i in range(k + 1, m):
+            if abs(a[i, k]) > abs(a[p, k]):
+                p = i
+        if not abs(a[p, k]) > 1e-10 * scale:
+            return False, null, dp
+        if p != k:
+            for j in range(m):
+                a[k, j], a[p, j] = a[p, j], a[k, j]
+            for c in range(d + 1):
+                rhs[k, c], rhs[p, c] = rhs[p, c], rhs[k, c]
+        for i in range(k + 1, m):
+            f = a[i, k] / a[k, k]
+            if f != 0.0:
+                for j in range(k + 1, m):
+                    a[i, j] -= f * a[k, j]
+                for c in range(d + 1):
+                    rhs[i, c] -= f * rhs[k, c]
+    for k in range(m - 1, -1, -1):
+        for c in range(d + 1):
+            acc = rhs[k, c]
+            for j in range(k + 1, m):
+                acc -= a[k, j] * rhs[j, c]
+            rhs[k, c] = acc / a[k, k]
+    for k in range(m):
+        row = perm[k]
+        for c in range(d):
+            null[row, c] = rhs[k, c]
+        dp[row] = rhs[k, d]
+    for c in range(d):
+        null[perm[m + c], c] = 1.0
+    return True, null, dp
+
+
+@njit(**_OPTS)
+def _solve(P, h, x0, ng, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, tol, max_it):
     """Newton with the double null space. Returns ``(status, x, its, reuse, u, σ, Vᵀ,
     last correction, max|Φ|)``; ``reuse``: the SVD is Φ_q's at x (rounding-level last
     correction)."""
@@ -138,16 +243,23 @@ def _solve(P, h, x0, ng, dof, qm, target, mh, inv2h, q, f0, tol, max_it):
             worst = np.abs(phi).max()
             if not np.isfinite(phi @ phi + r @ r):
                 return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
-            u, sv, vt = np.linalg.svd(phiq, full_matrices=True)
-            rank = n - dof
-            k = min(rank, len(sv))
-            proj = u[:, :k].T @ phi
-            for i in range(k):
-                if sv[i] > 1e-14 * sv[0]:
-                    c = proj[i] / sv[i]
-                    for j in range(n):
-                        dp[j] -= vt[i, j] * c
-            nh = vt[n - dof :].T.copy()
+            fast = False
+            if fast_step:  # Φ_q(q) had full row rank: the same columns of H at x
+                fast, nh, dp = _basis_solve(phiq, perm, phi)
+            if fast:
+                sv = np.zeros(0)  # no SVD to hand on
+            else:
+                dp = np.zeros(n)
+                u, sv, vt = np.linalg.svd(phiq, full_matrices=True)
+                rank = n - dof
+                k = min(rank, len(sv))
+                proj = u[:, :k].T @ phi
+                for i in range(k):
+                    if sv[i] > 1e-14 * sv[0]:
+                        c = proj[i] / sv[i]
+                        for j in range(n):
+                            dp[j] -= vt[i, j] * c
+                nh = vt[n - dof :].T.copy()
         else:
             nh = np.eye(n)
         delta = dp
@@ -166,7 +278,8 @@ def _solve(P, h, x0, ng, dof, qm, target, mh, inv2h, q, f0, tol, max_it):
             return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
         if step_size <= tol:
             rounding = step_size <= ROUNDING * max(1.0, np.abs(x).max())
-            return OK, x, it, (m > 0 and rounding), u, sv, vt, step_size, worst
+            reuse = m > 0 and rounding and len(sv) > 0
+            return OK, x, it, reuse, u, sv, vt, step_size, worst
     if not (np.isfinite(step_size) and np.isfinite(worst)):
         return NON_FINITE, x, max_it, False, u, sv, vt, step_size, worst
     return NOT_CONVERGED, x, max_it, False, u, sv, vt, step_size, worst
@@ -192,24 +305,34 @@ def cd_steps(
         t1 = t + h
         mass = ev.mass_matrix(P, q)
         phi_q, phiq_q = ev.position_constraints(P, q)
+        fast = False
+        perm = np.arange(n)
         if m == 0:
             ng = np.eye(n)
             dof = n
         else:
-            if not have_svd:
-                su, ss, svt = np.linalg.svd(phiq_q, full_matrices=True)
-            rank = 0
-            if len(ss) and ss[0] > 0:
-                for i in range(len(ss)):
-                    if ss[i] > rtol * ss[0]:
-                        rank += 1
-            ng = svt[rank:].T.copy()
-            dof = n - rank
+            if not have_svd and m < n:
+                perm, ratio = _pivot_columns(phiq_q)
+                fast = ratio > PIVOT_RATIO
+                if fast:  # full row rank, far from any rank threshold: any basis will do
+                    fast, ng, _ = _basis_solve(phiq_q, perm, phi_q)
+            if fast:
+                dof = n - m
+            else:
+                if not have_svd:
+                    su, ss, svt = np.linalg.svd(phiq_q, full_matrices=True)
+                rank = 0
+                if len(ss) and ss[0] > 0:
+                    for i in range(len(ss)):
+                        if ss[i] > rtol * ss[0]:
+                            rank += 1
+                ng = svt[rank:].T.copy()
+                dof = n - rank
         target = 2.0 * q - qm
         mh = mass / (h * h)
         f0 = P.gravity_q.copy()
         status, x2, its, reuse, u2, s2, vt2, corr, worst = _solve(
-            P, h, guess, ng, dof, qm, target, mh, inv2h, q, f0, tol, max_it
+            P, h, guess, ng, dof, perm, fast, qm, target, mh, inv2h, q, f0, tol, max_it
         )
         if status != OK:
             return status, k, t, qm, q, qp, have_qp, su, ss, svt, have_svd, corr, worst
