@@ -64,24 +64,35 @@ class FixedPattern:
     arrays (consumers can recognise the pattern by identity): never modify them in place.
     """
 
-    def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> None:
+    def __init__(
+        self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int], keep=None
+    ) -> None:
+        """``keep`` (optional, boolean over the entries): only those entries are stored;
+        ``csr(values)`` then takes the values of all entries and ignores the others."""
         n = shape[1]
-        key = np.asarray(rows, np.int64) * n + np.asarray(cols, np.int64)
-        unique, self.slot = np.unique(key, return_inverse=True)
+        rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+        kept = np.arange(len(rows)) if keep is None else np.flatnonzero(keep)
+        key = rows[kept] * n + cols[kept]
+        unique, slot = np.unique(key, return_inverse=True)
         index = np.int32 if max(len(unique), n, shape[0]) < 2**31 - 1 else np.int64
         self.indices = (unique % n).astype(index)
         self.indptr = np.searchsorted(unique // n, np.arange(shape[0] + 1)).astype(index)
         self.shape = shape
-        self.size = len(key)
-        # distinct positions: slot is a permutation, and data = values[order]
-        self._order = np.argsort(self.slot) if len(unique) == len(key) else None
+        self.size = len(rows)
+        self._take = None
+        if len(unique) == len(key):  # distinct positions: data = values[take]
+            self._take = kept[np.argsort(slot)]
+        # else: summed with add.at; an entry not kept goes to a spare last slot
+        self.slot = np.full(len(rows), len(unique), np.int64)
+        self.slot[kept] = slot
 
     def csr(self, values: np.ndarray) -> sp.csr_matrix:
-        if self._order is not None:
-            data = np.asarray(values, float)[self._order]
+        if self._take is not None:
+            data = np.asarray(values, float)[self._take]
         else:  # ufunc.at: the order of bincount's sums, at half its cost here
-            data = np.zeros(len(self.indices))
+            data = np.zeros(len(self.indices) + 1)
             np.add.at(data, self.slot, values)
+            data = data[:-1]
         return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape, copy=False)
 
 
@@ -303,6 +314,7 @@ class MultibodySystem:
         self._zero_n = np.zeros(self.n)
         self._zero_n.flags.writeable = False
         self._pat = (r[self._keep], c[self._keep])
+        self._pat_all = (np.where(self._keep, r, 0), np.where(self._keep, c, 0))
         self._flat = self._pat[0] * self.n + self._pat[1]
 
     # ---- evaluation ------------------------------------------------------------------
@@ -363,12 +375,12 @@ class MultibodySystem:
     def _jacobian(self, vals: list) -> np.ndarray | sp.csr_matrix:
         """``Φ_q`` from the entries of every group, block and norm row (in pattern order)."""
         v = np.concatenate(vals) if vals else np.zeros(0)
+        if self.sparse:  # the entries of ground columns are dropped by the pattern
+            if "_pat_csr" not in self.__dict__:
+                self._pat_csr = FixedPattern(*self._pat_all, (self.m, self.n), self._keep)
+            return self._pat_csr.csr(v)
         if not self._keep_all:
             v = v[self._keep]
-        if self.sparse:
-            if "_pat_csr" not in self.__dict__:
-                self._pat_csr = FixedPattern(*self._pat, (self.m, self.n))
-            return self._pat_csr.csr(v)
         return np.bincount(self._flat, weights=v, minlength=self.m * self.n).reshape(self.m, self.n)
 
     def position_constraints(self, q: np.ndarray, t: float = 0.0):
@@ -503,8 +515,10 @@ class MultibodySystem:
                 if hit is None:
                     r, c = np.concatenate(r), np.concatenate(c)
                     keep = (r >= 0) & (c >= 0)
-                    hit = patterns[key] = (keep, FixedPattern(r[keep], c[keep], shape))
-                return hit[1].csr(v[hit[0]])
+                    hit = patterns[key] = FixedPattern(
+                        np.where(keep, r, 0), np.where(keep, c, 0), shape, keep
+                    )
+                return hit.csr(v)
             r, c = np.concatenate(r), np.concatenate(c)
             keep = (r >= 0) & (c >= 0)
             flat = r[keep] * shape[1] + c[keep]  # small system: sum duplicates densely
