@@ -221,13 +221,15 @@ class RowSet:
         self.entry_cols = np.concatenate(ec).astype(np.int64)
 
     @property
-    def quadratic_form(self) -> tuple | None:
-        """The arguments of ``group_kernels.quadratic`` after q when every row is a
-        compiled quadratic row (no angle, generic or input rows), else None."""
-        if self._angles or self._parts or self.n_inputs:
+    def compiled_rows(self) -> tuple | None:
+        """``(quadratic form, angle part or None)`` when every row is a compiled
+        quadratic row or belongs to at most one compiled angle part (the arguments of
+        ``group_kernels.newton``'s evaluation), else None."""
+        if self._parts or len(self._angles) > 1:
             return None
         quad = self._quadratic
-        return (quad.kappa, quad.g, quad.rows, quad.cols, *quad._h)
+        form = (quad.kappa, quad.g, quad.rows, quad.cols, *quad._h)
+        return form, (self._angles[0] if self._angles else None)
 
     def set_inputs(self, z: np.ndarray) -> None:
         """Targets of the input rows (in the order the inputs were given)."""
@@ -510,6 +512,17 @@ class _AnglePart:
         self.entry_rows = np.concatenate([loc[x.rows], loc[y.rows]])
         self.entry_cols = np.concatenate([x.cols, y.cols])
         self._forms = tuple((f.kappa, f.g, f.rows, f.cols, *f._h) for f in (x, y))
+
+    @staticmethod
+    def none() -> tuple:
+        """``group_kernels.newton``'s angle argument for no angle rows."""
+        i, f = np.zeros(0, np.int64), np.zeros(0)
+        form = (f, f, i, i, i, i, f)
+        return i, f, form, form
+
+    def kernel_args(self, t: float) -> tuple:
+        """``group_kernels.newton``'s angle argument at time ``t`` (the targets now)."""
+        return (self.loc, _floats(self.prim.target(t)[0]), *self._forms)
 
     def evaluate(self, q, qd, t, phi, phit, gamma) -> np.ndarray:
         """Writes Φ, Φ_t (and γ) of its rows; returns its Jacobian values."""

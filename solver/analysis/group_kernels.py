@@ -179,22 +179,37 @@ def _solve(
 NEWTON_OK, NEWTON_DIVERGED, NEWTON_SINGULAR = 0, 1, 2
 
 
-def _newton(q, tol, max_iterations, polish, max_polish, form, plan):
-    """Newton–Raphson on one level whose rows are all quadratic (``form``: the arguments
-    of ``quadratic`` after q; ``plan``: ``(blk_entry, blk_flat, n_flat, p_off, p_size,
-    p_row, rows, cols, c_ptr, c_entry, c_pos, c_col, level_cols)`` of the level), ``q``
-    updated in place: the loop of ``GroupKinematics.position`` step for step (the same
-    stopping rules and the same operations). Returns ``(status, iterations, residual,
-    last iteration index, Φ, Jacobian values)`` at the last evaluation."""
+def _rows(q, form, angle_rows):
+    """``(Φ, Jacobian values)`` of quadratic rows (``form``) and at most one set of angle
+    rows ``(local rows, targets c, x form, y form)`` (none: no local rows), in the layout
+    of ``RowSet.evaluate``: the angle rows' Φ at their local rows, their Jacobian values
+    after the quadratic rows'."""
+    phi, jac = quadratic(q, *form)
+    loc, c, x, y = angle_rows
+    if len(loc) == 0:
+        return phi, jac
+    phi_a, _, _, values_a = angle(q, q, False, c, c, c, x, y)
+    for r in range(len(loc)):
+        phi[loc[r]] = phi_a[r]
+    return phi, np.concatenate((jac, values_a))
+
+
+def _newton(q, tol, max_iterations, polish, max_polish, form, angle_rows, plan):
+    """Newton–Raphson on one level whose rows are quadratic and angle rows (see ``_rows``;
+    ``plan``: ``(blk_entry, blk_flat, n_flat, p_off, p_size, p_row, rows, cols, c_ptr,
+    c_entry, c_pos, c_col, level_cols)`` of the level), ``q`` updated in place: the loop
+    of ``GroupKinematics.position`` step for step (the same stopping rules and the same
+    operations). Returns ``(status, iterations, residual, last iteration index, Φ,
+    Jacobian values)`` at the last evaluation."""
     blk_entry, blk_flat, n_flat, p_off, p_size, p_row = plan[:6]
     rows, cols, c_ptr, c_entry, c_pos, c_col, level_cols = plan[6:]
     extra, prev, iterations = 0, np.inf, 0
     x = np.zeros((1, len(level_cols)))
-    phi, jac = quadratic(q, *form)
+    phi, jac = _rows(q, form, angle_rows)
     err = 0.0
     for it in range(max_iterations + 1):
         if it > 0:
-            phi, jac = quadratic(q, *form)
+            phi, jac = _rows(q, form, angle_rows)
         err = 0.0
         for v in phi:  # max |Φ|, NaN propagating like NumPy's
             a = abs(v)
@@ -228,6 +243,7 @@ if AVAILABLE:
     angle = njit(**_OPTS)(_angle)
     factor = njit(**_OPTS)(_factor)
     solve = njit(**_OPTS)(_solve)
+    _rows = njit(**_OPTS)(_rows)
     newton = njit(**_OPTS)(_newton)
 else:  # pragma: no cover - depends on the installation
     quadratic = quadratic_gamma = angle = factor = solve = newton = None

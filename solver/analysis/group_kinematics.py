@@ -32,7 +32,7 @@ import scipy.sparse.linalg as spla
 
 from solver.analysis import group_evaluation, group_kernels
 from solver.analysis.errors import SimulationError
-from solver.analysis.group_evaluation import RowEval, RowSet
+from solver.analysis.group_evaluation import RowEval, RowSet, _AnglePart
 
 #: groups up to this size are solved as batched dense systems, larger ones sparse
 DENSE_MAX = 48
@@ -363,13 +363,14 @@ class LevelSolver:
             self.plan = _CompiledPlan.build(
                 parts, order, start, c_ent, ep, row_pos[er], ec, flat, self.cols
             )
-        # the whole Newton loop compiled: all rows quadratic and all parts dense
+        # the whole Newton loop compiled: quadratic rows and at most one angle part, all
+        # parts dense
         self.newton_args = None
-        form = self.rowset.quadratic_form
-        if self.plan is not None and form is not None and group_evaluation.USE_COMPILED:
+        rows = self.rowset.compiled_rows
+        if self.plan is not None and rows is not None and group_evaluation.USE_COMPILED:
             p = self.plan
             self.newton_args = (
-                form,
+                rows,
                 (p.blk_entry, p.blk_flat, self.n_flat, *p.head, p.cols, *p.couple, p.c_col)
                 + (self.cols,),
             )
@@ -432,7 +433,7 @@ class GroupKinematics:
         iterations = 0
         for lv in self.levels:
             if lv.newton_args is not None:
-                iterations += self._compiled_position(lv, q, t)
+                iterations += self._compiled_position(lv, q, t, z)
                 continue
             extra, prev = 0, np.inf
             for it in range(self.max_iterations + 1):
@@ -477,11 +478,16 @@ class GroupKinematics:
             )
         return x
 
-    def _compiled_position(self, lv: LevelSolver, q: np.ndarray, t: float) -> int:
-        """The Newton loop of ``position`` for one all-quadratic level in one compiled call
-        (``group_kernels.newton``, the same steps); ``q`` updated in place."""
+    def _compiled_position(self, lv: LevelSolver, q: np.ndarray, t: float, z) -> int:
+        """The Newton loop of ``position`` for one level of quadratic and angle rows in
+        one compiled call (``group_kernels.newton``, the same steps); ``q`` updated in
+        place."""
+        (form, angle), plan = lv.newton_args
+        if z is not None and lv.rowset.n_inputs:
+            lv.rowset.set_inputs(np.asarray(z, float))
+        angle_rows = _AnglePart.none() if angle is None else angle.kernel_args(t)
         status, its, err, it, phi, values = group_kernels.newton(
-            q, self.tol, self.max_iterations, POLISH, MAX_POLISH, *lv.newton_args
+            q, self.tol, self.max_iterations, POLISH, MAX_POLISH, form, angle_rows, plan
         )
         if status == group_kernels.NEWTON_SINGULAR:
             raise SimulationError(
@@ -496,7 +502,10 @@ class GroupKinematics:
                 f"(residual {err:.3g} after {it} iterations)",
                 "reduce the step, or use group_method global",
             )
-        lv.last = RowEval(phi, values, np.zeros(lv.rowset.n_rows), None)
+        phit = np.zeros(lv.rowset.n_rows)
+        if angle is not None:
+            phit[angle.loc] = -angle.prim.target(t)[1]
+        lv.last = RowEval(phi, values, phit, None)
         lv.factor = self._factorise(lv, values, t)
         return its
 

@@ -302,16 +302,16 @@ def test_compiled_rows_equal_the_numpy_formulas(monkeypatch):
 
 
 def test_compiled_newton_loop_takes_the_same_steps():
-    """An all-quadratic level's Newton loop in one compiled call equals the Python loop
-    over the same kernels bit for bit (positions, iterations, the Jacobian kept for the
-    velocity sweep), and fails with the same message."""
+    """A level's Newton loop in one compiled call (quadratic and angle rows) equals the
+    Python loop over the same kernels bit for bit (positions, iterations, the Jacobian
+    kept for the velocity sweep), and fails with the same message."""
     s = slider_crank(6)
     q0 = initial_state(s, 1e-10, 25).q
     dec = decompose(s, q0, choose_inputs(s, q0))
     fast, loop = (GroupKinematics(s, dec, 1e-10, 25) for _ in range(2))
     if not group_kernels.AVAILABLE:
         pytest.skip("Numba is not installed")
-    assert [lv.newton_args is not None for lv in fast.levels] == [False, True]
+    assert all(lv.newton_args is not None for lv in fast.levels)  # angle input, dyads
     for lv in loop.levels:
         lv.newton_args = None
     for trial in range(3):
