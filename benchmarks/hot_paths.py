@@ -10,6 +10,9 @@ A01 pendulum with central_differences / augmented_lagrangian (2 s), ``chain16-cd
 004's structural groups (Δt = 5 ms, 20 steps). CPU time (``time.process_time``) of the
 time loop only (model set-up and the run's summary excluded), BLAS on one thread.
 
+With ``--numpy`` the compiled steppers (``solver.compiled``) and the NumPy path
+(``BIELA_COMPILED=0``) run alternately instead (the Numba kernels of large systems and of
+the structural groups decide once per process: that comparison is for the dense cases).
 With ``--against REV`` the ``solver`` package of that commit is exported (``git archive``)
 into a temporary directory as ``solver_base`` (its imports rewritten) and both versions run
 in this process, case by case and repeat by repeat in turn, so that the load of a shared
@@ -115,28 +118,47 @@ def main(argv=None) -> None:
     parser.add_argument("--cases", default="a01-cd,a01-al,chain16-cd,chain16-al")
     parser.add_argument("--against", help="a commit to compare with, run alternately")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--numpy",
+        action="store_true",
+        help="compare the compiled steppers with the NumPy path (BIELA_COMPILED=0), alternately",
+    )
     args = parser.parse_args(argv)
     names = args.cases.split(",")
+    os.environ.setdefault("BIELA_COMPILED", "1")
+    from solver.compiled.warm import mode, warm
+
+    if mode() != "off":
+        warm()  # compiled or loaded before any timing
     with tempfile.TemporaryDirectory() as tmp:
         packages = {"now": "solver"}
         if args.against:
             packages = {args.against: export(args.against, Path(tmp)), "now": "solver"}
+        elif args.numpy:
+            packages = {"numpy": "solver", "now": "solver"}
+        compare = args.against or ("numpy" if args.numpy else None)
         best: dict = {}
         for _ in range(args.repeats):
             for name in names:
                 for label, package in packages.items():
-                    r = run_case(name, package)
+                    flag = os.environ["BIELA_COMPILED"]
+                    if label == "numpy":
+                        os.environ["BIELA_COMPILED"] = "0"
+                    try:
+                        r = run_case(name, package)
+                    finally:
+                        os.environ["BIELA_COMPILED"] = flag
                     key = (name, label)
                     if key not in best or r["ms_per_step"] < best[key]["ms_per_step"]:
                         best[key] = r
         head = f"{'case':12s}" + "".join(f" {lab[:12]:>12s}" for lab in packages)
-        print(head + ("    ratio   check (drift or angle), iterations" if args.against else ""))
+        print(head + ("    ratio   check (drift or angle), iterations" if compare else ""))
         for name in names:
             row = f"{name:12s}" + "".join(
                 f" {best[(name, lab)]['ms_per_step']:9.3f} ms" for lab in packages
             )
-            if args.against:
-                old, new = best[(name, args.against)], best[(name, "now")]
+            if compare:
+                old, new = best[(name, compare)], best[(name, "now")]
                 row += f"  {old['ms_per_step'] / new['ms_per_step']:6.2f}x"
                 row += f"   {old['check']:.7g} / {new['check']:.7g}, "
                 row += f"{old['its']:.2f} / {new['its']:.2f}"
