@@ -57,21 +57,26 @@ class _DenseClass:
 class _CompiledPlan:
     """The arrays ``group_kernels.factor`` and ``group_kernels.solve`` take for one level:
     its parts in solution order (earlier internal levels first) and, by part, the
-    coupling entries to earlier parts of the same group."""
+    coupling entries to earlier parts of the same group — for the sweeps over system
+    vectors also the entries on earlier levels' columns (``Φ_h``)."""
 
     head: tuple  # (offsets in the flat block array, sizes, row pointers, local rows)
     cols: np.ndarray  # the parts' columns, local (``LevelSolver.cols`` order) ...
     gcols: np.ndarray  # ... and as system coordinates
     couple: tuple  # (pointers by part, entries, positions of their rows in the part)
-    c_col: np.ndarray  # the coupling entries' columns, local ...
-    c_gcol: np.ndarray  # ... and as system coordinates
+    c_col: np.ndarray  # the coupling entries' local columns
+    sweep: tuple  # ``couple`` with the Φ_h entries added ...
+    s_gcol: np.ndarray  # ... and their columns as system coordinates
     blk_entry: np.ndarray  # entries of the diagonal blocks ...
     blk_flat: np.ndarray  # ... and their places in the flat block array
 
     @staticmethod
-    def build(parts, order, start, c_ent, ep, pos, ec, flat, level_cols) -> _CompiledPlan:
-        """``order``: the parts by internal level; ``c_ent``: the coupling entries; by
-        entry: ``ep`` its part, ``pos`` its row's position in the part, ``ec`` its local
+    def build(
+        parts, order, start, c_ent, ext, ep, pos, ec, entry_cols, flat, level_cols
+    ) -> _CompiledPlan:
+        """``order``: the parts by internal level; ``c_ent``: the coupling entries,
+        ``ext`` those on other levels' columns; by entry: ``ep`` its part, ``pos`` its
+        row's position in the part, ``ec`` its local column, ``entry_cols`` its system
         column; ``flat``: its place in the flat block array (−1: not in a block)."""
         order = np.asarray(order, np.int64)
         sizes = np.array([len(parts[pi][0]) for pi in order], np.int64)
@@ -81,17 +86,23 @@ class _CompiledPlan:
         cols = np.concatenate(cat + [parts[pi][1] for pi in order]).astype(np.int64)
         rank = np.empty(len(parts), np.int64)
         rank[order] = np.arange(len(order))
-        c_ent = c_ent[np.argsort(rank[ep[c_ent]], kind="stable")].astype(np.int64)
-        c_ptr = np.searchsorted(rank[ep[c_ent]], np.arange(len(order) + 1)).astype(np.int64)
-        c_col = ec[c_ent].astype(np.int64)
+
+        def by_part(ent):
+            ent = ent[np.argsort(rank[ep[ent]], kind="stable")].astype(np.int64)
+            ptr = np.searchsorted(rank[ep[ent]], np.arange(len(order) + 1)).astype(np.int64)
+            return (ptr, ent, pos[ent].astype(np.int64))
+
+        couple = by_part(c_ent)
+        sweep = by_part(np.concatenate([c_ent, ext]))
         in_block = np.flatnonzero(flat >= 0)
         return _CompiledPlan(
             (start[order].astype(np.int64), sizes, p_row, rows),
             cols,
             level_cols[cols],
-            (c_ptr, c_ent, pos[c_ent].astype(np.int64)),
-            c_col,
-            level_cols[c_col],
+            couple,
+            ec[couple[1]].astype(np.int64),
+            sweep,
+            entry_cols[sweep[1]].astype(np.int64),
             in_block.astype(np.int64),
             flat[in_block].astype(np.int64),
         )
@@ -153,22 +164,28 @@ class LevelFactor:
             self._lu = (lu, piv)
         return self._lu
 
-    def _compiled(self, rhs: np.ndarray, out: np.ndarray, system_cols: bool) -> None:
-        """The compiled solve of ``rhs`` (k × local rows) into ``out`` (k × level columns,
-        or k × system coordinates with ``system_cols``)."""
+    def _compiled(self, rhs: np.ndarray, out: np.ndarray, system: bool) -> None:
+        """The compiled solve of ``rhs`` (k × local rows) into ``out``: k × level columns,
+        or with ``system`` k system vectors, less ``Φ_h out`` (see ``solve_into``)."""
         plan = self.level.plan
-        cols, c_col = (plan.gcols, plan.c_gcol) if system_cols else (plan.cols, plan.c_col)
+        if system:
+            cols, couple, c_col = plan.gcols, plan.sweep, plan.s_gcol
+        else:
+            cols, couple, c_col = plan.cols, plan.couple, plan.c_col
         b = np.ascontiguousarray(rhs, dtype=float)
         lu, piv = self._factors()
-        group_kernels.solve(lu, piv, self.values, *plan.head, cols, *plan.couple, c_col, b, out)
+        group_kernels.solve(lu, piv, self.values, *plan.head, cols, *couple, c_col, b, out)
 
     def solve_into(self, rhs: np.ndarray, x: np.ndarray) -> None:
-        """``Φ_φ x_L = rhs`` for ``rhs`` of shape (k, local rows), written into the rows
-        of ``x`` (k, n: k system vectors) at the level's columns."""
+        """``Φ_φ x_L = rhs − Φ_h x`` for the k system vectors ``x`` (k × n) known on the
+        earlier levels' columns and zero on this level's and later ones (a sweep level by
+        level): ``rhs`` is k × local rows, ``x_L`` written into ``x`` at the level's
+        columns."""
         lv = self.level
         if lv.plan is not None:
             self._compiled(rhs, x, True)
         else:
+            rhs = rhs - lv.inputs_product(self.values, x)
             x[:, lv.cols] = self.solve(rhs.T).T
 
     def _dense(self, ci: int, b: np.ndarray) -> np.ndarray:
@@ -361,7 +378,17 @@ class LevelSolver:
             c_ent = np.flatnonzero(couple)
             c_ent = c_ent[sub_of[cp[c_ent]] < sub_of[ep[c_ent]]]
             self.plan = _CompiledPlan.build(
-                parts, order, start, c_ent, ep, row_pos[er], ec, flat, self.cols
+                parts,
+                order,
+                start,
+                c_ent,
+                ext,
+                ep,
+                row_pos[er],
+                ec,
+                self.rowset.entry_cols,
+                flat,
+                self.cols,
             )
         # the whole Newton loop compiled: quadratic rows and at most one angle part, all
         # parts dense
@@ -514,7 +541,7 @@ class GroupKinematics:
 
         def rhs_of(lv, x):
             ev = lv.last
-            rhs = -ev.phit - lv.inputs_product(ev.values, x)
+            rhs = np.tile(-ev.phit, (len(x), 1))
             if len(lv.input_ids):
                 rhs[0, lv.input_rows] += zd[lv.input_ids]
             return rhs
@@ -525,7 +552,7 @@ class GroupKinematics:
         """``q̈`` at the last position with velocities ``qd`` (``z̈`` for the input rows)."""
 
         def rhs_of(lv, x):
-            rhs = lv.rowset.gamma(q, qd, t, z) - lv.inputs_product(lv.last.values, x)
+            rhs = lv.rowset.gamma(q, qd, t, z)[None, :]
             if len(lv.input_ids) and zdd is not None:
                 rhs[0, lv.input_rows] += zdd[lv.input_ids]
             return rhs
@@ -541,7 +568,7 @@ class GroupKinematics:
 
         def rhs_of(lv, x):
             ev = lv.last
-            rhs = -lv.inputs_product(ev.values, x)
+            rhs = np.zeros((len(x), lv.rowset.n_rows))
             rhs[0] -= ev.phit
             if len(lv.input_ids):
                 rhs[0, lv.input_rows] += zd[lv.input_ids]
@@ -555,7 +582,7 @@ class GroupKinematics:
         """``R = ∂q/∂z`` (n × g) at the last position."""
 
         def rhs_of(lv, x):
-            rhs = -lv.inputs_product(lv.last.values, x)
+            rhs = np.zeros((len(x), lv.rowset.n_rows))
             if len(lv.input_ids):
                 rhs[lv.input_ids, lv.input_rows] += 1.0
             return rhs
