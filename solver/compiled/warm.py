@@ -1,12 +1,14 @@
-"""Compile the kernels once and keep them: ``python -m solver.compiled.warm``.
+"""Compile the solver's Numba code once and keep it: ``python -m solver.compiled.warm``.
 
-Numba compiles a function the first time it is called (tens of seconds for the steppers)
+Numba compiles a function the first time it is called (a minute or more for everything)
 and caches the machine code on disk (``cache=True``, next to the sources in
 ``__pycache__``, or in Numba's user cache directory when that is not writable); later
-processes load it in well under a second. :func:`warm` runs every compiled stepper on a
-small model covering every primitive and body type (the argument types, and so the
-compiled signatures, are the same for every model) and then writes a marker file named
-after a fingerprint of the compiled sources and the Numba and Python versions.
+processes load it in well under a second. :func:`warm` makes the runs of
+:func:`_workloads` — the compiled steppers on a small model of every primitive and body
+type, a 64-bar chain for the kernels of large sparse systems, a slider-crank on
+structural groups (the argument types, and so the compiled signatures, are the same for
+every model) — and then writes a marker file named after a fingerprint of every compiled
+module (:func:`sources`) and the Numba, NumPy and Python versions.
 
 ``BIELA_COMPILED`` (environment) chooses the path of a run: ``0`` never compiled; ``1``
 always (compiling in the run if needed); unset or ``auto``: compiled when the marker says
@@ -24,8 +26,22 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-#: the modules whose functions are compiled
-SOURCES = ("packing.py", "evaluate.py", "central_differences.py", "augmented_lagrangian.py")
+PACKAGE = HERE.parent  # solver/
+
+
+def sources() -> list[Path]:
+    """Every module of the solver that compiles functions with Numba (the name ``njit``
+    appears in it), and ``packing.py``, whose layout they read."""
+    found = {HERE / "packing.py"}
+    for path in PACKAGE.rglob("*.py"):
+        try:
+            if "njit" in path.read_text(encoding="utf-8"):
+                found.add(path)
+        except OSError:
+            continue
+    return sorted(found)
+
+
 #: a warm-up started less than this long ago (s) is still running, not stale
 LOCK_AGE = 600.0
 _warming = False
@@ -41,8 +57,9 @@ def fingerprint() -> str:
 
     h = hashlib.sha1()
     h.update(f"{version('numba')} {version('numpy')} {sys.version} {sys.platform}".encode())
-    for name in SOURCES:
-        h.update((HERE / name).read_bytes())
+    for path in sources():
+        h.update(str(path.relative_to(PACKAGE)).encode())
+        h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -107,9 +124,7 @@ def clear_cache() -> int:
     only each function's own source file, so a cached stepper would keep running the old
     code of a changed ``evaluate.py``: every change of the fingerprint starts afresh."""
     count = 0
-    folder = cache_dir()
-    for name in SOURCES:
-        stem = name[:-3]
+    for folder, stem in _cache_files():
         for pattern in (f"{stem}.*.nbi", f"{stem}.*.nbc"):
             for path in folder.glob(pattern):
                 try:
@@ -120,10 +135,79 @@ def clear_cache() -> int:
     return count
 
 
+def _cache_files() -> list[tuple[Path, str]]:
+    """``(folder, file stem)`` of each compiled module's Numba cache files (Numba names
+    them ``<module file stem>.<function>-<line>.py<ver>.nbi/.nbc``)."""
+    import importlib
+
+    out = []
+    for path in sources():
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        module = importlib.import_module(".".join(rel.parts))
+        for value in vars(module).values():
+            cache = getattr(value, "_cache", None)
+            folder = getattr(cache, "_cache_path", None)
+            if folder and getattr(value, "__module__", None) == module.__name__:
+                out.append((Path(folder), path.stem))
+                break
+    return out
+
+
+def _chain_data(n: int) -> dict:
+    """A horizontal chain of ``n`` 1 m, 1 kg bars joined by spherical joints."""
+    bodies = [
+        {"name": f"b{i}", "mass": 1.0, "inertia": [1e-4, 0.08, 0.08], "position": [i + 0.5, 0, 0]}
+        for i in range(n)
+    ]
+    joints = [
+        {"name": f"S{i}", "type": "spherical", "body1": "ground" if i == 0 else f"b{i - 1}",
+         "body2": f"b{i}", "point": [float(i), 0, 0]}
+        for i in range(n)
+    ]  # fmt: skip
+    return {"biela": 1, "name": "warm-up chain", "gravity": [0, 0, -9.81], "bodies": bodies,
+            "joints": joints}  # fmt: skip
+
+
+def _workloads():
+    """``(what, model data, simulate keywords)`` of the warm-up runs: together they call
+    every compiled function with the argument types of a real run."""
+    from solver.generators.slider_crank import slider_crank_model
+
+    dense = warm_model_data()
+    for formulation in ("central_differences", "augmented_lagrangian"):
+        yield (f"dense steps ({formulation})", dense,
+               {"formulation": formulation, "dt": 1e-3, "t_end": 0.003})  # fmt: skip
+    yield ("sparse kernels (64-bar chain)", _chain_data(64),
+           {"formulation": "augmented_lagrangian", "dt": 1e-3, "t_end": 0.003})  # fmt: skip
+    groups = {"group_method": "structural_groups"}
+    yield ("structural groups, kinematics", slider_crank_model(2, driven=True),
+           {"analysis": "kinematic", "coordinates": "natural", "dt": 0.01, "t_end": 0.03,
+            "parameters": groups})  # fmt: skip
+    yield ("structural groups, R matrix", slider_crank_model(2),
+           {"formulation": "null_space", "coordinates": "natural", "dt": 0.005, "t_end": 0.015,
+            "parameters": {**groups, "method": "r_matrix"}})  # fmt: skip
+
+
+def unreached() -> list[str]:
+    """Compiled functions of the solver that have no compiled signature in this process
+    (after :func:`warm`: functions its runs do not reach)."""
+    import importlib
+
+    out = []
+    for path in sources():
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        module = importlib.import_module(".".join(rel.parts))
+        for name, value in vars(module).items():
+            mine = getattr(value, "__module__", "") == module.__name__
+            if mine and hasattr(value, "signatures") and not value.signatures:
+                out.append(f"{module.__name__}.{name}")
+    return out
+
+
 def warm() -> float:
-    """Compile every stepper afresh (cached code of other sources is deleted first) or,
-    with the marker of these sources present, load it; then write the marker. Returns the
-    seconds taken."""
+    """Compile every compiled function afresh (cached code of other sources is deleted
+    first) or, with the marker of these sources present, load it, by the runs of
+    :func:`_workloads`; then write the marker. Returns the seconds taken."""
     from solver.analysis import simulate
     from solver.model import model_from_data
 
@@ -132,16 +216,13 @@ def warm() -> float:
     if not is_warm():
         clear_cache()
     _warming = True
-    model = model_from_data(warm_model_data())
     previous = os.environ.get("BIELA_COMPILED")
     os.environ["BIELA_COMPILED"] = "1"
     try:
-        for formulation in ("central_differences", "augmented_lagrangian"):
-            result = simulate.simulate(
-                model, analysis="dynamic", formulation=formulation, dt=1e-3, t_end=0.003
-            )
+        for what, data, kw in _workloads():
+            result = simulate.simulate(model_from_data(data), **{"analysis": "dynamic", **kw})
             if result.status != "ok":
-                raise RuntimeError(f"warm-up run with {formulation}: {result.message}")
+                raise RuntimeError(f"warm-up run ({what}): {result.message}")
     finally:
         _warming = False
         if previous is None:

@@ -158,20 +158,19 @@ def test_chain_dynamics_agree_with_the_general_sparse_solver():
         np.testing.assert_allclose(a.qd, b.qd, rtol=0, atol=1e-8)
 
 
-def test_kernel_policy_follows_biela_compiled(monkeypatch, tmp_path):
-    """0: never; 1: always; auto: when the marker of the cached kernels exists, else not,
-    with a background warm-up started."""
+def test_kernel_policy_follows_biela_compiled(monkeypatch):
+    """0: never; 1: always; auto: when the warm-up marker of the compiled code exists, else
+    not, with a background warm-up started (``solver.compiled.warm``)."""
     from solver.mechanics import kernel_cache
 
     started = []
     monkeypatch.setattr(kernel_cache, "warm_in_background", lambda: started.append(1) or True)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(kernel_cache, "is_warm", lambda: False)
     for value, expect in (("0", False), ("1", True), ("auto", False)):
         monkeypatch.setenv("BIELA_COMPILED", value)
         monkeypatch.setattr(kernel_cache, "_decision", None)
         assert kernel_cache.compiled_kernels() is expect
     assert started == [1]
-    kernel_cache.marker().parent.mkdir(parents=True)
-    kernel_cache.marker().write_text("warm\n")
+    monkeypatch.setattr(kernel_cache, "is_warm", lambda: True)
     monkeypatch.setattr(kernel_cache, "_decision", None)
     assert kernel_cache.compiled_kernels() is True and started == [1]
