@@ -37,8 +37,8 @@ from solver.mechanics.constraints.primitives import Angle, Dot, PointPlane, wrap
 from solver.mechanics.markers import GROUND, LINEAR, Markers
 from solver.model import description as d
 
-#: evaluate the quadratic rows with the compiled kernels of ``group_kernels`` (when Numba
-#: is installed); False: NumPy ``bincount`` formulas (the same sums in the same order)
+#: evaluate the quadratic and angle rows with the compiled kernels of ``group_kernels``
+#: (when ``group_kernels.enabled()``); False: the NumPy formulas (the same sums)
 USE_COMPILED = True
 
 
@@ -333,7 +333,7 @@ class _QuadraticPart:
 
     def evaluate(self, q, qd=None):
         """``(Φ, Jacobian values, γ or None)`` over all local rows (zero elsewhere)."""
-        if USE_COMPILED and group_kernels.AVAILABLE:
+        if USE_COMPILED and group_kernels.enabled():
             phi, jac = group_kernels.quadratic(
                 _floats(q), self.kappa, self.g, self.rows, self.cols, *self._h
             )
@@ -347,7 +347,7 @@ class _QuadraticPart:
 
     def gamma(self, qd: np.ndarray) -> np.ndarray:
         """``γ = −q̇ᵀHq̇`` over all local rows."""
-        if USE_COMPILED and group_kernels.AVAILABLE:
+        if USE_COMPILED and group_kernels.enabled():
             return group_kernels.quadratic_gamma(
                 _floats(qd), self.n_rows, self.rows, self.cols, *self._h
             )
@@ -526,7 +526,7 @@ class _AnglePart:
 
     def evaluate(self, q, qd, t, phi, phit, gamma) -> np.ndarray:
         """Writes Φ, Φ_t (and γ) of its rows; returns its Jacobian values."""
-        if USE_COMPILED and group_kernels.AVAILABLE:
+        if USE_COMPILED and group_kernels.enabled():
             q = _floats(q)
             c, cd, cdd = (_floats(v) for v in self.prim.target(t))
             phi_a, phit_a, gamma_a, values = group_kernels.angle(

@@ -38,6 +38,18 @@ except ImportError:  # pragma: no cover - depends on the installation
 
 AVAILABLE = njit is not None
 
+
+def enabled() -> bool:
+    """Whether the kernels run in this process: Numba is installed and the solver's policy
+    for compiled code says so (``solver.mechanics.kernel_cache.compiled_kernels``:
+    ``BIELA_COMPILED``, or in ``auto`` mode a warm cache)."""
+    if not AVAILABLE:
+        return False
+    from solver.mechanics.kernel_cache import compiled_kernels
+
+    return compiled_kernels()
+
+
 _OPTS = {"cache": True, "nogil": True, "fastmath": False}
 
 

@@ -40,7 +40,7 @@ DENSE_MAX = 48
 POLISH = 1e-2
 MAX_POLISH = 3
 #: factorise and solve the dense parts with the compiled kernels of ``group_kernels`` (when
-#: Numba is installed); False: batched NumPy solves per class of equal-size parts
+#: ``group_kernels.enabled()``); False: batched NumPy solves per class of equal-size parts
 USE_COMPILED = True
 
 
@@ -373,7 +373,7 @@ class LevelSolver:
         # the compiled factorisation (all parts dense); as above, only the coupling to
         # parts of earlier internal levels counts (the structure makes the others zero)
         self.plan = None
-        if group_kernels.AVAILABLE and USE_COMPILED and not sparse_ids:
+        if group_kernels.enabled() and USE_COMPILED and not sparse_ids:
             order = [pi for _, ids in sorted(by_key.items()) for pi in ids]
             c_ent = np.flatnonzero(couple)
             c_ent = c_ent[sub_of[cp[c_ent]] < sub_of[ep[c_ent]]]
