@@ -134,7 +134,13 @@ class GroupRMatrix:
         m = self.dyn.mass
         f = self.dyn.forces(q, qd, t) - m @ rzd
         mr = m @ r
-        zdd = np.linalg.solve(r.T @ mr, r.T @ f)
+        a, b = r.T @ mr, r.T @ f
+        if len(b) == 1:  # one DOF: LAPACK's 1 × 1 solve is this division
+            if a[0, 0] == 0.0:
+                raise np.linalg.LinAlgError("Singular matrix")
+            zdd = b / a[0, 0]
+        else:
+            zdd = np.linalg.solve(a, b)
         return q, qd, rzd + r @ zdd, zdd, its
 
     def start(self, state: DynamicState) -> DynamicState:

@@ -221,6 +221,12 @@ class RowSet:
         self.entry_cols = np.concatenate(ec).astype(np.int64)
 
     @property
+    def rheonomic(self) -> bool:
+        """Whether a row can depend on time (a driver: ``Φ_t`` not identically zero)."""
+        prims = [part.prim for part in self._angles] + [prim for prim, _ in self._parts]
+        return any(len(getattr(prim, "driven", ())) for prim in prims)
+
+    @property
     def compiled_rows(self) -> tuple | None:
         """``(quadratic form, angle part or None)`` when every row is a compiled
         quadratic row or belongs to at most one compiled angle part (the arguments of

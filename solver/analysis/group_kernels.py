@@ -43,11 +43,17 @@ def enabled() -> bool:
     """Whether the kernels run in this process: Numba is installed and the solver's policy
     for compiled code says so (``solver.mechanics.kernel_cache.compiled_kernels``:
     ``BIELA_COMPILED``, or in ``auto`` mode a warm cache)."""
+    global _policy
     if not AVAILABLE:
         return False
-    from solver.mechanics.kernel_cache import compiled_kernels
+    if _policy is None:
+        from solver.mechanics.kernel_cache import compiled_kernels
 
-    return compiled_kernels()
+        _policy = compiled_kernels
+    return _policy()
+
+
+_policy = None  # kernel_cache.compiled_kernels, imported on the first call
 
 
 _OPTS = {"cache": True, "nogil": True, "fastmath": False}

@@ -435,6 +435,8 @@ class GroupKinematics:
             for ids in decomposition.levels
         ]
         self.n_inputs = len(decomposition.inputs)
+        #: some row depends on time (drivers): Φ_t ≠ 0
+        self.rheonomic = any(lv.rowset.rheonomic for lv in self.levels)
 
     def _factorise(self, lv: LevelSolver, values: np.ndarray, t: float) -> LevelFactor:
         return lv.factorise(values)
@@ -562,7 +564,7 @@ class GroupKinematics:
     def velocity_and_r(self, zd) -> tuple[np.ndarray, np.ndarray]:
         """``(q̇, R)`` at the last position in one sweep (R = ∂q/∂z, n × g); without
         rheonomic rows (``Φ_t = 0``) ``q̇ = R ż``, one right-hand side fewer."""
-        if not any(np.any(lv.last.phit) for lv in self.levels):
+        if not self.rheonomic:
             r = self.r_matrix()
             return r @ np.asarray(zd, float), r
 

@@ -356,3 +356,26 @@ def test_numpy_and_compiled_paths_agree(monkeypatch):
     for a, b in zip(*results, strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-10 * (1 + np.abs(b).max()))
     np.testing.assert_allclose(results[0][1], results[0][4], atol=1e-12)
+
+
+def test_velocity_and_r_with_and_without_drivers():
+    """Without drivers (Φ_t ≡ 0) the sweep solves only R and q̇ = R ż; with a driver the
+    Φ_t column is solved too (here no DOF input: R is n × 0)."""
+    s = slider_crank(3, driven=True)
+    q0 = assemble(s, s.q0).q
+    kin = GroupKinematics(s, decompose(s, q0, []), 1e-12, 25)
+    assert kin.rheonomic
+    q, _ = kin.position(q0, 0.3)
+    qd, r = kin.velocity_and_r(np.zeros(0))
+    c = s.constraints(q, qd, 0.3)
+    assert r.shape == (s.n, 0) and np.abs(c.phi_t).max() > 1.0
+    np.testing.assert_allclose(dense(c.phi_q) @ qd, -c.phi_t, atol=1e-10)
+    np.testing.assert_allclose(qd, kin.velocity(), atol=1e-12)
+    s = slider_crank(3)
+    q0 = initial_state(s, 1e-10, 25).q
+    kin = GroupKinematics(s, decompose(s, q0, choose_inputs(s, q0)), 1e-12, 25)
+    assert not kin.rheonomic
+    q, _ = kin.position(q0, 0.3, np.array([0.5]))
+    qd, r = kin.velocity_and_r(np.array([1.7]))
+    np.testing.assert_allclose(qd, kin.velocity(np.array([1.7])), atol=1e-12)
+    np.testing.assert_allclose(dense(s.constraints(q).phi_q) @ qd, 0.0, atol=1e-11)
