@@ -18,6 +18,7 @@ the cache is warm, else the NumPy path, while a background process warms the cac
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -124,6 +125,9 @@ def clear_cache() -> int:
     only each function's own source file, so a cached stepper would keep running the old
     code of a changed ``evaluate.py``: every change of the fingerprint starts afresh."""
     count = 0
+    for old in list(cache_dir().glob("biela-warm-*.ok")):  # markers of earlier sources
+        with contextlib.suppress(OSError):
+            old.unlink()
     for folder, stem in _cache_files():
         for pattern in (f"{stem}.*.nbi", f"{stem}.*.nbc"):
             for path in folder.glob(pattern):
