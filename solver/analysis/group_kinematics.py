@@ -15,10 +15,17 @@ group with its own square Jacobian ``Φ_φ``:
   column — the chain rule ``R_φz = R_φh R_hz`` of 004 eq. (11);
 * ``Ṙż``: the acceleration problem with ``z̈ = 0``.
 
-Groups of equal size in a level are stacked and solved together (batched dense solves,
-"independent groups in parallel", 004 ref. [4]); a group larger than ``DENSE_MAX``
-(the global method's single group) uses a sparse LU. The Jacobian of the last position
-evaluation, at the converged configuration, serves velocity, acceleration and R.
+A level's groups are split into parts (their irreducible diagonal blocks), solved by
+block forward substitution. With the compiled kernels (``group_kernels``, when
+``group_kernels.enabled()``) every part is LU-factorised once per Jacobian and all
+right-hand sides at that Jacobian reuse the factors; the sweeps (velocity, acceleration,
+R) run on k × n arrays and subtract ``Φ_h`` inside the solve; a level of quadratic rows
+and at most one angle part runs its whole Newton loop in one compiled call (the same
+steps as the Python loop). Without them, parts of equal size are stacked and solved
+together (batched LAPACK solves, "independent groups in parallel", 004 ref. [4]). A group
+larger than ``DENSE_MAX`` (the global method's single group) uses a sparse LU. The
+Jacobian of the last position evaluation, at the converged configuration, serves
+velocity, acceleration and R.
 """
 
 from __future__ import annotations
@@ -106,11 +113,6 @@ class _CompiledPlan:
             in_block.astype(np.int64),
             flat[in_block].astype(np.int64),
         )
-
-
-def _mv(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Batched ``a @ x`` for ``x`` of shape (G, s) or (G, s, k)."""
-    return (a @ x[..., None])[..., 0] if x.ndim == 2 else a @ x
 
 
 class LevelFactor:
