@@ -223,10 +223,10 @@ def _basis_solve(h, perm, phi):
 
 
 @njit(**_OPTS)
-def _solve(P, h, x0, ng, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, tol, max_it):
-    """Newton with the double null space. Returns ``(status, x, its, reuse, u, σ, Vᵀ,
-    last correction, max|Φ|)``; ``reuse``: the SVD is Φ_q's at x (rounding-level last
-    correction)."""
+def _solve(P, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, tol, max_it):
+    """Newton with the double null space (``ngt``: N_Gᵀ, contiguous). Returns ``(status,
+    x, its, reuse, u, σ, Vᵀ, last correction, max|Φ|)``; ``reuse``: the SVD is Φ_q's at x
+    (rounding-level last correction)."""
     n, m = P.n, P.m
     x = x0.copy()
     _normalise(P, x)
@@ -253,7 +253,7 @@ def _solve(P, h, x0, ng, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, tol
                 u, sv, vt = np.linalg.svd(phiq, full_matrices=True)
                 rank = n - dof
                 k = min(rank, len(sv))
-                proj = u[:, :k].T @ phi
+                proj = ev.mtv(u[:, :k], phi)
                 for i in range(k):
                     if sv[i] > 1e-14 * sv[0]:
                         c = proj[i] / sv[i]
@@ -264,8 +264,8 @@ def _solve(P, h, x0, ng, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, tol
             nh = np.eye(n)
         delta = dp
         if dof:
-            red = ng.T @ (a @ nh)
-            rhs = -(ng.T @ (r + a @ dp))
+            red = ngt @ (a @ nh)
+            rhs = -(ngt @ (r + a @ dp))
             alpha, ok = _lu_solve(red, rhs)
             if not ok:
                 return SINGULAR, x, it, False, u, sv, vt, step_size, worst
@@ -332,7 +332,21 @@ def cd_steps(
         mh = mass / (h * h)
         f0 = P.gravity_q.copy()
         status, x2, its, reuse, u2, s2, vt2, corr, worst = _solve(
-            P, h, guess, ng, dof, perm, fast, qm, target, mh, inv2h, q, f0, tol, max_it
+            P,
+            h,
+            guess,
+            np.ascontiguousarray(ng.T),
+            dof,
+            perm,
+            fast,
+            qm,
+            target,
+            mh,
+            inv2h,
+            q,
+            f0,
+            tol,
+            max_it,
         )
         if status != OK:
             return status, k, t, qm, q, qp, have_qp, su, ss, svt, have_svd, corr, worst

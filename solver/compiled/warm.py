@@ -1,4 +1,4 @@
-"""Compile the solver's Numba code once and keep it: ``python -m solver.compiled.warm``.
+"""Compile the solver's Numba code once and keep it: ``python -m solver.compiled``.
 
 Numba compiles a function the first time it is called (a minute or more for everything)
 and caches the machine code on disk (``cache=True``, next to the sources in
@@ -240,7 +240,7 @@ def warm() -> float:
 
 
 def warm_in_background() -> bool:
-    """Start ``python -m solver.compiled.warm`` detached, unless one started recently.
+    """Start ``python -m solver.compiled`` detached, unless one started recently.
     Returns whether one was started."""
     try:
         lock = cache_dir() / f"biela-warming-{fingerprint()}.lock"
@@ -249,7 +249,7 @@ def warm_in_background() -> bool:
             return False
         lock.write_text(str(os.getpid()))
         subprocess.Popen(
-            [sys.executable, "-m", "solver.compiled.warm", "--quiet"],
+            [sys.executable, "-m", "solver.compiled", "--quiet"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -265,9 +265,5 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     seconds = warm()
     if "--quiet" not in argv:
-        print(f"compiled steppers ready in {seconds:.1f} s (cache: {cache_dir()})")
+        print(f"compiled code ready in {seconds:.1f} s (cache: {cache_dir()})")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -5,7 +5,7 @@ The kernels (:mod:`solver.mechanics.marker_kernels`, :mod:`solver.mechanics.bodi
 solver, :mod:`solver.compiled.warm`: ``BIELA_COMPILED=0`` never (NumPy paths), ``1``
 always (compiling in the run if needed), unset or ``auto`` when the warm-up marker says
 the compiled code is cached, else the NumPy paths while a detached process compiles it
-(``python -m solver.compiled.warm``). The decision is taken once per process
+(``python -m solver.compiled``). The decision is taken once per process
 (:func:`compiled_kernels`).
 """
 
