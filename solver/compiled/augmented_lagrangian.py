@@ -41,6 +41,7 @@ from solver.analysis.formulations.augmented_lagrangian import (
     PROJECTION_PENALTY_RATIO,
 )
 from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
+from solver.compiled.dense import lu_factor, lu_solve, mat_t_vec, mat_vec, row_bounds
 from solver.compiled.evaluate import (
     constraint_hessian,
     constraints,
@@ -66,87 +67,6 @@ PROJECTION_ITERATIONS = 20
 _HINT = "a smaller dt, or another formulation (null_space, central_differences)"
 
 
-# ---- dense LU with reusable factors ------------------------------------------------------
-@njit(**_OPTS)
-def lu_factor(a):
-    """LU of the square ``a`` with partial pivoting, in place: ``(piv, ok)``.
-
-    Banded storage order of LAPACK's ``gbtrf`` within the dense array: with ``kl`` and
-    ``ku`` the lower and upper bandwidths of ``a``, the pivot of step k is searched in rows
-    ``k … k + kl`` only (rows below are zero in column k, row swaps staying in the band) and
-    the upper factor has bandwidth ``ku + kl``; dense matrices simply have ``kl = ku = n − 1``.
-    Rows are swapped from column k on, so column k below the diagonal keeps step k's
-    multipliers (the solve applies swaps and eliminations in turn). ``piv[k]`` (k < n) is
-    the row swapped with row k at step k, ``piv[n] = kl``, ``piv[n + 1] = min(ku + kl,
-    n − 1)``. ``ok`` is false for a singular matrix (an exactly zero pivot column: LAPACK's
-    ``info > 0``)."""
-    n = a.shape[0]
-    piv = np.empty(n + 2, np.int64)
-    bounds = row_bounds(a)
-    kl = 0
-    ku = 0
-    for i in range(n):
-        if bounds[1, i] >= bounds[0, i]:
-            kl = max(kl, i - bounds[0, i])
-            ku = max(ku, bounds[1, i] - i)
-    kul = min(n - 1, ku + kl)
-    piv[n] = kl
-    piv[n + 1] = kul
-    for k in range(n):
-        end = min(n, k + kl + 1)
-        jend = min(n, k + kul + 1)
-        p = k
-        big = abs(a[k, k])
-        for i in range(k + 1, end):
-            v = abs(a[i, k])
-            if v > big:
-                big = v
-                p = i
-        piv[k] = p
-        if not big > 0.0:  # zero (or NaN) pivot column: singular
-            return piv, False
-        if p != k:
-            for j in range(k, jend):
-                tmp = a[k, j]
-                a[k, j] = a[p, j]
-                a[p, j] = tmp
-        inv = 1.0 / a[k, k]
-        for i in range(k + 1, end):
-            lik = a[i, k]
-            if lik != 0.0:
-                lik *= inv
-                a[i, k] = lik
-                for j in range(k + 1, jend):
-                    a[i, j] -= lik * a[k, j]
-    return piv, True
-
-
-@njit(**_OPTS)
-def lu_solve(lu, piv, b):
-    """``x`` with ``A x = b`` from :func:`lu_factor`'s ``(lu, piv)`` (``b`` is not changed)."""
-    n = lu.shape[0]
-    kl = piv[n]
-    kul = piv[n + 1]
-    x = b.copy()
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            tmp = x[k]
-            x[k] = x[p]
-            x[p] = tmp
-        xk = x[k]
-        if xk != 0.0:
-            for i in range(k + 1, min(n, k + kl + 1)):
-                x[i] -= lu[i, k] * xk
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, min(n, i + kul + 1)):
-            s -= lu[i, j] * x[j]
-        x[i] = s / lu[i, i]
-    return x
-
-
-# ---- small dense helpers -----------------------------------------------------------------
 @njit(**_OPTS)
 def add_gram(out, jac, weight):
     """``out += weight · Jᵀ J`` using only the non-zero entries of each row of ``J``."""
@@ -164,58 +84,6 @@ def add_gram(out, jac, weight):
             for b in range(c):
                 jb = idx[b]
                 out[ja, jb] += wa * jac[r, jb]
-
-
-@njit(**_OPTS)
-def mat_vec(a, x):
-    """``A x`` (dense; four partial sums per row, so that the loop is not bound by the
-    latency of one chain of additions; no BLAS call overhead for small systems)."""
-    m, n = a.shape
-    out = np.zeros(m)
-    n4 = n - n % 4
-    for i in range(m):
-        s0 = s1 = s2 = s3 = 0.0
-        for j in range(0, n4, 4):
-            s0 += a[i, j] * x[j]
-            s1 += a[i, j + 1] * x[j + 1]
-            s2 += a[i, j + 2] * x[j + 2]
-            s3 += a[i, j + 3] * x[j + 3]
-        for j in range(n4, n):
-            s0 += a[i, j] * x[j]
-        out[i] = (s0 + s1) + (s2 + s3)
-    return out
-
-
-@njit(**_OPTS)
-def mat_t_vec(a, y):
-    """``Aᵀ y``, skipping the zero entries of ``y``."""
-    m, n = a.shape
-    out = np.zeros(n)
-    for i in range(m):
-        yi = y[i]
-        if yi != 0.0:
-            for j in range(n):
-                out[j] += a[i, j] * yi
-    return out
-
-
-@njit(**_OPTS)
-def row_bounds(a):
-    """``(2, m)``: the first and last non-zero column of each row of ``a`` (an empty range,
-    ``n`` and ``−1``, for a zero row): what :func:`band_mat_vec` and :func:`band_mat_t_vec`
-    loop over."""
-    m, n = a.shape
-    out = np.empty((2, m), np.int64)
-    for i in range(m):
-        lo = n
-        hi = -1
-        for j in range(n):  # branch-free min/max reductions (vectorised)
-            nz = a[i, j] != 0.0
-            lo = min(lo, j if nz else n)
-            hi = max(hi, j if nz else -1)
-        out[0, i] = lo
-        out[1, i] = hi
-    return out
 
 
 @njit(**_OPTS)

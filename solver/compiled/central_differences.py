@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from solver.compiled import evaluate as ev
+from solver.compiled.dense import lu_factor, lu_solve, mat_t_vec, mat_vec
 
 _OPTS = {"cache": True, "nogil": True}
 
@@ -66,10 +67,10 @@ def _forces(P, q, v, need_jacobian):
         o = P.rig_off[b] + 3
         inertia = P.rig_inertia[b]
         g = ev.g_matrix(q[o : o + 4])
-        w = 2.0 * ev.mv(g, v[o : o + 4])
-        jw = ev.mv(inertia, w)
+        w = 2.0 * mat_vec(g, v[o : o + 4])
+        jw = mat_vec(inertia, w)
         c = np.cross(w, jw)
-        f = -2.0 * ev.mtv(g, c)
+        f = -2.0 * mat_t_vec(g, c)
         for i in range(4):
             out[o + i] += f[i]
         if need_jacobian:
@@ -96,35 +97,6 @@ def _residual(P, x, qm, target, mh, inv2h, q, f0):
     v = (x - qm) * inv2h
     f, kqd = _forces(P, q, v, True)
     return mh @ (x - target) - f, mh - inv2h * kqd
-
-
-@njit(**_OPTS)
-def _lu_solve(a, b):
-    """Gaussian elimination with partial pivoting; ``(x, ok)``, ok false on an exactly
-    zero pivot (LAPACK ``dgesv``'s ``info > 0``)."""
-    n = a.shape[0]
-    a = a.copy()
-    x = b.copy()
-    for k in range(n):
-        p = k + np.argmax(np.abs(a[k:, k]))
-        if a[p, k] == 0.0:
-            return x, False
-        if p != k:
-            for j in range(n):
-                a[k, j], a[p, j] = a[p, j], a[k, j]
-            x[k], x[p] = x[p], x[k]
-        for i in range(k + 1, n):
-            f = a[i, k] / a[k, k]
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    a[i, j] -= f * a[k, j]
-                x[i] -= f * x[k]
-    for k in range(n - 1, -1, -1):
-        s = x[k]
-        for j in range(k + 1, n):
-            s -= a[k, j] * x[j]
-        x[k] = s / a[k, k]
-    return x, True
 
 
 @njit(**_OPTS)
@@ -176,47 +148,29 @@ def _basis_solve(h, perm, phi):
     m, n = h.shape
     d = n - m
     a = np.empty((m, m))
-    rhs = np.empty((m, d + 1))
     scale = 0.0
     for i in range(m):
         for k in range(m):
             a[i, k] = h[i, perm[k]]
             scale = max(scale, abs(a[i, k]))
-        for c in range(d):
-            rhs[i, c] = -h[i, perm[m + c]]
-        rhs[i, d] = -phi[i]
     null = np.zeros((n, d))
     dp = np.zeros(n)
+    piv, ok = lu_factor(a)
+    if not ok:
+        return False, null, dp
     for k in range(m):
-        p = k
-        for i in range(k + 1, m):
-            if abs(a[i, k]) > abs(a[p, k]):
-                p = i
-        if not abs(a[p, k]) > 1e-10 * scale:
+        if not abs(a[k, k]) > 1e-10 * scale:
             return False, null, dp
-        if p != k:
-            for j in range(m):
-                a[k, j], a[p, j] = a[p, j], a[k, j]
-            for c in range(d + 1):
-                rhs[k, c], rhs[p, c] = rhs[p, c], rhs[k, c]
-        for i in range(k + 1, m):
-            f = a[i, k] / a[k, k]
-            if f != 0.0:
-                for j in range(k + 1, m):
-                    a[i, j] -= f * a[k, j]
-                for c in range(d + 1):
-                    rhs[i, c] -= f * rhs[k, c]
-    for k in range(m - 1, -1, -1):
-        for c in range(d + 1):
-            acc = rhs[k, c]
-            for j in range(k + 1, m):
-                acc -= a[k, j] * rhs[j, c]
-            rhs[k, c] = acc / a[k, k]
-    for k in range(m):
-        row = perm[k]
-        for c in range(d):
-            null[row, c] = rhs[k, c]
-        dp[row] = rhs[k, d]
+    col = np.empty(m)
+    for c in range(d + 1):
+        for i in range(m):
+            col[i] = -h[i, perm[m + c]] if c < d else -phi[i]
+        x = lu_solve(a, piv, col)
+        for k in range(m):
+            if c < d:
+                null[perm[k], c] = x[k]
+            else:
+                dp[perm[k]] = x[k]
     for c in range(d):
         null[perm[m + c], c] = 1.0
     return True, null, dp
@@ -253,7 +207,7 @@ def _solve(P, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, to
                 u, sv, vt = np.linalg.svd(phiq, full_matrices=True)
                 rank = n - dof
                 k = min(rank, len(sv))
-                proj = ev.mtv(u[:, :k], phi)
+                proj = mat_t_vec(u[:, :k], phi)
                 for i in range(k):
                     if sv[i] > 1e-14 * sv[0]:
                         c = proj[i] / sv[i]
@@ -266,8 +220,10 @@ def _solve(P, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, to
         if dof:
             red = ngt @ (a @ nh)
             rhs = -(ngt @ (r + a @ dp))
-            alpha, ok = _lu_solve(red, rhs)
-            if not ok:
+            piv, ok = lu_factor(red)  # in place: red is not used again
+            if ok:
+                alpha = lu_solve(red, piv, rhs)
+            else:
                 return SINGULAR, x, it, False, u, sv, vt, step_size, worst
             delta = dp + nh @ alpha
         xn = x + delta

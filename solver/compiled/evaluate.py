@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solver.compiled.dense import mat_t_vec, mat_vec
 from solver.compiled.packing import COINCIDENT, DISTANCE, DOT, POINT_PLANE
 from solver.mechanics.markers import POINT_MASS, RIGID
 
@@ -337,29 +338,6 @@ def _gjg(ga, inertia, gb):
 
 
 @njit(**_OPTS)
-def mv(a, x):
-    """``a x`` for a small dense matrix (loops: no BLAS call)."""
-    out = np.zeros(a.shape[0])
-    for i in range(a.shape[0]):
-        acc = 0.0
-        for j in range(a.shape[1]):
-            acc += a[i, j] * x[j]
-        out[i] = acc
-    return out
-
-
-@njit(**_OPTS)
-def mtv(a, x):
-    """``aᵀ x`` for a small dense matrix (loops: no BLAS call)."""
-    out = np.zeros(a.shape[1])
-    for i in range(a.shape[0]):
-        c = x[i]
-        for j in range(a.shape[1]):
-            out[j] += a[i, j] * c
-    return out
-
-
-@njit(**_OPTS)
 def dot(x, y):
     acc = 0.0
     for i in range(len(x)):
@@ -395,8 +373,8 @@ def forces(P, q, qd):
     for b in range(len(P.rig_off)):
         o = P.rig_off[b]
         gd = g_matrix(qd[o + 3 : o + 7])
-        w = mv(gd, q[o + 3 : o + 7])
-        f = mtv(gd, mv(P.rig_inertia[b], w))
+        w = mat_vec(gd, q[o + 3 : o + 7])
+        f = mat_t_vec(gd, mat_vec(P.rig_inertia[b], w))
         for i in range(4):
             out[o + 3 + i] += 8.0 * f[i]
     return out
@@ -414,7 +392,7 @@ def force_jacobians(P, q, qd):
         inertia = P.rig_inertia[b]
         gd = g_matrix(qd[o + 3 : o + 7])
         dq = _gjg(gd, inertia, gd)
-        jw = mv(inertia, mv(gd, p))
+        jw = mat_vec(inertia, mat_vec(gd, p))
         dqd = h_matrix(jw) - _gjg(gd, inertia, g_matrix(p))
         for i in range(4):
             for j in range(4):
@@ -434,7 +412,7 @@ def mass_times_jacobian(P, q, a):
         ap = a[o + 3 : o + 7]
         inertia = P.rig_inertia[b]
         g = g_matrix(p)
-        blk = h_matrix(mv(inertia, mv(g, ap))) - _gjg(g, inertia, g_matrix(ap))
+        blk = h_matrix(mat_vec(inertia, mat_vec(g, ap))) - _gjg(g, inertia, g_matrix(ap))
         for i in range(4):
             for j in range(4):
                 out[o + 3 + i, o + 3 + j] = 4.0 * blk[i, j]
@@ -448,8 +426,8 @@ def kinetic_energy(P, q, qd):
     for b in range(len(P.rig_off)):
         o = P.rig_off[b]
         v = qd[o : o + 3]
-        w = 2.0 * mv(g_matrix(q[o + 3 : o + 7]), qd[o + 3 : o + 7])
-        t += 0.5 * P.rig_mass[b] * dot(v, v) + 0.5 * dot(w, mv(P.rig_inertia[b], w))
+        w = 2.0 * mat_vec(g_matrix(q[o + 3 : o + 7]), qd[o + 3 : o + 7])
+        t += 0.5 * P.rig_mass[b] * dot(v, v) + 0.5 * dot(w, mat_vec(P.rig_inertia[b], w))
     for b in range(len(P.pm_off)):
         o = P.pm_off[b]
         v = qd[o : o + 3]

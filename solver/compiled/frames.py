@@ -101,14 +101,27 @@ class _Buffers:
         )
 
 
-class CompiledCentralDifferences:
-    """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
+class _CompiledStepper:
+    """What both compiled steppers share: the run and, after a failed compiled step, the
+    NumPy time loop from the last state."""
 
     def __init__(self, system, settings, formulation, packed) -> None:
         self.system = system
         self.settings = settings
         self.formulation = formulation
         self.packed = packed
+
+    def _numpy_rest(self, state: DynamicState, k: int, steps: int):
+        """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k)."""
+        from solver.analysis.dynamic import numpy_frames
+
+        yield from numpy_frames(
+            self.system, self.settings, self.formulation, state, k, steps, first=False
+        )
+
+
+class CompiledCentralDifferences(_CompiledStepper):
+    """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
         from solver.compiled.central_differences import OK, cd_steps
@@ -176,22 +189,9 @@ class CompiledCentralDifferences:
                 yield from self._numpy_rest(look, k, steps)
                 return
 
-    def _numpy_rest(self, state: DynamicState, k: int, steps: int):
-        from solver.analysis.dynamic import numpy_frames
 
-        yield from numpy_frames(
-            self.system, self.settings, self.formulation, state, k, steps, first=False
-        )
-
-
-class CompiledAugmentedLagrangian:
+class CompiledAugmentedLagrangian(_CompiledStepper):
     """``AugmentedLagrangian.step`` compiled (see ``solver.compiled.augmented_lagrangian``)."""
-
-    def __init__(self, system, settings, formulation, packed) -> None:
-        self.system = system
-        self.settings = settings
-        self.formulation = formulation
-        self.packed = packed
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
         from solver.compiled import augmented_lagrangian as cal
@@ -248,9 +248,5 @@ class CompiledAugmentedLagrangian:
                     t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0,
                     {"a": a.copy(), "lam_star": lam_star.copy()},
                 )  # fmt: skip
-                from solver.analysis.dynamic import numpy_frames
-
-                yield from numpy_frames(
-                    self.system, self.settings, self.formulation, last, k, steps, first=False
-                )
+                yield from self._numpy_rest(last, k, steps)
                 return
