@@ -4,9 +4,9 @@ Why not pyvistaqt's ``QtInteractor`` (a ``QOpenGLWidget``): with one in it, Qt c
 *whole* top-level window through OpenGL on every repaint of any widget, which under Mesa's
 software renderer costs more than the 3D render itself (measured on a 1600×1000 window: a
 status label's repaint 34 ms CPU, a viewport frame 71 ms of which 21 ms is VTK's render).
-Why not a native child window (``app.native_view``): VTK's buffer swap into an X window costs
-as much again as the render (40 ms a frame, measured), Qt's ``grab()`` leaves it out, and it
-crashed under pytest-qt.
+Why not a native child window (VTK's ``QVTKRenderWindowInteractor``; tried and removed):
+VTK's buffer swap into an X window cost as much again as the render (40 ms a frame,
+measured), Qt's ``grab()`` left it out, and it crashed under pytest-qt.
 
 Here the main window stays a plain raster window: VTK renders into its own off-screen
 framebuffer, the pixels are read back once a render (``vtkRenderWindow.GetRGBACharPixelData``,
@@ -22,6 +22,8 @@ context is ever bound to a Qt window. Mouse events are handed to a
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -36,8 +38,6 @@ from vtkmodules.vtkCommonCore import vtkUnsignedCharArray
 from vtkmodules.vtkRenderingCore import vtkRenderWindow
 from vtkmodules.vtkRenderingUI import vtkGenericRenderWindowInteractor
 
-from app.native_view import no_base_plotter_init
-
 _BUTTON_EVENTS = {
     Qt.MouseButton.LeftButton: ("LeftButtonPressEvent", "LeftButtonReleaseEvent"),
     Qt.MouseButton.MiddleButton: ("MiddleButtonPressEvent", "MiddleButtonReleaseEvent"),
@@ -45,11 +45,20 @@ _BUTTON_EVENTS = {
 }
 
 
+@contextlib.contextmanager
+def no_base_plotter_init() -> Iterator[None]:
+    """PySide6 continues the cooperative ``__init__`` chain past the Qt base into
+    ``BasePlotter.__init__`` (without arguments); it is called explicitly afterwards."""
+    original = BasePlotter.__init__
+    BasePlotter.__init__ = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        BasePlotter.__init__ = original
+
+
 class ImageInteractor(QWidget, BasePlotter):
     """A pyvista plotter rendered off screen and painted into a plain ``QWidget``."""
-
-    #: ``Viewport.paint_into`` has nothing to add: Qt's ``grab()`` paints this widget.
-    native_window = False
 
     def __init__(self, parent: QWidget | None = None, multi_samples: int = 0) -> None:
         with no_base_plotter_init():

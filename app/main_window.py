@@ -1026,12 +1026,6 @@ class MainWindow(QMainWindow):
 
     # -- lifetime ----------------------------------------------------------------------------------
 
-    def grab(self, *args: Any) -> Any:
-        """``QWidget.grab`` with the 3D view drawn in (a native view is not in Qt's pixmap)."""
-        pixmap = super().grab(*args)
-        self.viewport.paint_into(pixmap, self)
-        return pixmap
-
     def closeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         if not self.maybe_save():
             event.ignore()

@@ -88,13 +88,8 @@ class Link:
 def make_interactor(parent: QWidget) -> Any:
     """The VTK widget. By default ``app.image_view``: VTK renders off screen and the widget
     paints the pixels (the window stays a raster window; under software OpenGL a frame costs
-    a third of pyvistaqt's). ``BIELA_VIEWPORT=opengl``: pyvistaqt's ``QOpenGLWidget``;
-    ``BIELA_VIEWPORT=native``: the experimental native window of ``app.native_view``."""
+    a third of pyvistaqt's). ``BIELA_VIEWPORT=opengl``: pyvistaqt's ``QOpenGLWidget``."""
     kind = os.environ.get("BIELA_VIEWPORT", "image").lower()
-    if kind == "native":
-        from app.native_view import NativeInteractor
-
-        return NativeInteractor(parent, multi_samples=0)
     if kind == "opengl":
         from pyvistaqt import QtInteractor
 
@@ -888,28 +883,6 @@ class Viewport(QWidget):
             return None
         self.plotter.render()
         return np.asarray(self.plotter.screenshot(return_img=True))[..., :3]
-
-    def paint_into(self, pixmap: Any, top: QWidget) -> None:
-        """Draw the rendered view into ``pixmap``, a ``grab()`` of ``top`` (an ancestor):
-        a native view window is not part of the pixmaps Qt grabs."""
-        if self.plotter is None or not getattr(self.plotter, "native_window", False):
-            return  # a QOpenGLWidget is in Qt's grab already
-        if not self.plotter.isVisible():
-            return
-        from PySide6.QtCore import QRect
-        from PySide6.QtGui import QImage, QPainter
-
-        image = np.ascontiguousarray(self.image(), dtype=np.uint8)
-        h, w = image.shape[:2]
-        pixels = image.tobytes()  # kept alive while the QImage (a view of it) is used
-        qimage = QImage(pixels, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
-        corner = self.plotter.mapTo(top, QPoint(0, 0))
-        target = QRect(corner.x(), corner.y(), self.plotter.width(), self.plotter.height())
-        painter = QPainter(pixmap)
-        try:
-            painter.drawImage(target, qimage)
-        finally:
-            painter.end()
 
     def close_scene(self) -> None:
         self._timer.stop()

@@ -7,7 +7,7 @@ Runs the same model and settings headless (``simulate``) and in the workbench (s
 process + live plots + animated viewport) and prints both wall times, their ratio and the
 frames per second the viewport rendered during the GUI run, with the GUI process's CPU time
 per rendered frame (all its threads; unlike wall times it hardly depends on the machine's
-load, which is printed too). ``BIELA_VIEWPORT=native`` measures the native-window view.
+load, which is printed too). ``BIELA_VIEWPORT=opengl`` measures pyvistaqt's widget.
 """
 
 from __future__ import annotations
