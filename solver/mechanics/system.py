@@ -509,7 +509,9 @@ class MultibodySystem:
             if not r:
                 return sp.csr_matrix(shape) if self.sparse else np.zeros(shape)
             v = np.concatenate(v)
-            if self.sparse:  # the entries' positions are the same at every call
+            # the entries' positions are the same at every call, unless a body kind's
+            # blocks move them (an ANCF sliding joint's columns follow its element)
+            if self.sparse and not self.blocks:
                 key = ("csr", shape, len(v))
                 hit = patterns.get(key)
                 if hit is None:
@@ -521,6 +523,8 @@ class MultibodySystem:
                 return hit.csr(v)
             r, c = np.concatenate(r), np.concatenate(c)
             keep = (r >= 0) & (c >= 0)
+            if self.sparse:
+                return sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=shape)
             flat = r[keep] * shape[1] + c[keep]  # small system: sum duplicates densely
             return np.bincount(flat, v[keep], shape[0] * shape[1]).reshape(shape)
 

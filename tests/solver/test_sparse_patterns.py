@@ -124,3 +124,30 @@ def test_fixed_pattern_sums_duplicates():
     want = sp.coo_matrix((values, (rows, cols)), shape=(3, 4)).toarray()
     assert np.array_equal(got.toarray(), want)
     assert got.has_sorted_indices
+
+
+def test_sliding_joint_second_derivatives_follow_the_element(monkeypatch):
+    """An ANCF sliding joint's entries move to the element the slider is on: the sparse
+    second derivatives equal the dense ones on either side of element boundaries."""
+    from pathlib import Path
+
+    from solver.model import load_model
+
+    model = load_model(Path(__file__).resolve().parents[2] / "examples" / "ancf_sliding_ring.json")
+    small = MultibodySystem(model)
+    monkeypatch.setattr(system_module, "SPARSE_THRESHOLD", 0)
+    big = MultibodySystem(model)
+    assert big.sparse and not small.sparse
+    slider = small.blocks[0].sliders[0]
+    rng = np.random.default_rng(0)
+    elements = set()
+    for s in (0.3, 0.62, 0.9):
+        q = small.q0.copy()
+        q[slider.col] = s
+        elements.add(slider.locate(s, 0)[0])
+        qd, lam = rng.standard_normal(small.n), rng.standard_normal(small.m)
+        ks, ds = small.constraint_second_order(q, qd, lam, 0.0)
+        kb, db = big.constraint_second_order(q, qd, lam, 0.0)
+        np.testing.assert_allclose(kb.toarray(), ks, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(db.toarray(), ds, rtol=0, atol=1e-12)
+    assert len(elements) == 3
