@@ -259,15 +259,23 @@ def _force_hessian(s, f):
 
 @njit(**_OPTS)
 def _hessian_pairs(typ, length):
-    """Slot pairs with a non-zero ``∂²f/∂u_i∂u_j = c I₃``: ``(i, j, c)`` rows."""
+    """Slot pairs with a non-zero ``∂²f/∂u_i∂u_j = c I₃``: ``((i, j, c) rows, scale)``, c
+    to be multiplied by the scale (constant tables: nothing allocated per instance)."""
     if typ == DOT:
-        return np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]])
+        return _PAIRS_DOT, 1.0
     if typ == POINT_PLANE:
-        return np.array([[0.0, 2.0, -1.0], [2.0, 0.0, -1.0], [1.0, 2.0, 1.0], [2.0, 1.0, 1.0]])
+        return _PAIRS_POINT_PLANE, 1.0
     if typ == DISTANCE:
-        c = 1.0 / length
-        return np.array([[0.0, 0.0, c], [1.0, 1.0, c], [0.0, 1.0, -c], [1.0, 0.0, -c]])
-    return np.zeros((0, 3))
+        return _PAIRS_DISTANCE, 1.0 / length
+    return _PAIRS_NONE, 0.0
+
+
+_PAIRS_DOT = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]])
+_PAIRS_POINT_PLANE = np.array(
+    [[0.0, 2.0, -1.0], [2.0, 0.0, -1.0], [1.0, 2.0, 1.0], [2.0, 1.0, 1.0]]
+)
+_PAIRS_DISTANCE = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 1.0], [0.0, 1.0, -1.0], [1.0, 0.0, -1.0]])
+_PAIRS_NONE = np.zeros((0, 3))
 
 
 @njit(**_OPTS)
@@ -284,9 +292,9 @@ def constraint_hessian(P, q, lam):
         r0 = P.pr_row[i]
         if typ != COINCIDENT:  # one row: λ f_ij = λ c I₃
             lr = lam[r0]
-            pairs = _hessian_pairs(typ, P.pr_const[i])
+            pairs, scale = _hessian_pairs(typ, P.pr_const[i])
             for h in range(pairs.shape[0]):
-                si, sj, c = int(pairs[h, 0]), int(pairs[h, 1]), pairs[h, 2] * lr
+                si, sj, c = int(pairs[h, 0]), int(pairs[h, 1]), pairs[h, 2] * scale * lr
                 ki, kj = P.pr_mk[i, si], P.pr_mk[i, sj]
                 ni, nj = _ncols(P, ki), _ncols(P, kj)
                 if ni == 0 or nj == 0:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -87,9 +88,10 @@ def is_warm() -> bool:
 
 
 def mode() -> str:
-    """``"off"``, ``"on"`` or ``"auto"`` from ``BIELA_COMPILED``."""
+    """``"off"``, ``"on"`` or ``"auto"`` from ``BIELA_COMPILED``; ``"off"`` whatever it says
+    when Numba is not installed (the NumPy paths need nothing else)."""
     value = os.environ.get("BIELA_COMPILED", "auto").strip().lower()
-    if value in ("0", "false", "no", "off"):
+    if value in ("0", "false", "no", "off") or importlib.util.find_spec("numba") is None:
         return "off"
     if value in ("1", "true", "yes", "on"):
         return "on"
@@ -142,7 +144,6 @@ def clear_cache() -> int:
 def _cache_files() -> list[tuple[Path, str]]:
     """``(folder, file stem)`` of each compiled module's Numba cache files (Numba names
     them ``<module file stem>.<function>-<line>.py<ver>.nbi/.nbc``)."""
-    import importlib
 
     out = []
     for path in sources():
@@ -195,7 +196,6 @@ def _workloads():
 def unreached() -> list[str]:
     """Compiled functions of the solver that have no compiled signature in this process
     (after :func:`warm`: functions its runs do not reach)."""
-    import importlib
 
     out = []
     for path in sources():

@@ -34,6 +34,12 @@ def test_modes(monkeypatch):
         assert warm.mode() == expected
     monkeypatch.delenv("BIELA_COMPILED")
     assert warm.mode() == "auto"
+    monkeypatch.setenv("BIELA_COMPILED", "1")
+    real = warm.importlib.util.find_spec
+    monkeypatch.setattr(
+        warm.importlib.util, "find_spec", lambda n: None if n == "numba" else real(n)
+    )
+    assert warm.mode() == "off"  # without Numba: the NumPy paths
 
 
 def test_auto_runs_numpy_and_warms_in_the_background_while_the_cache_is_cold(monkeypatch):
