@@ -81,12 +81,16 @@ def test_indefinite_matrix_falls_back_to_lu_and_singular_raises(parts):
         asm.factor(asm.assemble([(0.0, mass)], [(1.0, phi)]))  # rank of Φ < n
 
 
-def test_compiled_constrained_solve_matches_the_numpy_iteration(parts):
-    """The projection iteration run with the band Cholesky in one compiled call gives the
-    x, σ and iteration count of ``trapezoidal.constrained_solve`` (a mass-orthogonal
-    projection onto Φ x = g: the constraints hold, and M (x − x0) + Φᵀ σ = 0)."""
+@pytest.mark.parametrize("compiled", [True, False])
+def test_compiled_constrained_solve_matches_the_numpy_iteration(parts, compiled, monkeypatch):
+    """The projection iteration run with the band Cholesky (in one compiled call, or its
+    NumPy fallback) gives the x, σ and iteration count of ``trapezoidal.constrained_solve``
+    (a mass-orthogonal projection onto Φ x = g: the constraints hold, and
+    M (x − x0) + Φᵀ σ = 0)."""
+    import solver.analysis.banded as banded
     from solver.analysis.formulations.trapezoidal import Factorized, constrained_solve
 
+    monkeypatch.setattr(banded, "compiled_kernels", lambda: compiled)
     rng, n, _, phi, mass = parts
     alpha = 1e6
     asm = BandAssembler(n)

@@ -15,8 +15,11 @@ FIELDS = ("u", "udot", "jac", "jdq", "jdot")
 
 
 def _both(monkeypatch, markers, q, qd, threshold):
-    monkeypatch.setattr(markers_module, "COMPILED_MIN_RIGID", 10**9)
+    """NumPy's evaluation, then the compiled one (both forced, whatever the process's
+    compiled-code policy decided)."""
+    monkeypatch.setattr(markers_module, "compiled_kernels", lambda: False)
     ref = markers._evaluate(q, qd)
+    monkeypatch.setattr(markers_module, "compiled_kernels", lambda: True)
     monkeypatch.setattr(markers_module, "COMPILED_MIN_RIGID", threshold)
     return ref, markers._evaluate(q, qd)
 

@@ -26,9 +26,9 @@ def test_compiled_blocks_equal_numpy_blocks(monkeypatch):
             *bodies.quadratic_forces_jacobians(q, qd),
         ]
 
-    monkeypatch.setattr(rigid_module, "COMPILED_MIN_BODIES", 10**9)
+    monkeypatch.setattr(rigid_module, "compiled_kernels", lambda: False)  # forced either way
     ref = all_blocks()
-    monkeypatch.setattr(rigid_module, "COMPILED_MIN_BODIES", 64)
+    monkeypatch.setattr(rigid_module, "compiled_kernels", lambda: True)
     got = all_blocks()
     for g, r in zip(got, ref, strict=True):
         assert g.shape == r.shape
