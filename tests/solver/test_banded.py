@@ -170,11 +170,13 @@ def test_kernel_policy_follows_biela_compiled(monkeypatch):
     started = []
     monkeypatch.setattr(kernel_cache, "warm_in_background", lambda: started.append(1) or True)
     monkeypatch.setattr(kernel_cache, "is_warm", lambda: False)
+    warmed = []
+    monkeypatch.setattr(kernel_cache, "warm", lambda: warmed.append(1))
     for value, expect in (("0", False), ("1", True), ("auto", False)):
         monkeypatch.setenv("BIELA_COMPILED", value)
         monkeypatch.setattr(kernel_cache, "_decision", None)
         assert kernel_cache.compiled_kernels() is expect
-    assert started == [1]
+    assert started == [1] and warmed == [1]  # "1" with a cold cache: warmed in the run
     monkeypatch.setattr(kernel_cache, "is_warm", lambda: True)
     monkeypatch.setattr(kernel_cache, "_decision", None)
     assert kernel_cache.compiled_kernels() is True and started == [1]
