@@ -120,7 +120,7 @@ class LagrangeBaumgarte(Formulation):
         s = self.system
         if s.sparse or not s.m:
             return None
-        sv = np.linalg.svd(dense(s.constraints(q, None, t).phi_q), compute_uv=False)
+        sv = np.linalg.svd(dense(s.position_constraints(q, t)[1]), compute_uv=False)
         return int(np.sum(sv > SINGULAR_RATIO * sv[0]))
 
     def _regular(self, t: float, q: np.ndarray) -> bool:

@@ -19,10 +19,6 @@ class PointMasses:
     def mass_blocks(self) -> np.ndarray:
         return self.mass[:, None, None] * np.eye(3)
 
-    def kinetic_energy(self, qd: np.ndarray) -> float:
-        v = qd[self.cols]
-        return float(0.5 * np.sum(self.mass * np.sum(v * v, axis=1)))
-
     def momentum(self, q: np.ndarray, qd: np.ndarray, origin=(0.0, 0.0, 0.0)):
         lin = self.mass[:, None] * qd[self.cols]
         ang = np.cross(q[self.cols] - np.asarray(origin), lin)

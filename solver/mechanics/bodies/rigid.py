@@ -160,14 +160,6 @@ class RigidBodies:
         _, pd = self.split(qd)
         return 2.0 * _times(g_matrix(p), pd)
 
-    def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
-        rd, _ = self.split(qd)
-        wb = self.body_angular_velocity(q, qd)
-        return float(
-            0.5 * np.sum(self.mass * np.sum(rd * rd, axis=1))
-            + 0.5 * np.einsum("ni,nij,nj->", wb, self.inertia, wb)
-        )
-
     def rotational_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
         """``½ Σ ω̄ᵀ J ω̄`` (the translational part is the system's)."""
         wb = self.body_angular_velocity(q, qd)
