@@ -82,7 +82,7 @@ def _forces(P, q, v, need_jacobian):
                     for k in range(3):
                         acc += sw[i, k] * inertia[k, j]
                     x[i, j] = acc
-            blk = -4.0 * ev._gjg(g, x, g)
+            blk = -4.0 * ev.gjg(g, x, g)
             for i in range(4):
                 for j in range(4):
                     jac[o + i, o + j] += blk[i, j]

@@ -328,7 +328,7 @@ def constraint_hessian(P, q, lam):
 
 
 @njit(**_OPTS)
-def _gjg(ga, inertia, gb):
+def gjg(ga, inertia, gb):
     """``G_aᵀ J G_b`` (4×4), written out (a BLAS call costs more than these products)."""
     jg = np.zeros((3, 4))
     for i in range(3):
@@ -361,7 +361,7 @@ def mass_matrix(P, q):
     for b in range(len(P.rig_off)):
         o = P.rig_off[b]
         g = g_matrix(q[o + 3 : o + 7])
-        blk = _gjg(g, P.rig_inertia[b], g)
+        blk = gjg(g, P.rig_inertia[b], g)
         for i in range(3):
             out[o + i, o + i] = P.rig_mass[b]
         for i in range(4):
@@ -399,9 +399,9 @@ def force_jacobians(P, q, qd):
         p = q[o + 3 : o + 7]
         inertia = P.rig_inertia[b]
         gd = g_matrix(qd[o + 3 : o + 7])
-        dq = _gjg(gd, inertia, gd)
+        dq = gjg(gd, inertia, gd)
         jw = mat_vec(inertia, mat_vec(gd, p))
-        dqd = h_matrix(jw) - _gjg(gd, inertia, g_matrix(p))
+        dqd = h_matrix(jw) - gjg(gd, inertia, g_matrix(p))
         for i in range(4):
             for j in range(4):
                 kq[o + 3 + i, o + 3 + j] = 8.0 * dq[i, j]
@@ -420,7 +420,7 @@ def mass_times_jacobian(P, q, a):
         ap = a[o + 3 : o + 7]
         inertia = P.rig_inertia[b]
         g = g_matrix(p)
-        blk = h_matrix(mat_vec(inertia, mat_vec(g, ap))) - _gjg(g, inertia, g_matrix(ap))
+        blk = h_matrix(mat_vec(inertia, mat_vec(g, ap))) - gjg(g, inertia, g_matrix(ap))
         for i in range(4):
             for j in range(4):
                 out[o + 3 + i, o + 3 + j] = 4.0 * blk[i, j]
