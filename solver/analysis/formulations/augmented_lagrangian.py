@@ -170,19 +170,9 @@ class AugmentedLagrangian(Formulation):
             terms = [(1.0, mass), (-gp / bp, kqd)] + [(k / bp, a) for k, a in stiff]
             flat = self._band.assemble(terms, grams)
             if flat is not None:
-                try:
-                    fac = self._band.factor(flat)
-                    dq = -fac.solve(res)
-                except (RuntimeError, ValueError, np.linalg.LinAlgError):
-                    dq = None
-                if dq is None or not np.all(np.isfinite(dq)):
-                    raise SimulationError(
-                        t1,
-                        "the augmented Lagrangian iteration matrix is singular or the "
-                        f"iteration diverged at dt = {h:g} s",
-                        hint,
-                    )
-                return dq, fac
+                return newton_correction(
+                    flat, res, t1, h, "augmented Lagrangian", hint, self._band.factor
+                )
         k = None
         for coef, a in stiff:
             a = a if coef == 1.0 else coef * a

@@ -213,12 +213,15 @@ def constrained_solve(
     return x, sigma, max_iterations
 
 
-def newton_correction(tangent, residual: np.ndarray, t: float, h: float, name: str, hint: str):
+def newton_correction(
+    tangent, residual: np.ndarray, t: float, h: float, name: str, hint: str, factorize=None
+):
     """``(Δq, factorisation)`` of one Newton iteration, ``Δq = −T⁻¹ r`` (the factorisation is
-    kept for further right-hand sides); a singular tangent or a non-finite correction becomes
-    a ``SimulationError`` naming the formulation, the time and the step."""
+    kept for further right-hand sides; ``factorize``, ``Factorized`` by default, makes it);
+    a singular tangent or a non-finite correction becomes a ``SimulationError`` naming the
+    formulation, the time and the step."""
     try:
-        fac = Factorized(tangent)
+        fac = (factorize or Factorized)(tangent)
         dq = -fac.solve(residual)
     except (RuntimeError, ValueError, np.linalg.LinAlgError):
         dq = None
