@@ -123,9 +123,7 @@ def numpy_frames(
         if "work" in state.extra:  # integrated by the formulation with the motion
             work, power = state.extra["work"], None
         else:
-            power = meter(state, ms, c)
-            if len(contacts):
-                power -= contacts.power(ms)  # integrated by the contacts themselves
+            power = meter(state, ms, c)  # contacts integrate their own work
             if power_prev is not None:
                 work += 0.5 * (power + power_prev) * dt
         cur = meter.state(state.q, state.qd, state.t) if secant else None

@@ -48,8 +48,7 @@ class PowerMeter:
         """Power of the non-conservative force elements (not contacts) at ``(q, v)``."""
         fs = self.system.force_set
         ms = self.system.marker_state(q, v)
-        p = fs.nonconservative_power(ms, q, v, t)
-        return p - fs.contacts.power(ms) if len(fs.contacts) else p
+        return fs.nonconservative_power(ms, q, v, t, contacts=False)
 
     def state(self, q: np.ndarray, qd: np.ndarray, t: float):
         """What ``secant_correction`` needs of an accepted state: ``(q, q̇, t, P, Q_d)``, P
@@ -91,9 +90,10 @@ class PowerMeter:
 
     def power(self, q, qd, t: float, ms, c, lam=None, qdd=None) -> float:
         """Power of forces and drivers at ``(q, q̇, t)`` with marker state ``ms``,
-        constraints ``c`` and multipliers ``lam`` (``M q̈ = Q − Φ_qᵀ λ``)."""
+        constraints ``c`` and multipliers ``lam`` (``M q̈ = Q − Φ_qᵀ λ``); contacts are left
+        out (they integrate their own work over the states they are handed)."""
         s = self.system
-        power = s.nonconservative_power(q, qd, t, ms)
+        power = s.nonconservative_power(q, qd, t, ms, contacts=False)
         if len(self.drows):
             if lam is not None and len(lam) == s.m + s.m_nh:  # [holonomic; no-slip rows]
                 lam = lam[: s.m]

@@ -723,13 +723,19 @@ class MultibodySystem:
         )
 
     def nonconservative_power(
-        self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
+        self,
+        q: np.ndarray,
+        qd: np.ndarray,
+        t: float,
+        ms: MarkerState | None = None,
+        contacts: bool = True,
     ) -> float:
-        """Power of actuators, dampers, applied loads and contact losses (W)."""
+        """Power of actuators, dampers, applied loads and (unless ``contacts`` is false)
+        contact losses (W)."""
         if not (len(self.force_set) or self.kinds):
             return 0.0
         ms = ms or self.markers.evaluate(q, qd)
-        power = self.force_set.nonconservative_power(ms, q, qd, t)
+        power = self.force_set.nonconservative_power(ms, q, qd, t, contacts)
         return power + sum(kind.dissipated_power(q, qd) for kind in self.kinds)
 
     # ---- outputs ---------------------------------------------------------------------

@@ -77,8 +77,6 @@ class LagrangeBaumgarte(Formulation):
         qdd, lam = saddle_solve(s.mass(q), rows, s.forces(q, qd, t, ms), rhs, self._mu)
         if self._power is not None:
             self._power = self._meter.power(q, qd, t, ms, c, lam, qdd)
-            if len(s.force_set.contacts):
-                self._power -= s.force_set.contacts.power(ms)
         return qdd, lam
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:

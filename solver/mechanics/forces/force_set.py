@@ -214,10 +214,10 @@ class ForceSet:
         return e
 
     def nonconservative_power(
-        self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float
+        self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float, contacts: bool = True
     ) -> float:
         """Power (W) of dampers, actuators, applied forces and torques, joint loads and
-        contact damping and friction."""
+        (unless ``contacts`` is false) contact damping and friction."""
         power = 0.0
         for g in (self.springs, self.joint_torques, self.joint_forces):
             if len(g):
@@ -228,7 +228,7 @@ class ForceSet:
             power += self.torques.power(q, qd, t)
         if len(self.natural_loads):
             power += self.natural_loads.power(q, qd, t)
-        if len(self.contacts):
+        if contacts and len(self.contacts):
             power += self.contacts.power(ms)
         if len(self.distributed):
             power += self.distributed.power(qd, t)
