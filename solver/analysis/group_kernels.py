@@ -23,37 +23,23 @@ parts:
 
 One factorisation serves every right-hand side at that Jacobian (Newton step; velocity
 and R matrix; acceleration) instead of one LAPACK call per batch of equal-size blocks
-and right-hand side. Numba is optional: ``AVAILABLE`` is False without it and the callers
-use their NumPy paths. Compiled code is cached on disk (``cache=True``).
+and right-hand side. The callers use their NumPy paths when :func:`enabled` says so (the
+solver's policy for compiled code). Compiled code is cached on disk (``cache=True``).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-try:  # optional: the NumPy path of group_kinematics serves without it
-    from numba import njit
-except ImportError:  # pragma: no cover - depends on the installation
-    njit = None
-
-AVAILABLE = njit is not None
+from solver.mechanics.kernel_cache import compiled_kernels
 
 
 def enabled() -> bool:
-    """Whether the kernels run in this process: Numba is installed and the solver's policy
-    for compiled code says so (``solver.mechanics.kernel_cache.compiled_kernels``:
-    ``BIELA_COMPILED``, or in ``auto`` mode a warm cache)."""
-    global _policy
-    if not AVAILABLE:
-        return False
-    if _policy is None:
-        from solver.mechanics.kernel_cache import compiled_kernels
-
-        _policy = compiled_kernels
-    return _policy()
-
-
-_policy = None  # kernel_cache.compiled_kernels, imported on the first call
+    """Whether the kernels run in this process: the solver's policy for compiled code
+    (``kernel_cache.compiled_kernels``: ``BIELA_COMPILED``, or in ``auto`` mode a warm
+    cache)."""
+    return compiled_kernels()
 
 
 _OPTS = {"cache": True, "nogil": True, "fastmath": False}
@@ -255,13 +241,10 @@ def _newton(q, tol, max_iterations, polish, max_polish, form, angle_rows, plan):
     return NEWTON_DIVERGED, iterations, err, max_iterations, phi, jac
 
 
-if AVAILABLE:
-    quadratic = njit(**_OPTS)(_quadratic)
-    quadratic_gamma = njit(**_OPTS)(_quadratic_gamma)
-    angle = njit(**_OPTS)(_angle)
-    factor = njit(**_OPTS)(_factor)
-    solve = njit(**_OPTS)(_solve)
-    _rows = njit(**_OPTS)(_rows)
-    newton = njit(**_OPTS)(_newton)
-else:  # pragma: no cover - depends on the installation
-    quadratic = quadratic_gamma = angle = factor = solve = newton = None
+quadratic = njit(**_OPTS)(_quadratic)
+quadratic_gamma = njit(**_OPTS)(_quadratic_gamma)
+angle = njit(**_OPTS)(_angle)
+factor = njit(**_OPTS)(_factor)
+solve = njit(**_OPTS)(_solve)
+_rows = njit(**_OPTS)(_rows)
+newton = njit(**_OPTS)(_newton)

@@ -239,8 +239,7 @@ def test_level_solves_match_a_dense_solve(compiled, monkeypatch):
     """The block forward substitution through the groups' parts (compiled LU kernels, or
     batched NumPy solves) equals a dense solve of the level's whole Jacobian, for one and
     for several right-hand sides, and the multipliers' transposed solve its transpose."""
-    if compiled and not group_kernels.enabled():
-        pytest.skip("Numba is not installed")
+    monkeypatch.setattr(group_kernels, "enabled", lambda: compiled)  # forced either way
     monkeypatch.setattr(group_kinematics, "USE_COMPILED", compiled)
     s = slider_crank(5)
     q0 = initial_state(s, 1e-10, 25).q
@@ -264,7 +263,8 @@ def test_a_singular_group_block_is_reported(monkeypatch):
     s = slider_crank(3)
     q0 = initial_state(s, 1e-10, 25).q
     dec = decompose(s, q0, choose_inputs(s, q0))
-    for compiled in [True, False] if group_kernels.enabled() else [False]:
+    for compiled in [True, False]:
+        monkeypatch.setattr(group_kernels, "enabled", lambda c=compiled: c)
         monkeypatch.setattr(group_kinematics, "USE_COMPILED", compiled)
         kin = GroupKinematics(s, dec, 1e-12, 25)
         lv = kin.levels[-1]
@@ -282,8 +282,7 @@ def test_compiled_rows_equal_the_numpy_formulas(monkeypatch):
     """The compiled kernels of the quadratic rows and of the angle rows add the same terms
     in the same order as the NumPy formulas: Φ, Φ_t, the Jacobian values and γ agree
     bit for bit (angle rows: to the last bit of atan2)."""
-    if not group_kernels.enabled():
-        pytest.skip("Numba is not installed")
+    monkeypatch.setattr(group_kernels, "enabled", lambda: True)
     s = MultibodySystem(model_from_data(every_joint_model()), "natural")
     rs = RowSet(s, np.arange(s.m))
     assert len(rs._quadratic.h_val) > 0 and len(rs._angles) > 0
@@ -301,16 +300,15 @@ def test_compiled_rows_equal_the_numpy_formulas(monkeypatch):
         np.testing.assert_allclose(got.gamma, c.gamma, atol=1e-10)
 
 
-def test_compiled_newton_loop_takes_the_same_steps():
+def test_compiled_newton_loop_takes_the_same_steps(monkeypatch):
     """A level's Newton loop in one compiled call (quadratic and angle rows) equals the
     Python loop over the same kernels bit for bit (positions, iterations, the Jacobian
     kept for the velocity sweep), and fails with the same message."""
+    monkeypatch.setattr(group_kernels, "enabled", lambda: True)
     s = slider_crank(6)
     q0 = initial_state(s, 1e-10, 25).q
     dec = decompose(s, q0, choose_inputs(s, q0))
     fast, loop = (GroupKinematics(s, dec, 1e-10, 25) for _ in range(2))
-    if not group_kernels.enabled():
-        pytest.skip("Numba is not installed")
     assert all(lv.newton_args is not None for lv in fast.levels)  # angle input, dyads
     for lv in loop.levels:
         lv.newton_args = None
@@ -344,12 +342,11 @@ def test_numpy_and_compiled_paths_agree(monkeypatch):
     guess, z, zd = q0 + 0.01 * RNG.normal(size=s.n), np.array([0.9]), np.array([-2.0])
     results = []
     for compiled in (True, False):
+        monkeypatch.setattr(group_kernels, "enabled", lambda c=compiled: c)  # forced
         monkeypatch.setattr(group_kinematics, "USE_COMPILED", compiled)
         monkeypatch.setattr(group_evaluation, "USE_COMPILED", compiled)
         kin = GroupKinematics(s, dec, 1e-12, 25)
-        assert all(
-            (lv.plan is not None) == (compiled and group_kernels.enabled()) for lv in kin.levels
-        )
+        assert all((lv.plan is not None) == compiled for lv in kin.levels)
         q, _ = kin.position(guess, 0.2, z)
         qd, r = kin.velocity_and_r(zd)
         results.append((q, qd, r, kin.acceleration(q, qd, 0.2, None, z), kin.velocity(zd)))
