@@ -287,15 +287,10 @@ class RowSet:
         return gamma
 
     def product(self, values: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """``Φ_q x`` over the local rows (x a system vector, or (n, k) for k vectors)."""
-        if x.ndim == 1:
-            return np.bincount(
-                self.entry_rows, weights=values * x[self.entry_cols], minlength=self.n_rows
-            )
-        return np.stack(
-            [self.product(values, np.ascontiguousarray(x[:, k])) for k in range(x.shape[1])],
-            axis=1,
-        ).reshape(self.n_rows, x.shape[1])
+        """``Φ_q x`` over the local rows (x a system vector)."""
+        return np.bincount(
+            self.entry_rows, weights=values * x[self.entry_cols], minlength=self.n_rows
+        )
 
     def transpose_product(self, values: np.ndarray, y: np.ndarray, n: int) -> np.ndarray:
         """``Φ_qᵀ y`` (system length ``n``) for local row values ``y``."""

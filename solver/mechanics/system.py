@@ -629,12 +629,9 @@ class MultibodySystem:
                 kq = kq + jq
             if jqd is not None:
                 kqd = kqd + jqd
-        if self.sparse:  # CSR already when built here (no second constructor)
-            csr = lambda a: a if sp.isspmatrix_csr(a) else sp.csr_matrix(a)  # noqa: E731
-            return csr(kq), csr(kqd)
-        return np.asarray(kq.toarray() if sp.issparse(kq) else kq), np.asarray(
-            kqd.toarray() if sp.issparse(kqd) else kqd
-        )
+        # sparse here (small systems returned above): CSR already when built here
+        csr = lambda a: a if sp.isspmatrix_csr(a) else sp.csr_matrix(a)  # noqa: E731
+        return csr(kq), csr(kqd)
 
     def _dense_force_jacobians(self, q, qd, t, ms):
         """``force_jacobians`` of a small system: dense arrays, no sparse intermediates."""
