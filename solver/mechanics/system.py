@@ -483,7 +483,7 @@ class MultibodySystem:
             if not any(rigid for _, rigid in flags):
                 continue  # constant J of every slot: no further terms
             blocks = g.evaluate(ms, t).blocks if velocity else None
-            for i, force in enumerate(g.slot_forces(ms, t, lam_g)):
+            for i, force in enumerate(g.slot_forces(ms, t, lam_g, blocks)):
                 if not flags[i][1]:
                     continue
                 ii = g.index[i]

@@ -118,10 +118,15 @@ class Primitive:
             acc = acc - np.matmul(blk, ms.jdq[idx][:, :, None])[:, :, 0]
         return ev.phi, ev.phit, acc, vals
 
-    def slot_forces(self, ms: MarkerState, t: float, lam: np.ndarray) -> list[np.ndarray]:
+    def slot_forces(
+        self, ms: MarkerState, t: float, lam: np.ndarray, blocks=None
+    ) -> list[np.ndarray]:
         """``Σ_r λ_r ∂f_r/∂u_i`` per slot i, ``(m, 3)`` each: the force the multipliers
-        ``lam`` ``(m, r)`` put on each marker."""
-        return [np.matmul(lam[:, None, :], blk)[:, 0] for blk in self.evaluate(ms, t).blocks]
+        ``lam`` ``(m, r)`` put on each marker (``blocks``: those of :meth:`evaluate` at
+        ``ms``, if the caller has them)."""
+        if blocks is None:
+            blocks = self.evaluate(ms, t).blocks
+        return [np.matmul(lam[:, None, :], blk)[:, 0] for blk in blocks]
 
     def position_rows(self, ms: MarkerState, t: float):
         """``(Φ, values)`` of :meth:`assemble` alone (``ms`` may be at rest)."""
@@ -162,7 +167,7 @@ class Coincident(Primitive):
         a, b = self.derived()["at"]
         return ms.u[b] - ms.u[a], [np.negative(ms.jac[a]).ravel(), ms.jac[b].ravel()]
 
-    def slot_forces(self, ms, t, lam):
+    def slot_forces(self, ms, t, lam, blocks=None):
         return [np.negative(lam), lam]
 
 
