@@ -7,6 +7,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import lapack
 
 
 def dense(a) -> np.ndarray:
@@ -112,3 +113,13 @@ def rank_and_null_spaces(a, tol: float | None = None):
         tol = _rank_tolerance(a.shape, s)
     rank = int(np.sum(s > tol))
     return rank, s, u[:, rank:], vt[rank:].T
+
+
+def full_svd(a: np.ndarray):
+    """``(U, σ, Vᵀ)`` of a dense matrix, all singular vectors: LAPACK ``gesdd`` called
+    directly (NumPy's wrapper costs more than the SVD of a small Jacobian); NumPy's
+    ``svd`` when it reports a failure (it raises ``LinAlgError``)."""
+    u, sv, vt, info = lapack.dgesdd(a, compute_uv=1, full_matrices=1)
+    if info != 0:
+        return np.linalg.svd(a, full_matrices=True)
+    return u, sv, vt

@@ -69,21 +69,11 @@ from scipy.linalg import lapack
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
-from solver.analysis.linalg import dense
+from solver.analysis.linalg import dense, full_svd
 from solver.mechanics.rotations import g_matrix, skew
 
 #: a final Newton correction this small (relative) changes nothing but rounding
 ROUNDING = 1e-13
-
-
-def full_svd(a: np.ndarray):
-    """``(U, σ, Vᵀ)`` of a dense matrix, all singular vectors: LAPACK ``gesdd`` called
-    directly (NumPy's wrapper costs more than the SVD of a small Jacobian); NumPy's
-    ``svd`` when it reports a failure (it raises ``LinAlgError``)."""
-    u, sv, vt, info = lapack.dgesdd(a, compute_uv=1, full_matrices=1)
-    if info != 0:
-        return np.linalg.svd(a, full_matrices=True)
-    return u, sv, vt
 
 
 def _normalise(q: np.ndarray, pcols: np.ndarray) -> np.ndarray:
@@ -243,8 +233,8 @@ class CentralDifferences(Formulation):
             if dof:
                 red = ng.T @ a @ nh
                 rhs = -ng.T @ (r + a @ dp)
-                alpha = lapack.dgesv(red, rhs)[2:]
-                if alpha[1] != 0:  # exactly singular (finite input)
+                _, _, alpha, info = lapack.dgesv(red, rhs)
+                if info != 0:  # exactly singular (finite input)
                     raise SimulationError(
                         t,
                         f"central differences: the reduced {dof}×{dof} dynamic matrix is "
@@ -252,7 +242,7 @@ class CentralDifferences(Formulation):
                         "reduce dt, or raise solver.parameters.rank_tolerance if the "
                         "mechanism is at a singular position",
                     )
-                delta = dp + nh @ alpha[0]
+                delta = dp + nh @ alpha
             else:
                 delta = dp
             xn = _normalise(x + delta, self.pcols)

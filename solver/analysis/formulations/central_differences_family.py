@@ -37,7 +37,7 @@ import numpy as np
 from solver.analysis.cd_family import Scheme, first_coefficients
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
-from solver.analysis.linalg import dense
+from solver.analysis.linalg import dense, full_svd
 from solver.mechanics.orientation_chart import OrientationChart
 from solver.mechanics.orientation_sets import SETS, SINGULAR, orientation_set
 from solver.model.errors import ModelError, UnsupportedFeature
@@ -139,7 +139,7 @@ class CentralDifferencesFamily(Formulation):
         _, jac = self._constraints(y, t)
         if not len(jac):
             return np.eye(n), n, None
-        u, sv, vt = np.linalg.svd(jac, full_matrices=True)
+        u, sv, vt = full_svd(jac)
         rank = int(np.sum(sv > self.rtol * sv[0])) if len(sv) and sv[0] > 0 else 0
         return vt[rank:].T, n - rank, (u[:, :rank], sv[:rank], vt[:rank].T)
 
@@ -184,7 +184,7 @@ class CentralDifferencesFamily(Formulation):
             if not (np.isfinite(phi).all() and np.isfinite(r).all() and np.isfinite(jac).all()):
                 break
             if len(phi):
-                u, sv, vt = np.linalg.svd(jac, full_matrices=True)
+                u, sv, vt = full_svd(jac)
                 k = min(n - dof, len(sv))
                 sk = sv[:k]
                 inv = np.divide(1.0, sk, out=np.zeros_like(sk), where=sk > 1e-14 * sv[0])
