@@ -424,6 +424,23 @@ class LevelSolver:
         return out
 
 
+def _singular(t: float) -> SimulationError:
+    return SimulationError(
+        t,
+        "a structural group is singular here (a singular position of the mechanism)",
+        "use group_method global, or avoid the singular configuration",
+    )
+
+
+def _diverged(t: float, err: float, it: int) -> SimulationError:
+    return SimulationError(
+        t,
+        f"the position problem of a structural group did not converge "
+        f"(residual {err:.3g} after {it} iterations)",
+        "reduce the step, or use group_method global",
+    )
+
+
 class GroupKinematics:
     """Kinematic problems of a system over a ``Decomposition`` (see the module docstring)."""
 
@@ -450,11 +467,7 @@ class GroupKinematics:
         except np.linalg.LinAlgError:
             x = None
         if x is None or not np.all(np.isfinite(x)):
-            raise SimulationError(
-                t,
-                "a structural group is singular here (a singular position of the mechanism)",
-                "use group_method global, or avoid the singular configuration",
-            )
+            raise _singular(t)
         return x
 
     def position(self, q: np.ndarray, t: float, z=None) -> tuple[np.ndarray, int]:
@@ -480,12 +493,7 @@ class GroupKinematics:
                     extra += 1
                 prev = err
                 if it == self.max_iterations or not np.isfinite(err):
-                    raise SimulationError(
-                        t,
-                        f"the position problem of a structural group did not converge "
-                        f"(residual {err:.3g} after {it} iterations)",
-                        "reduce the step, or use group_method global",
-                    )
+                    raise _diverged(t, err, it)
                 q[lv.cols] -= self._solve(fac, ev.phi, t)
                 iterations += 1
             lv.last, lv.factor = ev, fac
@@ -499,14 +507,9 @@ class GroupKinematics:
             try:
                 lv.factor.solve_into(rhs_of(lv, x), x)
             except np.linalg.LinAlgError:
-                x[:] = np.nan
-                break
+                raise _singular(t) from None
         if not np.all(np.isfinite(x)):
-            raise SimulationError(
-                t,
-                "a structural group is singular here (a singular position of the mechanism)",
-                "use group_method global, or avoid the singular configuration",
-            )
+            raise _singular(t)
         return x
 
     def _compiled_position(self, lv: LevelSolver, q: np.ndarray, t: float, z) -> int:
@@ -521,18 +524,9 @@ class GroupKinematics:
             q, self.tol, self.max_iterations, POLISH, MAX_POLISH, form, angle_rows, plan
         )
         if status == group_kernels.NEWTON_SINGULAR:
-            raise SimulationError(
-                t,
-                "a structural group is singular here (a singular position of the mechanism)",
-                "use group_method global, or avoid the singular configuration",
-            )
+            raise _singular(t)
         if status != group_kernels.NEWTON_OK:
-            raise SimulationError(
-                t,
-                f"the position problem of a structural group did not converge "
-                f"(residual {err:.3g} after {it} iterations)",
-                "reduce the step, or use group_method global",
-            )
+            raise _diverged(t, err, it)
         phit = np.zeros(lv.rowset.n_rows)
         if angle is not None:
             phit[angle.loc] = -angle.prim.target(t)[1]

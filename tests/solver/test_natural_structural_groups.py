@@ -258,8 +258,9 @@ def test_level_solves_match_a_dense_solve(compiled, monkeypatch):
 
 
 def test_a_singular_group_block_is_reported(monkeypatch):
-    """A part whose block has a zero pivot column makes the level singular: the solve
-    raises ``SimulationError`` (compiled kernels and NumPy path alike)."""
+    """A part whose block has a zero pivot column makes the level singular: the solve and
+    the velocity sweep raise ``SimulationError`` (compiled kernels and NumPy path
+    alike)."""
     s = slider_crank(3)
     q0 = initial_state(s, 1e-10, 25).q
     dec = decompose(s, q0, choose_inputs(s, q0))
@@ -276,6 +277,10 @@ def test_a_singular_group_block_is_reported(monkeypatch):
         values[np.isin(lv.entry_col, local)] = 0.0
         with pytest.raises(SimulationError, match="singular"):
             kin._solve(lv.factorise(values), np.ones(lv.rowset.n_rows), 0.5)
+        kin.position(q0, 0.0, np.array([0.0]))  # every level keeps its factorisation
+        lv.factor = lv.factorise(values)  # the last one singular: the sweeps report it
+        with pytest.raises(SimulationError, match="singular"):
+            kin.velocity_and_r(np.array([1.0]))
 
 
 def test_compiled_rows_equal_the_numpy_formulas(monkeypatch):
