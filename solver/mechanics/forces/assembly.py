@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solver.mechanics.markers import Markers, MarkerState
+from solver.mechanics.sparse_pattern import FixedPattern
 
 
 class SparsityCache:
@@ -53,17 +54,13 @@ class SparsityCache:
         return entry[1:]
 
     def matrix(self, store: str, r: list, c: list, v: np.ndarray) -> sp.csr_matrix:
-        n = self.n
         hit = self.csr.get(store)
         if hit is None or hit[0] != len(v):
-            key = np.concatenate(r) * n + np.concatenate(c) if r else np.zeros(0, np.int64)
-            unique, inverse = np.unique(key, return_inverse=True)
-            indptr = np.searchsorted(unique // n, np.arange(n + 1)).astype(np.int64)
-            hit = (len(v), inverse, (unique % n).astype(np.int64), indptr)
-            self.csr[store] = hit
-        _, inverse, indices, indptr = hit
-        data = np.bincount(inverse, weights=v, minlength=len(indices)).astype(float, copy=False)
-        return sp.csr_matrix((data, indices.copy(), indptr.copy()), shape=(n, n))
+            empty = np.zeros(0, np.int64)
+            rows = np.concatenate(r) if r else empty
+            cols = np.concatenate(c) if c else empty
+            hit = self.csr[store] = (len(v), FixedPattern(rows, cols, (self.n, self.n)))
+        return hit[1].csr(v)
 
 
 class Accumulator:

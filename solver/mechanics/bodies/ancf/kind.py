@@ -59,6 +59,7 @@ from solver.mechanics.bodies.ancf.omar import Omar2D
 from solver.mechanics.bodies.ancf.section import beam_frame, material_data, section_data
 from solver.mechanics.bodies.ancf.yakoub import Yakoub3D
 from solver.mechanics.bodies.kind import BodyKind
+from solver.mechanics.sparse_pattern import FixedPattern
 from solver.model.errors import ModelError
 from solver.model.fields import fmt_vector
 
@@ -76,24 +77,21 @@ class BlockPattern:
     """Sum of element blocks into one CSR matrix with a fixed pattern, built once."""
 
     def __init__(self, col_sets: list[np.ndarray], n: int) -> None:
-        flats = []
-        for cols in col_sets:
-            k = cols.shape[1]
-            r = np.repeat(cols, k, axis=1)
-            c = np.tile(cols, (1, k))
-            flats.append((r * n + c).ravel())
-        flat = np.concatenate(flats) if flats else np.zeros(0, np.int64)
-        uniq, self.inverse = np.unique(flat, return_inverse=True)  # row-major = CSR order
-        self.n = n
-        self.nnz = len(uniq)
-        self.indices = (uniq % n).astype(np.int32)
-        rows = uniq // n
-        self.indptr = np.searchsorted(rows, np.arange(n + 1)).astype(np.int32)
+        rows, cols = [], []
+        for c in col_sets:
+            k = c.shape[1]
+            rows.append(np.repeat(c, k, axis=1).ravel())
+            cols.append(np.tile(c, (1, k)).ravel())
+        empty = np.zeros(0, np.int64)
+        self.pattern = FixedPattern(
+            np.concatenate(rows) if rows else empty,
+            np.concatenate(cols) if cols else empty,
+            (n, n),
+        )
 
     def matrix(self, blocks: list[np.ndarray]) -> sp.csr_matrix:
         vals = np.concatenate([b.ravel() for b in blocks]) if blocks else np.zeros(0)
-        data = np.bincount(self.inverse, weights=vals, minlength=self.nnz)
-        return sp.csr_matrix((data, self.indices, self.indptr), shape=(self.n, self.n))
+        return self.pattern.csr(vals)
 
 
 class Beam:
