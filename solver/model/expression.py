@@ -30,10 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from solver.model.errors import ModelError
 
@@ -312,170 +309,15 @@ class _Parser:
             self.code.append(("t",))
 
 
-# -- jet arithmetic: a jet is (v, v', v'') with respect to t ------------------------------
-
-Jet = tuple[Any, Any, Any]
-
-
-def _scaled(g: Any, a: Any) -> Any:
-    """``g * a``, but exactly 0 where ``a == 0`` even if ``g`` is inf or nan."""
-    return np.where(a == 0, 0.0, g * a)
-
-
-def _chain(x: Jet, g0: Any, g1: Any, g2: Any) -> Jet:
-    """Jet of ``g(x)`` from ``g(a), g'(a), g''(a)``."""
-    _, a1, a2 = x
-    return g0, _scaled(g1, a1), _scaled(g2, a1 * a1) + _scaled(g1, a2)
-
-
-def _add(x: Jet, y: Jet) -> Jet:
-    return x[0] + y[0], x[1] + y[1], x[2] + y[2]
-
-
-def _sub(x: Jet, y: Jet) -> Jet:
-    return x[0] - y[0], x[1] - y[1], x[2] - y[2]
-
-
-def _mul(x: Jet, y: Jet) -> Jet:
-    a, a1, a2 = x
-    b, b1, b2 = y
-    return a * b, a1 * b + a * b1, a2 * b + 2.0 * a1 * b1 + a * b2
-
-
-def _div(x: Jet, y: Jet) -> Jet:
-    a, a1, a2 = x
-    b, b1, b2 = y
-    q = a / b
-    q1 = (a1 - _scaled(q, b1)) / b
-    q2 = (a2 - 2.0 * _scaled(q1, b1) - _scaled(q, b2)) / b
-    return q, q1, q2
-
-
-def _pow(x: Jet, y: Jet) -> Jet:
-    a, a1, a2 = x
-    b, b1, b2 = y
-    v = np.power(a, b)
-    # power rule where the exponent is locally constant (negative bases work for
-    # integer exponents): (a**n)' = n a**(n-1) a', (a**n)'' = n (n-1) a**(n-2) a'**2 + ...
-    g1 = np.where(b == 0, 0.0, b * np.power(a, b - 1.0))
-    g2 = np.where(b * (b - 1.0) == 0, 0.0, b * (b - 1.0) * np.power(a, b - 2.0))
-    _, p1, p2 = _chain(x, v, g1, g2)
-    # general case a**b = exp(b log a): with u = b log a, (a**b)' = v u', '' = v (u'' + u'^2)
-    log_a = np.log(a)
-    r1 = a1 / a
-    u1 = _scaled(log_a, b1) + _scaled(b, r1)
-    u2 = _scaled(log_a, b2) + 2.0 * _scaled(r1, b1) + _scaled(b, a2 / a - r1 * r1)
-    constant = (b1 == 0) & (b2 == 0)
-    return v, np.where(constant, p1, v * u1), np.where(constant, p2, v * (u2 + u1 * u1))
-
-
-def _neg(x: Jet) -> Jet:
-    return -x[0], -x[1], -x[2]
-
-
-def _abs(x: Jet) -> Jet:
-    s = np.where(x[0] >= 0, 1.0, -1.0)
-    return s * x[0], s * x[1], s * x[2]
-
-
-def _select(first: Jet, second: Jet, take_second: Any) -> Jet:
-    return tuple(np.where(take_second, s, f) for f, s in zip(first, second, strict=True))
-
-
-def _unary(name: str, x: Jet) -> Jet:
-    a = x[0]
-    if name == "sin":
-        s, c = np.sin(a), np.cos(a)
-        return _chain(x, s, c, -s)
-    if name == "cos":
-        s, c = np.sin(a), np.cos(a)
-        return _chain(x, c, -s, -c)
-    if name == "tan":
-        v = np.tan(a)
-        sec2 = 1.0 + v * v
-        return _chain(x, v, sec2, 2.0 * v * sec2)
-    if name in ("asin", "acos"):
-        w = 1.0 - a * a
-        g1 = 1.0 / np.sqrt(w)
-        g2 = a * g1 / w
-        if name == "asin":
-            return _chain(x, np.arcsin(a), g1, g2)
-        return _chain(x, np.arccos(a), -g1, -g2)
-    if name == "atan":
-        w = 1.0 / (1.0 + a * a)
-        return _chain(x, np.arctan(a), w, -2.0 * a * w * w)
-    if name == "sinh":
-        s, c = np.sinh(a), np.cosh(a)
-        return _chain(x, s, c, s)
-    if name == "cosh":
-        s, c = np.sinh(a), np.cosh(a)
-        return _chain(x, c, s, c)
-    if name == "tanh":
-        v = np.tanh(a)
-        w = 1.0 - v * v
-        return _chain(x, v, w, -2.0 * v * w)
-    if name == "exp":
-        v = np.exp(a)
-        return _chain(x, v, v, v)
-    if name == "log":
-        r = 1.0 / a
-        return _chain(x, np.log(a), r, -r * r)
-    if name == "sqrt":
-        v = np.sqrt(a)
-        g1 = 0.5 / v
-        return _chain(x, v, g1, -0.5 * g1 / a)
-    if name == "abs":
-        return _abs(x)
-    raise AssertionError(name)  # pragma: no cover - the parser only emits known names
-
-
-_BINARY: dict[str, Callable[[Jet, Jet], Jet]] = {
-    "add": _add,
-    "sub": _sub,
-    "mul": _mul,
-    "div": _div,
-    "pow": _pow,
-}
-
-
-def _run(code: tuple[tuple[Any, ...], ...], t: np.ndarray) -> Jet:
-    zero = np.float64(0.0)
-    stack: list[Jet] = []
-    for ins in code:
-        op = ins[0]
-        if op == "const":
-            stack.append((np.float64(ins[1]), zero, zero))
-        elif op == "t":
-            stack.append((t, np.float64(1.0), zero))
-        elif op == "neg":
-            stack.append(_neg(stack.pop()))
-        elif op == "call":
-            name, count = ins[1], ins[2]
-            if name in ("min", "max"):
-                args = stack[-count:]
-                del stack[-count:]
-                result = args[0]
-                for other in args[1:]:
-                    better = other[0] < result[0] if name == "min" else other[0] > result[0]
-                    result = _select(result, other, better)
-                stack.append(result)
-            else:
-                stack.append(_unary(name, stack.pop()))
-        else:
-            y = stack.pop()
-            x = stack.pop()
-            stack.append(_BINARY[op](x, y))
-    return stack[0]
-
-
 class Expression:
     """A parsed expression of time ``t`` (s); immutable, compared by its text."""
 
-    __slots__ = ("_code", "_text")
+    __slots__ = ("_code", "_table", "_text")
 
     def __init__(self, text: str, code: list[tuple[Any, ...]]) -> None:
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_code", tuple(code))
+        object.__setattr__(self, "_table", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Expression is immutable")
@@ -490,15 +332,32 @@ class Expression:
         """The source text, exactly as given."""
         return self._text
 
+    def encode(self) -> Any:
+        """The postfix code as the compiled kernel reads it: an ``Encoded`` expression
+        of :mod:`solver.kernels.time_functions` (its constants and ``(opcode, argument)``
+        rows: a data index for a constant, an argument count for a function)."""
+        from solver.kernels import time_functions as kernel
+
+        data: list[float] = []
+        ops: list[tuple[int, int]] = []
+        for ins in self._code:
+            if ins[0] == "const":
+                ops.append((kernel.OP_CONST, len(data)))
+                data.append(ins[1])
+            elif ins[0] == "call":
+                ops.append((kernel.OPCODES[ins[1]], ins[2]))
+            else:
+                ops.append((kernel.OPCODES[ins[0]], 0))
+        return kernel.encoded(kernel.EXPRESSION, data, ops)
+
     def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
         """``(f, df/dt, d2f/dt2)`` at ``t``: floats for a scalar ``t``, else arrays of the
-        shape of ``t``."""
-        tt = np.asarray(t, dtype=float)
-        with np.errstate(all="ignore"):
-            jet = _run(self._code, tt)
-        if tt.ndim == 0:
-            return float(jet[0]), float(jet[1]), float(jet[2])
-        return tuple(np.broadcast_to(np.asarray(j, dtype=float), tt.shape).copy() for j in jet)
+        shape of ``t`` (evaluated by :mod:`solver.kernels.time_functions`)."""
+        from solver.kernels.time_functions import evaluate, function_table
+
+        if self._table is None:
+            object.__setattr__(self, "_table", function_table([self.encode()]))
+        return evaluate(self._table, 0, t)
 
     def __call__(self, t: Any) -> Any:
         return self.derivatives(t)[0]

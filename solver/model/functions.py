@@ -60,13 +60,7 @@ _STEP_KEYS = ("t0", "f0", "t1", "f1")
 _BUMP_KEYS = ("t0", "f0", "tmax", "fmax", "t1", "f1")
 
 Number = int | float
-
-
-def _finish(t: np.ndarray, f: Any, df: Any, ddf: Any) -> tuple[Any, Any, Any]:
-    """Floats for a scalar ``t``, else float arrays of the shape of ``t``."""
-    if t.ndim == 0:
-        return float(f), float(df), float(ddf)
-    return tuple(np.broadcast_to(np.asarray(x, dtype=float), t.shape).copy() for x in (f, df, ddf))
+_TABLE = "_kernel_table"  # the instance's cached one-function table
 
 
 def _freeze(value: Any) -> Any:
@@ -86,9 +80,33 @@ class TimeFunction:
         """f(t): a float for a scalar ``t``, an array of the shape of ``t`` otherwise."""
         return self.derivatives(t)[0]
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        """``(f, df/dt, d2f/dt2)`` at ``t`` (exact)."""
+    def encode(self) -> Any:
+        """This function as the compiled kernel reads it: ``(kind, data, ops)``, an
+        ``Encoded`` of :mod:`solver.kernels.time_functions`."""
         raise NotImplementedError
+
+    def kernel_table(self) -> Any:
+        """A ``FunctionTable`` of this function alone (built on first use and kept; not
+        pickled or copied with the function)."""
+        table = self.__dict__.get(_TABLE)
+        if table is None:
+            from solver.kernels.time_functions import function_table
+
+            table = function_table([self.encode()])
+            object.__setattr__(self, _TABLE, table)
+        return table
+
+    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
+        """``(f, df/dt, d2f/dt2)`` at ``t`` (exact), evaluated by the compiled kernel of
+        :mod:`solver.kernels.time_functions`."""
+        from solver.kernels.time_functions import evaluate
+
+        return evaluate(self.kernel_table(), 0, t)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop(_TABLE, None)
+        return state
 
     def to_json(self) -> Any:
         """The JSON form (a number or a dict) this function was read from."""
@@ -112,8 +130,10 @@ class Constant(TimeFunction):
 
     value: Number
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        return _finish(np.asarray(t, dtype=float), self.value, 0.0, 0.0)
+    def encode(self) -> Any:
+        from solver.kernels import time_functions as kernel
+
+        return kernel.encoded(kernel.CONSTANT, [self.value])
 
     def to_json(self) -> Number:
         return self.value
@@ -133,6 +153,9 @@ class ExpressionFunction(TimeFunction):
     def text(self) -> str:
         return self.expression.text
 
+    def encode(self) -> Any:
+        return self.expression.encode()
+
     def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
         return self.expression.derivatives(t)
 
@@ -151,15 +174,10 @@ class Polynomial(TimeFunction):
         if not self.coefficients:
             raise ModelError("", "needs at least one coefficient", "polynomial")
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        tt = np.asarray(t, dtype=float)
-        c = [float(x) for x in self.coefficients]
-        p, p1, p2 = c[-1] + 0.0 * tt, 0.0, 0.0
-        for ck in reversed(c[:-1]):  # Horner, carrying the derivatives along
-            p2 = p2 * tt + 2.0 * p1
-            p1 = p1 * tt + p
-            p = p * tt + ck
-        return _finish(tt, p, p1, p2)
+    def encode(self) -> Any:
+        from solver.kernels import time_functions as kernel
+
+        return kernel.encoded(kernel.POLYNOMIAL, self.coefficients)
 
     def to_json(self) -> dict[str, Any]:
         return {"polynomial": list(self.coefficients)}
@@ -180,15 +198,10 @@ class SmoothStep(TimeFunction):
                 "", f"t1 ({self.t1}) must be greater than t0 ({self.t0})", "smooth_step"
             )
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        tt = np.asarray(t, dtype=float)
-        h = float(self.t1) - float(self.t0)
-        delta = float(self.f1) - float(self.f0)
-        s = np.clip((tt - self.t0) / h, 0.0, 1.0)  # g, g', g'' all vanish at s = 0 and 1
-        g = s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
-        g1 = 30.0 * s * s * (1.0 - s) ** 2
-        g2 = 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s)
-        return _finish(tt, self.f0 + delta * g, delta * g1 / h, delta * g2 / (h * h))
+    def encode(self) -> Any:
+        from solver.kernels import time_functions as kernel
+
+        return kernel.encoded(kernel.SMOOTH_STEP, [self.t0, self.f0, self.t1, self.f1])
 
     def to_json(self) -> dict[str, Any]:
         return {"smooth_step": {k: getattr(self, k) for k in _STEP_KEYS}}
@@ -247,17 +260,11 @@ class SmoothBump(TimeFunction):
             ) from None
         object.__setattr__(self, "coefficients", c)
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        tt = np.asarray(t, dtype=float)
-        x = np.clip(tt, self.t0, self.t1) - self.t0  # f' = f'' = 0 at x = 0
-        f, f1, f2 = float(self.f0) + 0.0 * x, 0.0 * x, 0.0 * x
-        for k, c in enumerate(self.coefficients, start=3):
-            f = f + c * x**k
-            f1 = f1 + k * c * x ** (k - 1)
-            f2 = f2 + k * (k - 1) * c * x ** (k - 2)
-        after = tt > self.t1
-        f = np.where(after, float(self.f1), f)
-        return _finish(tt, f, np.where(after, 0.0, f1), np.where(after, 0.0, f2))
+    def encode(self) -> Any:
+        from solver.kernels import time_functions as kernel
+
+        ends = [self.t0, self.f0, self.t1, self.f1]
+        return kernel.encoded(kernel.SMOOTH_BUMP, [*ends, *self.coefficients])
 
     def to_json(self) -> dict[str, Any]:
         return {"smooth_bump": {k: getattr(self, k) for k in _BUMP_KEYS}}
@@ -270,7 +277,6 @@ class Table(TimeFunction):
 
     points: tuple[tuple[Number, Number], ...]
     interpolation: str | None = None
-    _spline: Any = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         points = tuple((row[0], row[1]) for row in self.points)
@@ -282,31 +288,24 @@ class Table(TimeFunction):
         if len(points) < 2:
             raise ModelError("", f"needs at least 2 rows, got {len(points)}", "table")
         ts = np.array([p[0] for p in points], dtype=float)
-        fs = np.array([p[1] for p in points], dtype=float)
         if not np.all(np.diff(ts) > 0):
             raise ModelError("", "times must be strictly increasing", "table")
-        spline = CubicSpline(ts, fs) if self.kind == "cubic" else None
-        object.__setattr__(self, "_spline", (ts, fs, spline))
 
     @property
     def kind(self) -> str:
         """``"cubic"`` or ``"linear"``."""
         return self.interpolation or "cubic"
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        tt = np.asarray(t, dtype=float)
-        ts, fs, spline = self._spline
-        tc = np.clip(tt, ts[0], ts[-1])
-        outside = (tt < ts[0]) | (tt > ts[-1])
-        if spline is not None:
-            f, df, ddf = spline(tc), spline(tc, 1), spline(tc, 2)
-        else:
-            f = np.interp(tc, ts, fs)
-            segment = np.clip(np.searchsorted(ts, tc, side="right") - 1, 0, len(ts) - 2)
-            slopes = np.diff(fs) / np.diff(ts)
-            df, ddf = slopes[segment], 0.0 * tc
-        f = np.where(tt < ts[0], fs[0], np.where(tt > ts[-1], fs[-1], f))
-        return _finish(tt, f, np.where(outside, 0.0, df), np.where(outside, 0.0, ddf))
+    def encode(self) -> Any:
+        """Times, values and, for ``cubic``, scipy's not-a-knot ``CubicSpline``
+        coefficients per interval (highest power first, in ``t - t_j``)."""
+        from solver.kernels import time_functions as kernel
+
+        ts, fs = np.array(self.points, dtype=float).T
+        if self.kind == "linear":
+            return kernel.encoded(kernel.TABLE_LINEAR, [ts, fs])
+        coefficients = CubicSpline(ts, fs).c.T  # (rows - 1, 4)
+        return kernel.encoded(kernel.TABLE_CUBIC, np.concatenate([ts, fs, coefficients.ravel()]))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"table": [list(p) for p in self.points]}
