@@ -30,8 +30,8 @@ solver's policy for compiled code). Compiled code is cached on disk (``cache=Tru
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solver.kernels.jit import kernel
 from solver.mechanics.kernel_cache import compiled_kernels
 
 
@@ -42,7 +42,6 @@ def enabled() -> bool:
     return compiled_kernels()
 
 
-_OPTS = {"cache": True, "nogil": True, "fastmath": False}
 
 
 def _quadratic(q, kappa, g, rows, cols, h_entry, h_col, h_val):
@@ -241,10 +240,10 @@ def _newton(q, tol, max_iterations, polish, max_polish, form, angle_rows, plan):
     return NEWTON_DIVERGED, iterations, err, max_iterations, phi, jac
 
 
-quadratic = njit(**_OPTS)(_quadratic)
-quadratic_gamma = njit(**_OPTS)(_quadratic_gamma)
-angle = njit(**_OPTS)(_angle)
-factor = njit(**_OPTS)(_factor)
-solve = njit(**_OPTS)(_solve)
-_rows = njit(**_OPTS)(_rows)
-newton = njit(**_OPTS)(_newton)
+quadratic = kernel(_quadratic)
+quadratic_gamma = kernel(_quadratic_gamma)
+angle = kernel(_angle)
+factor = kernel(_factor)
+solve = kernel(_solve)
+_rows = kernel(_rows)
+newton = kernel(_newton)

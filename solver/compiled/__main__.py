@@ -1,8 +1,8 @@
-"""``python -m solver.compiled``: compile (or load) the solver's Numba code and mark it
-cached (:func:`solver.compiled.warm.main`; ``--quiet`` prints nothing)."""
+"""``python -m solver.compiled``: compile (or load) every kernel of the solver
+(:func:`solver.analysis.warmup.main`; ``--quiet`` prints nothing)."""
 
 import sys
 
-from solver.compiled.warm import main
+from solver.analysis.warmup import main
 
 sys.exit(main())

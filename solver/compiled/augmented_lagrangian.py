@@ -31,7 +31,6 @@ Failures are returned as status codes (``STATUS_*``), turned into the Python pat
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.augmented_lagrangian import (
@@ -42,18 +41,21 @@ from solver.analysis.formulations.augmented_lagrangian import (
 )
 from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
 from solver.compiled.dense import lu_factor, lu_solve, mat_t_vec, mat_vec, row_bounds
-from solver.compiled.evaluate import (
-    constraint_hessian,
-    constraints,
-    force_jacobians,
-    forces,
+from solver.kernels.jit import NO, YES, kernel
+from solver.kernels.system import (
+    dense_constraints,
+    dense_forces,
+    dense_hessian,
+    dense_mass,
+    dense_mass_times_jacobian,
+    driver_power,
+    elastic_energy,
     kinetic_energy,
-    mass_matrix,
-    mass_times_jacobian,
+    markers,
+    nonconservative_power,
     potential_energy,
+    secant_work,
 )
-
-_OPTS = {"cache": True, "nogil": True, "fastmath": False}
 
 #: status codes of :func:`al_steps`
 STATUS_OK = 0
@@ -67,7 +69,7 @@ PROJECTION_ITERATIONS = 20
 _HINT = "a smaller dt, or another formulation (null_space, central_differences)"
 
 
-@njit(**_OPTS)
+@kernel
 def add_gram(out, jac, weight):
     """``out += weight · Jᵀ J`` using only the non-zero entries of each row of ``J``."""
     m, n = jac.shape
@@ -86,7 +88,7 @@ def add_gram(out, jac, weight):
                 out[ja, jb] += wa * jac[r, jb]
 
 
-@njit(**_OPTS)
+@kernel
 def band_mat_vec(a, bounds, x):
     """``A x`` over the non-zero range of each row (``bounds`` from :func:`row_bounds`)."""
     m = a.shape[0]
@@ -99,7 +101,7 @@ def band_mat_vec(a, bounds, x):
     return out
 
 
-@njit(**_OPTS)
+@kernel
 def band_mat_t_vec(a, bounds, y):
     """``Aᵀ y`` over the non-zero range of each row of ``A``."""
     m, n = a.shape
@@ -112,7 +114,7 @@ def band_mat_t_vec(a, bounds, y):
     return out
 
 
-@njit(**_OPTS)
+@kernel
 def max_abs(x):
     """``max |x|`` (0 for an empty vector)."""
     out = 0.0
@@ -123,7 +125,7 @@ def max_abs(x):
     return out
 
 
-@njit(**_OPTS)
+@kernel
 def all_finite(x):
     """No NaN or infinity in ``x``."""
     for v in x:  # noqa: SIM110 (a loop compiles to no temporary array)
@@ -133,14 +135,14 @@ def all_finite(x):
 
 
 # ---- the Newmark / generalized-α update (trapezoidal.Newmark) ------------------------------
-@njit(**_OPTS)
+@kernel
 def slopes(sch, h):
     """``(γ', β')`` = ``(∂q̇/∂q, ∂q̈/∂q)`` at the end of a step; ``sch = (α_m, α_f, β, γ)``."""
     am, af, beta, gamma = sch
     return gamma / (beta * h), (1.0 - am) / ((1.0 - af) * beta * h * h)
 
 
-@njit(**_OPTS)
+@kernel
 def newmark_update(sch, q1, q, qd, qdd, a, h):
     """``(q̇, q̈, a)`` at ``t + h`` from the positions ``q1`` there (``Newmark.update``)."""
     am, af, beta, gamma = sch
@@ -152,7 +154,7 @@ def newmark_update(sch, q1, q, qd, qdd, a, h):
     return qd1, qdd1, a1
 
 
-@njit(**_OPTS)
+@kernel
 def acceleration_variable(sch, qdd1, qdd, a):
     """``a_{n+1}`` consistent with the (projected) ``q̈_{n+1}``."""
     am, af, beta, gamma = sch
@@ -160,7 +162,7 @@ def acceleration_variable(sch, qdd1, qdd, a):
 
 
 # ---- the constrained solve / projections (trapezoidal.constrained_solve) ------------------
-@njit(**_OPTS)
+@kernel
 def constrained_solve(lu, piv, mass, jac, f, g, alpha, tol, x0, max_iterations):
     """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g``; ``(lu, piv)``
     factorise ``M + α Φ_qᵀΦ_q``. Iterated on increments from ``x0`` and ``σ = 0``; stops
@@ -169,7 +171,7 @@ def constrained_solve(lu, piv, mass, jac, f, g, alpha, tol, x0, max_iterations):
     return _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_iterations)
 
 
-@njit(**_OPTS)
+@kernel
 def _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_iterations):
     """:func:`constrained_solve` with the row bounds of ``M`` and ``Φ_q`` given."""
     m = jac.shape[0]
@@ -191,7 +193,7 @@ def _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_ite
     return x, sigma, max_iterations
 
 
-@njit(**_OPTS)
+@kernel
 def _projector(mass, jac, alpha_p):
     """LU of ``M + α_p Φ_qᵀ Φ_q``: ``(lu, piv, ok)``."""
     a = mass.copy()
@@ -200,11 +202,11 @@ def _projector(mass, jac, alpha_p):
     return a, piv, ok
 
 
-@njit(**_OPTS)
-def mass_scale(P, q):
+@kernel
+def mass_scale(P, pt, q):
     """The largest diagonal entry of ``M(q)`` (1 when there is none or it is not positive):
     ``trapezoidal.mass_scale``."""
-    mass = mass_matrix(P, q)
+    mass = dense_mass(P, pt, q)
     if P.n == 0:
         return 1.0
     scale = mass[0, 0]
@@ -214,7 +216,7 @@ def mass_scale(P, q):
     return scale if scale > 0.0 else 1.0
 
 
-@njit(**_OPTS)
+@kernel
 def _tangent(out, mass, kq, kqd, hess, jac, alpha, gp, bp):
     """``M − (γ'/β') ∂Q/∂q̇ + (∂(Ma)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q + α Φ_qᵀΦ_q) / β'`` in place of
     ``out`` (which holds ``∂(Ma)/∂q``), in the NumPy path's order of additions."""
@@ -230,16 +232,25 @@ def _tangent(out, mass, kq, kqd, hess, jac, alpha, gp, bp):
             out[i, j] = (mass[i, j] + c1 * kqd[i, j]) + c2 * out[i, j]
 
 
-@njit(**_OPTS)
-def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0):
+@kernel
+def _constraints(P, pt, q, qd, t):
+    mk = markers(P, q, qd, YES)
+    phi, jac, phit, gamma = dense_constraints(P, pt, mk, q, qd, t)
+    return mk, phi, jac, phit, gamma
+
+
+@kernel
+def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0):
     """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step``.
 
-    Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t)`` (the last two
-    at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``). After a failure
-    only the first three count (every failure returns the same types: one compilation)."""
+    Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t)`` (the
+    last three at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``).
+    After a failure only the first three count (every failure returns the same types: one
+    compilation)."""
     n, m = P.n, P.m
     fixed, ratio_first, ratio_growth, ratio_max, ratio_p = pen
     gp, bp = slopes(sch, h)
+    t1 = t + h
     q = q0 + h * qd0 + (0.5 * h * h) * a0  # Newmark.predict: a_{n+1} = a_n
     lam_star = lam_star0.copy()
     tol_q = tol * max(1.0, max_abs(q)) if n else tol
@@ -254,13 +265,15 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
     qd = qd0
     qdd = qdd0
     phi = np.zeros(m)
+    phit = np.zeros(m)
     while True:
         qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-        phi, jac, phit, gamma = constraints(P, q, qd)
+        mk, phi, jac, phit, gamma = _constraints(P, pt, q, qd, t1)
         if have_fac:  # multiplier update with Φ at the new positions
             lam_star = lam_star + alpha * phi
-        mass = mass_matrix(P, q)
-        base = mat_vec(mass, qdd) - forces(P, q, qd)
+        mass = dense_mass(P, pt, q)
+        f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, NO)
+        base = mat_vec(mass, qdd) - f
         err_phi = max_abs(phi)
         if have_fac and err_phi <= tol:
             # the next correction with the last tangent: below the tolerance, apply and stop
@@ -269,7 +282,7 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
             if err_q <= tol_q:
                 q = q + dq
                 qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-                phi, jac, phit, gamma = constraints(P, q, qd)
+                mk, phi, jac, phit, gamma = _constraints(P, pt, q, qd, t1)
                 lam_star = lam_star + alpha * phi
                 converged = True
                 break
@@ -282,27 +295,29 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
         lam = lam_star + alpha * phi
         res = (base + mat_t_vec(jac, lam)) / bp
-        kq, kqd = force_jacobians(P, q, qd)
-        tangent = mass_times_jacobian(P, q, qdd)
-        _tangent(tangent, mass, kq, kqd, constraint_hessian(P, q, lam), jac, alpha, gp, bp)
+        f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, YES)
+        tangent = dense_mass_times_jacobian(P, pt, q, qdd)
+        hess = dense_hessian(P, pt, mk, qd, t1, lam)
+        _tangent(tangent, mass, kq, kqd, hess, jac, alpha, gp, bp)
         piv, ok = lu_factor(tangent)
         lu = tangent
         if not ok:
-            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
+            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
         dq = -lu_solve(lu, piv, res)
         if not all_finite(dq):
-            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
+            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
         have_fac = True
         q = q + dq
         err_q = max_abs(dq)
     if not converged:
-        return STATUS_NEWTON, it, max(err_q, err_phi), q, qd, qdd, a0, lam_star, lam_star, phi, phi
+        err = max(err_q, err_phi)
+        return STATUS_NEWTON, it, err, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
-    mass = mass_matrix(P, q)
+    mass = dense_mass(P, pt, q)
     alpha_p = ratio_p * m_ref
     plu, ppiv, ok = _projector(mass, jac, alpha_p)
     if not ok:
-        return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
+        return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     ptol = 1e-4 * tol
     mb, jb = row_bounds(mass), row_bounds(jac)  # Φ_q depends on q alone: kept for both
     qd, _, _ = _constrained_solve(
@@ -310,23 +325,35 @@ def al_step(P, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0)
         PROJECTION_ITERATIONS,
     )  # fmt: skip
     if not all_finite(qd):
-        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
-    phi, jac, phit, gamma = constraints(P, q, qd)
+        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+    mk, phi, jac, phit, gamma = _constraints(P, pt, q, qd, t1)
     qdd, sigma, _ = _constrained_solve(
         plu, ppiv, mass, mb, jac, jb, band_mat_vec(mass, mb, qdd), gamma, alpha_p, ptol, qdd,
         PROJECTION_ITERATIONS,
     )  # fmt: skip
     if not all_finite(qdd):
-        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi
+        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
     phiv = band_mat_vec(jac, jb, qd) + phit
-    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam_star + sigma, phi, phiv
+    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam_star + sigma, phi, phiv, phit
 
 
-@njit(**_OPTS)
+#: columns of the per-step scalars ``al_steps`` writes
+OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
+N_OUT = 9
+
+
+@kernel
+def step_power(P, q, qd, t, lam, phit):
+    """Power (W) of the force elements and drivers at an accepted state."""
+    mk = markers(P, q, qd, YES)
+    return nonconservative_power(P, mk, q, qd, t) + driver_power(P, lam, phit)
+
+
+@kernel
 def al_steps(
-    P, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, n_steps,
-    out_t, out_q, out_qd, out_qdd, out_lam, out_its, out_phi, out_phiv, out_T, out_V,
+    P, pt, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, work0, power0,
+    secant, n_steps, out, out_q, out_qd, out_qdd, out_lam,
 ):  # fmt: skip
     """Advance ``n_steps`` steps of size ``h`` from ``t0``.
 
@@ -334,23 +361,33 @@ def al_steps(
     PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH, PENALTY_RATIO_MAX,
     PROJECTION_PENALTY_RATIO)`` (:func:`parameters`), ``m_ref`` the mass scale at the start.
     The state arrays ``q, q̇, q̈, a, λ*, λ`` are overwritten with each accepted step's; row
-    ``k`` of the ``out_*`` arrays gets step ``k``'s time, state, iterations,
-    ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|`` and kinetic and potential energies.
+    ``k`` of ``out`` gets step ``k``'s scalars (columns ``OUT_*``: time, iterations,
+    ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|``, kinetic, gravitational and elastic energies, the
+    work of forces and drivers since the start (``work0`` at ``t0``, where their power was
+    ``power0``: trapezoidal rule on the power plus, with ``secant``, the force elements'
+    :func:`solver.kernels.system.secant_work`) and the power), the ``out_*`` arrays its state.
 
     Returns ``(status, done, t, iterations, error)``: ``done`` steps were accepted (all of
     them when ``status`` is ``STATUS_OK``), ``t`` is the time reached or, on failure, the
     time of the failed step, whose Newton iterations and error follow (see :func:`failure`).
     """
     t = t0
+    work = work0
+    power = power0
     for k in range(n_steps):
         t1 = t + h
-        status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv = al_step(
-            P, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star
+        status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit = al_step(
+            P, pt, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE
         if status != STATUS_OK:
             return status, k, t1, it, err
+        power1 = step_power(P, q1, qd1, t1, lam1, phit)
+        work += 0.5 * (power + power1) * h
+        if secant:
+            work += secant_work(P, q, qd, t, q1, qd1, t1, h)
+        power = power1
         t = t1
         q[:] = q1
         qd[:] = qd1
@@ -358,16 +395,19 @@ def al_steps(
         a[:] = a1
         lam_star[:] = ls1
         lam[:] = lam1
-        out_t[k] = t
         out_q[k] = q1
         out_qd[k] = qd1
         out_qdd[k] = qdd1
         out_lam[k] = lam1
-        out_its[k] = it
-        out_phi[k] = max_abs(phi)
-        out_phiv[k] = max_abs(phiv)
-        out_T[k] = kinetic_energy(P, q1, qd1)
-        out_V[k] = potential_energy(P, q1)
+        out[k, OUT_T] = t
+        out[k, OUT_ITS] = it
+        out[k, OUT_PHI] = max_abs(phi)
+        out[k, OUT_PHIV] = max_abs(phiv)
+        out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
+        out[k, OUT_POT] = potential_energy(P, q1)
+        out[k, OUT_ELA] = elastic_energy(P, markers(P, q1, qd1, NO))
+        out[k, OUT_WORK] = work
+        out[k, OUT_POWER] = power1
     return STATUS_OK, n_steps, t, 0, 0.0
 
 

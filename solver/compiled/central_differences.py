@@ -1,10 +1,15 @@
-"""DIMCD steps compiled: ``solver.analysis.formulations.central_differences`` for packed
-systems (gravity the only force, so the applied force is constant and the only
-velocity-dependent term is Euler's gyroscopic force in the Euler-parameter rows).
+"""DIMCD steps compiled: ``solver.analysis.formulations.central_differences`` on the
+kernels of ``solver.kernels.system`` (every model whose parts they evaluate).
+
+The applied force ``Q̃(q, q̇ₜ, t)`` of a step is the force elements' and gravity at the
+step's positions q(t) (``dense_forces`` without the rigid bodies' quadratic-velocity
+terms) plus Euler's gyroscopic force in the Euler-parameter rows; with velocity-dependent
+forces its exact derivative with respect to q̇ₜ enters each Newton iteration.
 
 :func:`cd_steps` runs ``n_steps`` steps of ``CentralDifferences.step`` in one call and
 writes, per step, the state the time loop reports (t, q, q̇, q̈, Newton iterations) and
-its bookkeeping (kinetic and gravitational energy, ``max |Φ|``, ``max |Φ_q q̇|``). The
+its bookkeeping (energies, the work of forces and drivers, ``max |Φ|``,
+``max |Φ_q q̇ + Φ_t|``). The
 look-ahead (q(tₖ₊₁), q(tₖ), the SVD of Φ_q at q(tₖ₊₁) when its last correction was at
 rounding level) is carried in :class:`CDLookahead` from call to call. Equations,
 conventions and the meaning of each quantity: see the NumPy module.
@@ -20,12 +25,11 @@ near a singular one keep the SVDs).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from solver.compiled import evaluate as ev
 from solver.compiled.dense import lu_factor, lu_solve, mat_t_vec, mat_vec
-
-_OPTS = {"cache": True, "nogil": True}
+from solver.kernels import system as ks
+from solver.kernels.jit import NO, YES, kernel
+from solver.kernels.rotations import g_matrix, gjg
 
 #: status codes of :func:`cd_steps` (0: all steps taken)
 OK, NOT_CONVERGED, NON_FINITE, SINGULAR = 0, 1, 2, 3
@@ -36,7 +40,7 @@ ROUNDING = 1e-13
 PIVOT_RATIO = 1e-5
 
 
-@njit(**_OPTS)
+@kernel
 def _normalise(P, x):
     for b in range(len(P.rig_off)):
         o = P.rig_off[b] + 3
@@ -48,7 +52,7 @@ def _normalise(P, x):
             x[o + j] /= s
 
 
-@njit(**_OPTS)
+@kernel
 def _skew(v):
     out = np.zeros((3, 3))
     out[0, 1], out[0, 2] = -v[2], v[1]
@@ -57,16 +61,22 @@ def _skew(v):
     return out
 
 
-@njit(**_OPTS)
-def _forces(P, q, v, need_jacobian):
-    """``Q̃(q, v)`` = weights + ``−2Gᵀ(ω̄ × Jω̄)`` (ω̄ = 2 G(p) ṗ) and ``∂Q̃/∂v``."""
+@kernel
+def _forces(P, pt, q, v, t, elements, need_jacobian):
+    """``Q̃(q, v)`` = gravity and (``elements``) the force elements at ``(q, v, t)`` +
+    ``−2Gᵀ(ω̄ × Jω̄)`` (ω̄ = 2 G(p) ṗ), and ``∂Q̃/∂v``."""
     n = P.n
-    out = P.gravity_q.copy()
-    jac = np.zeros((n, n))
+    if elements:
+        mk = ks.markers(P, q, v, YES)
+        out, _, kqd = ks.dense_forces(P, pt, mk, q, v, t, NO, need_jacobian)
+        jac = kqd if need_jacobian else np.zeros((n, n))
+    else:
+        out = P.gravity_q.copy()
+        jac = np.zeros((n, n))
     for b in range(len(P.rig_off)):
         o = P.rig_off[b] + 3
         inertia = P.rig_inertia[b]
-        g = ev.g_matrix(q[o : o + 4])
+        g = g_matrix(q[o : o + 4])
         w = 2.0 * mat_vec(g, v[o : o + 4])
         jw = mat_vec(inertia, w)
         c = np.cross(w, jw)
@@ -82,24 +92,33 @@ def _forces(P, q, v, need_jacobian):
                     for k in range(3):
                         acc += sw[i, k] * inertia[k, j]
                     x[i, j] = acc
-            blk = -4.0 * ev.gjg(g, x, g)
+            blk = -4.0 * gjg(g, x, g)
             for i in range(4):
                 for j in range(4):
                     jac[o + i, o + j] += blk[i, j]
     return out, jac
 
 
-@njit(**_OPTS)
-def _residual(P, x, qm, target, mh, inv2h, q, f0):
-    """``R = M/h² (x − target) − Q̃`` and ``A = ∂R/∂x``."""
-    if len(P.rig_off) == 0:
+@kernel
+def _residual(P, pt, x, qm, target, mh, inv2h, q, t, elements, f0):
+    """``R = M/h² (x − target) − Q̃`` and ``A = ∂R/∂x`` (``Q̃ = f0`` when constant: no
+    rigid body and no force element)."""
+    if len(P.rig_off) == 0 and not elements:
         return mh @ (x - target) - f0, mh.copy()
     v = (x - qm) * inv2h
-    f, kqd = _forces(P, q, v, True)
+    f, kqd = _forces(P, pt, q, v, t, elements, YES)
     return mh @ (x - target) - f, mh - inv2h * kqd
 
 
-@njit(**_OPTS)
+@kernel
+def _position_constraints(P, pt, x, t):
+    """``(Φ, Φ_q)`` at ``(x, t)``, Φ_q dense."""
+    mk = ks.markers(P, x, x, NO)
+    phi, vals = ks.position_constraints(P, mk, x, t, pt.phi_r.shape[0])
+    return phi, ks.scatter(pt.phi_r, pt.phi_c, vals, P.m, P.n)
+
+
+@kernel
 def _pivot_columns(h):
     """Gaussian elimination of ``H`` (m × n, m ≤ n) with complete pivoting: the column
     order it picks (the first m columns ``B`` independent) and the ratio of its smallest
@@ -139,7 +158,7 @@ def _pivot_columns(h):
     return perm, (small / first if m and first > 0.0 else 0.0)
 
 
-@njit(**_OPTS)
+@kernel
 def _basis_solve(h, perm, phi):
     """With the columns ``B = perm[:m]`` of ``H`` nonsingular: ``(ok, N, δ_p)``, the
     null-space basis ``N`` (n × (n − m), ``N_B = −H_B⁻¹ H_N``, ``N_N = I``) and the
@@ -176,8 +195,11 @@ def _basis_solve(h, perm, phi):
     return True, null, dp
 
 
-@njit(**_OPTS)
-def _solve(P, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, tol, max_it):
+@kernel
+def _solve(
+    P, pt, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, t, elements, f0, tol,
+    max_it,
+):  # fmt: skip
     """Newton with the double null space (``ngt``: N_Gᵀ, contiguous). Returns ``(status,
     x, its, reuse, u, σ, Vᵀ, last correction, max|Φ|)``; ``reuse``: the SVD is Φ_q's at x
     (rounding-level last correction)."""
@@ -190,10 +212,10 @@ def _solve(P, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, to
     sv = np.zeros(min(m, n))
     vt = np.eye(n)
     for it in range(1, max_it + 1):
-        r, a = _residual(P, x, qm, target, mh, inv2h, q, f0)
+        r, a = _residual(P, pt, x, qm, target, mh, inv2h, q, t, elements, f0)
         dp = np.zeros(n)
         if m:
-            phi, phiq = ev.position_constraints(P, x)
+            phi, phiq = _position_constraints(P, pt, x, t + h)
             worst = np.abs(phi).max()
             if not np.isfinite(phi @ phi + r @ r):
                 return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
@@ -241,26 +263,57 @@ def _solve(P, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, f0, to
     return NOT_CONVERGED, x, max_it, False, u, sv, vt, step_size, worst
 
 
-@njit(**_OPTS)
+#: columns of the per-step scalars ``cd_steps`` writes
+OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
+N_OUT = 9
+
+
+@kernel
+def _multipliers(phiq, r, rtol):
+    """Minimum-norm λ with ``Φ_qᵀ λ = −R`` (the rank by ``rtol`` of the largest σ)."""
+    u, sv, vt = np.linalg.svd(phiq, full_matrices=False)
+    lam = np.zeros(phiq.shape[0])
+    if len(sv) == 0 or sv[0] <= 0.0:
+        return lam
+    proj = vt @ r
+    for i in range(len(sv)):
+        if sv[i] > rtol * sv[0]:
+            c = -proj[i] / sv[i]
+            for j in range(phiq.shape[0]):
+                lam[j] += u[j, i] * c
+    return lam
+
+
+@kernel
+def step_power(P, q, qd, t, lam, phit):
+    """Power (W) of the force elements and drivers at a state."""
+    mk = ks.markers(P, q, qd, YES)
+    return ks.nonconservative_power(P, mk, q, qd, t) + ks.driver_power(P, lam, phit)
+
+
+@kernel
 def cd_steps(
-    P, h, rtol, quadratic, tol, max_it, t, qm, q, qp, have_qp, su, ss, svt, have_svd, n_steps, out
-):
+    P, pt, h, rtol, quadratic, tol, max_it, t, qm, q, qp, have_qp, su, ss, svt, have_svd,
+    elements, drivers, secant, qd0, work, power, n_steps, out, o_q, o_qd, o_qdd,
+):  # fmt: skip
     """``n_steps`` DIMCD steps from the look-ahead ``(t, qm = q(t), q = q(t+h),
     qp = q(t−h))`` (``have_qp``: qp is known, for the quadratic predictor) and, when
-    ``have_svd``, the SVD ``(su, ss, svt)`` of Φ_q at q.
+    ``have_svd``, the SVD ``(su, ss, svt)`` of Φ_q at q. ``elements``: the model has force
+    elements; ``drivers``: driven constraints (their power needs the multipliers);
+    ``secant``: add the force elements' ``secant_work``; ``qd0``, ``work`` and ``power``:
+    the velocity, the work done so far and the power at t.
 
-    ``out`` is a tuple of arrays with one row per step: ``t, q, qd, qdd, its, T, V,
-    phi_max, phiv_max``. Returns ``(status, steps done, t, qm, q, qp, have_qp, su, ss,
-    svt, have_svd, last correction, max|Φ|)`` — the look-ahead after the steps taken.
+    Row k of ``out`` gets step k's scalars (``OUT_*``), the ``o_*`` arrays its state.
+    Returns ``(status, steps done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, last
+    correction, max|Φ|, work, power)`` — the look-ahead after the steps taken.
     """
-    o_t, o_q, o_qd, o_qdd, o_its, o_T, o_V, o_phi, o_phiv = out
     n, m = P.n, P.m
     inv2h = 0.5 / h
     for k in range(n_steps):
         guess = 3.0 * q - 3.0 * qm + qp if quadratic and have_qp else 2.0 * q - qm
         t1 = t + h
-        mass = ev.mass_matrix(P, q)
-        phi_q, phiq_q = ev.position_constraints(P, q)
+        mass = ks.dense_mass(P, pt, q)
+        phi_q, phiq_q = _position_constraints(P, pt, q, t1)
         fast = False
         perm = np.arange(n)
         if m == 0:
@@ -288,36 +341,40 @@ def cd_steps(
         mh = mass / (h * h)
         f0 = P.gravity_q.copy()
         status, x2, its, reuse, u2, s2, vt2, corr, worst = _solve(
-            P,
-            h,
-            guess,
-            np.ascontiguousarray(ng.T),
-            dof,
-            perm,
-            fast,
-            qm,
-            target,
-            mh,
-            inv2h,
-            q,
-            f0,
-            tol,
-            max_it,
-        )
+            P, pt, h, guess, np.ascontiguousarray(ng.T), dof, perm, fast, qm, target, mh,
+            inv2h, q, t1, elements, f0, tol, max_it,
+        )  # fmt: skip
         if status != OK:
-            return status, k, t, qm, q, qp, have_qp, su, ss, svt, have_svd, corr, worst
+            return (status, k, t, qm, q, qp, have_qp, su, ss, svt, have_svd, corr, worst, work,
+                    power)  # fmt: skip
         qd = (x2 - qm) * inv2h
         qdd = (x2 - target) / (h * h)
-        o_t[k] = t1
+        mk = ks.markers(P, q, qd, YES)
+        phi, phit, gamma, vals = ks.constraints(P, mk, q, qd, t1, pt.phi_r.shape[0])
+        lam = np.zeros(m)
+        if drivers and m:
+            r, _ = _residual(P, pt, x2, qm, target, mh, inv2h, q, t1, elements, f0)
+            lam = _multipliers(phiq_q, r, rtol)
+        power1 = ks.nonconservative_power(P, mk, q, qd, t1) + ks.driver_power(P, lam, phit)
+        work += 0.5 * (power + power1) * h
+        if secant:
+            work += ks.secant_work(P, qm, qd0, t, q, qd, t1, h)
+        power = power1
+        qd0 = qd
         o_q[k] = q
         o_qd[k] = qd
         o_qdd[k] = qdd
-        o_its[k] = its
-        o_T[k] = ev.kinetic_energy(P, q, qd)
-        o_V[k] = ev.potential_energy(P, q)
-        o_phi[k] = np.abs(phi_q).max() if m else 0.0
-        o_phiv[k] = np.abs(phiq_q @ qd).max() if m else 0.0
+        out[k, OUT_T] = t1
+        out[k, OUT_ITS] = its
+        out[k, OUT_PHI] = np.abs(phi_q).max() if m else 0.0
+        out[k, OUT_PHIV] = np.abs(phiq_q @ qd + phit).max() if m else 0.0
+        out[k, OUT_KIN] = ks.kinetic_energy(P, q, qd)
+        out[k, OUT_POT] = ks.potential_energy(P, q)
+        out[k, OUT_ELA] = ks.elastic_energy(P, mk)
+        out[k, OUT_WORK] = work
+        out[k, OUT_POWER] = power
         qp, have_qp = qm, True
         qm, q, t = q, x2, t1
         su, ss, svt, have_svd = u2, s2, vt2, reuse
-    return OK, n_steps, t, qm, q, qp, have_qp, su, ss, svt, have_svd, 0.0, 0.0
+    return (OK, n_steps, t, qm, q, qp, have_qp, su, ss, svt, have_svd, 0.0, 0.0, work,
+            power)  # fmt: skip

@@ -6,12 +6,11 @@ matrix–vector products."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-_OPTS = {"cache": True, "nogil": True}
+from solver.kernels.jit import kernel
 
 
-@njit(**_OPTS)
+@kernel
 def lu_factor(a):
     """LU of the square ``a`` with partial pivoting, in place: ``(piv, ok)``.
 
@@ -65,7 +64,7 @@ def lu_factor(a):
     return piv, True
 
 
-@njit(**_OPTS)
+@kernel
 def lu_solve(lu, piv, b):
     """``x`` with ``A x = b`` from :func:`lu_factor`'s ``(lu, piv)`` (``b`` is not changed)."""
     n = lu.shape[0]
@@ -93,7 +92,7 @@ def lu_solve(lu, piv, b):
 # ---- small dense helpers -----------------------------------------------------------------
 
 
-@njit(**_OPTS)
+@kernel
 def mat_vec(a, x):
     """``A x`` (dense; four partial sums per row, so that the loop is not bound by the
     latency of one chain of additions; no BLAS call overhead for small systems)."""
@@ -113,7 +112,7 @@ def mat_vec(a, x):
     return out
 
 
-@njit(**_OPTS)
+@kernel
 def mat_t_vec(a, y):
     """``Aᵀ y``, skipping the zero entries of ``y``."""
     m, n = a.shape
@@ -126,7 +125,7 @@ def mat_t_vec(a, y):
     return out
 
 
-@njit(**_OPTS)
+@kernel
 def row_bounds(a):
     """``(2, m)``: the first and last non-zero column of each row of ``a`` (an empty range,
     ``n`` and ``−1``, for a zero row): what :func:`band_mat_vec` and :func:`band_mat_t_vec`

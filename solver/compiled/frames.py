@@ -2,10 +2,9 @@
 
 ``compiled_stepper(system, settings, formulation)`` returns a stepper for
 ``central_differences`` (standard DIMCD with Euler parameters) and
-``augmented_lagrangian`` on models :func:`solver.compiled.packing.pack` accepts, or
-``None`` (the NumPy formulation then runs as before). The environment variable
-``BIELA_COMPILED`` chooses (``solver.compiled.warm``): ``0`` off, ``1`` on, unset: on once
-the compiled code is cached (a cold cache is warmed in the background meanwhile).
+``augmented_lagrangian`` on dense systems whose every part the kernels evaluate
+(``solver.mechanics.packing.python_parts``), or ``None`` (the formulation's own step then
+runs).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -28,28 +27,20 @@ CHUNK = 64
 
 
 def compiled_stepper(system, settings, formulation):
-    """A compiled stepper for this run, or ``None``."""
-    from solver.compiled.warm import is_warm, mode, warm, warm_in_background, warming
+    """A compiled stepper for this run, or ``None`` (a system with parts the kernels do
+    not evaluate yet, ``solver.mechanics.packing.python_parts``, or a sparse one)."""
+    from solver.mechanics.packing import python_parts
 
-    how = mode()
-    if how == "off":
-        return None
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian"):
         return None
-    from solver.compiled.packing import Packed, pack
-
-    packed = pack(system)
-    if not isinstance(packed, Packed):
+    if system.sparse or python_parts(system):
         return None
-    if not (warming() or is_warm()):
-        if how == "auto":  # no compiling in a user's run: this one is NumPy's
-            warm_in_background()
-            return None
-        warm()  # "on": compile here, from fresh cache files (and mark them)
     if name == "AugmentedLagrangian":
-        return CompiledAugmentedLagrangian(system, settings, formulation, packed)
-    return CompiledCentralDifferences(system, settings, formulation, packed)
+        return CompiledAugmentedLagrangian(system, settings, formulation)
+    if getattr(formulation, "chart", None) is not None:
+        return None  # another orientation set (the central-difference family)
+    return CompiledCentralDifferences(system, settings, formulation)
 
 
 def _own(x) -> np.ndarray:
@@ -57,59 +48,14 @@ def _own(x) -> np.ndarray:
     return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
-class _Buffers:
-    """One row per step of a chunk: the arrays the compiled loops write."""
-
-    def __init__(self, n: int, m: int = 0) -> None:
-        self.lam = np.zeros((CHUNK, m))
-        self.t = np.zeros(CHUNK)
-        self.q = np.zeros((CHUNK, n))
-        self.qd = np.zeros((CHUNK, n))
-        self.qdd = np.zeros((CHUNK, n))
-        self.its = np.zeros(CHUNK, np.int64)
-        self.kinetic = np.zeros(CHUNK)
-        self.potential = np.zeros(CHUNK)
-        self.phi = np.zeros(CHUNK)
-        self.phiv = np.zeros(CHUNK)
-
-    def arrays(self) -> tuple:
-        return (
-            self.t,
-            self.q,
-            self.qd,
-            self.qdd,
-            self.its,
-            self.kinetic,
-            self.potential,
-            self.phi,
-            self.phiv,
-        )
-
-    def frame(self, i: int) -> Frame:
-        return Frame(
-            t=float(self.t[i]),
-            q=self.q[i],  # views: every chunk has buffers of its own
-            qd=self.qd[i],
-            kinetic=float(self.kinetic[i]),
-            potential=float(self.potential[i]),
-            elastic=0.0,
-            work=0.0,  # gravity only: no force does work outside the potential
-            constraint_position=float(self.phi[i]),
-            constraint_velocity=float(self.phiv[i]),
-            iterations=int(self.its[i]),
-            qdd=self.qdd[i],
-        )
-
-
 class _CompiledStepper:
     """What both compiled steppers share: the run and, after a failed compiled step, the
     NumPy time loop from the last state."""
 
-    def __init__(self, system, settings, formulation, packed) -> None:
+    def __init__(self, system, settings, formulation) -> None:
         self.system = system
         self.settings = settings
         self.formulation = formulation
-        self.packed = packed
 
     def _numpy_rest(self, state: DynamicState, k: int, steps: int):
         """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k)."""
@@ -124,11 +70,12 @@ class CompiledCentralDifferences(_CompiledStepper):
     """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
-        from solver.compiled.central_differences import OK, cd_steps
+        from solver.compiled import central_differences as ccd
 
-        f, P = self.formulation, self.packed
+        f, s = self.formulation, self.system
+        P, pt = s.arrays, s.patterns
         h = self.settings.dt
-        n, m = P.n, P.m
+        n, m = s.n, s.m
         extra = state.extra
         t, qm, q = float(state.t), _own(state.q), _own(extra["q_next"])
         qp = extra.get("q_prev")
@@ -141,37 +88,34 @@ class CompiledCentralDifferences(_CompiledStepper):
             if have_svd
             else (np.zeros((m, m)), np.zeros(min(m, n)), np.eye(n))
         )
+        qd0 = _own(state.qd)
+        lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
+        phit = _own(s.constraints(qm, qd0, t).phi_t)
+        power = float(ccd.step_power(P, qm, qd0, t, lam, phit))
+        elements = len(s.force_set) > 0
+        drivers = bool(np.any(P.pr_func >= 0))
+        work = 0.0
         k = 0
-        last = state
         while k < steps:
             todo = min(CHUNK, steps - k)
-            buf = _Buffers(n)
-            status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, _, _ = cd_steps(
-                P,
-                h,
-                f.rtol,
-                f.predictor == "quadratic",
-                f.tolerance,
-                f.max_iterations,
-                t,
-                qm,
-                q,
-                qp,
-                have_qp,
-                su,
-                ss,
-                svt,
-                have_svd,
-                todo,
-                buf.arrays(),
-            )
+            out = np.zeros((todo, ccd.N_OUT))
+            bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
+            res = ccd.cd_steps(
+                P, pt, h, f.rtol, f.predictor == "quadratic", f.tolerance, f.max_iterations,
+                t, qm, q, qp, have_qp, su, ss, svt, have_svd, elements, drivers, elements,
+                qd0, work, power, todo, out, bq, bqd, bqdd,
+            )  # fmt: skip
+            status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
+            work, power = float(res[13]), float(res[14])
             for i in range(done):
                 k += 1
-                frame = buf.frame(i)
-                yield frame, k
+                yield _frame(out[i], bq[i], bqd[i], bqdd[i], ccd), k
             if done:
-                last = DynamicState(t, qm, buf.qd[done - 1].copy(), buf.qdd[done - 1].copy())
-            if status != OK:  # the NumPy step from the same look-ahead: its error or its result
+                qd0 = bqd[done - 1].copy()
+                last = DynamicState(t, qm, qd0, bqdd[done - 1].copy())
+            else:
+                last = state
+            if status != ccd.OK:  # the NumPy step from the same look-ahead: its error or its result
                 look = DynamicState(
                     t,
                     qm.copy(),
@@ -190,15 +134,33 @@ class CompiledCentralDifferences(_CompiledStepper):
                 return
 
 
+def _frame(row, q, qd, qdd, mod) -> Frame:
+    """The frame of a row of a compiled stepper's scalars (columns ``mod.OUT_*``)."""
+    return Frame(
+        t=float(row[mod.OUT_T]),
+        q=q,  # views: every chunk has buffers of its own
+        qd=qd,
+        kinetic=float(row[mod.OUT_KIN]),
+        potential=float(row[mod.OUT_POT]),
+        elastic=float(row[mod.OUT_ELA]),
+        work=float(row[mod.OUT_WORK]),
+        constraint_position=float(row[mod.OUT_PHI]),
+        constraint_velocity=float(row[mod.OUT_PHIV]),
+        iterations=int(row[mod.OUT_ITS]),
+        qdd=qdd,
+    )
+
+
 class CompiledAugmentedLagrangian(_CompiledStepper):
     """``AugmentedLagrangian.step`` compiled (see ``solver.compiled.augmented_lagrangian``)."""
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
         from solver.compiled import augmented_lagrangian as cal
 
-        f, P = self.formulation, self.packed
+        f, s = self.formulation, self.system
+        P, pt = s.arrays, s.patterns
         h = self.settings.dt
-        n, m = P.n, P.m
+        n, m = s.n, s.m
         sch, pen = cal.parameters(f.params)
         t = float(state.t)
         q, qd = _own(state.q), _own(state.qd)
@@ -207,42 +169,28 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         lam = _own(state.lam) if state.lam is not None else np.zeros(m)
         lam_star = state.extra.get("lam_star", state.lam)
         lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
+        phit = s.constraints(q, qd, t).phi_t
+        power = float(cal.step_power(P, q, qd, t, lam, _own(phit)))
+        secant = len(s.force_set) > 0
+        work = 0.0
         k = 0
         while k < steps:
             todo = min(CHUNK, steps - k)
-            buf = _Buffers(n, m)
-            status, done, t_fail, _, _ = cal.al_steps(
-                P,
-                sch,
-                pen,
-                float(f.m_ref),
-                float(f.tolerance),
-                int(f.max_iterations),
-                h,
-                t,
-                q,
-                qd,
-                qdd,
-                a,
-                lam_star,
-                lam,
-                todo,
-                buf.t,
-                buf.q,
-                buf.qd,
-                buf.qdd,
-                buf.lam,
-                buf.its,
-                buf.phi,
-                buf.phiv,
-                buf.kinetic,
-                buf.potential,
-            )
+            out = np.zeros((todo, cal.N_OUT))
+            bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
+            blam = np.zeros((todo, m))
+            status, done, _, _, _ = cal.al_steps(
+                P, pt, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
+                t, q, qd, qdd, a, lam_star, lam, work, power, secant, todo, out, bq, bqd, bqdd,
+                blam,
+            )  # fmt: skip
             for i in range(done):
                 k += 1
-                yield buf.frame(i), k
+                yield _frame(out[i], bq[i], bqd[i], bqdd[i], cal), k
             if done:
-                t = float(buf.t[done - 1])
+                t = float(out[done - 1, cal.OUT_T])
+                work = float(out[done - 1, cal.OUT_WORK])
+                power = float(out[done - 1, cal.OUT_POWER])
             if status != cal.STATUS_OK:  # the NumPy step from the same state
                 last = DynamicState(
                     t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0,

@@ -2,13 +2,16 @@
 
 Every kernel of the solver is decorated with :func:`kernel`: Numba compiles it on its
 first call and caches the machine code on disk (``cache=True``), so later processes
-load it. ``BIELA_JIT=0`` (environment, read when this module is first imported) runs
+load it (:mod:`solver.kernels.cache` keeps that cache to the current sources). ``BIELA_JIT=0`` (environment, read when this module is first imported) runs
 the same source as plain Python instead: slow, for debugging a kernel with a Python
 debugger or ``print``.
 
 Kernels use NumPy's floating-point error model (a division by zero gives ``inf`` or
 ``nan``, as in NumPy, instead of raising): callers check the results for finiteness
 and report the item that produced a non-finite value.
+
+Kernels pass flags to each other as ``YES``/``NO`` and integer constants as ``np.int64``:
+Numba types a literal argument by its value and compiles the callee again for each.
 """
 
 from __future__ import annotations
@@ -23,7 +26,17 @@ if not ENABLED:  # before Numba is imported anywhere: its own switch
 
 from numba import njit  # noqa: E402
 
+from solver.kernels.cache import ensure_fresh  # noqa: E402
+
+ensure_fresh()  # before any kernel is loaded from the cache
+
+import numpy as np  # noqa: E402
+
 OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: flags to pass between kernels: a literal ``True``/``False`` (or a literal int) as an
+#: argument makes Numba compile the callee once more for that value; NumPy scalars don't
+YES, NO = np.bool_(True), np.bool_(False)
 
 
 def kernel(func=None, **options):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from solver.kernels import system as ks
 from solver.mechanics.bodies.point_mass import PointMasses
 from solver.mechanics.bodies.rigid import RigidBodies
 from solver.mechanics.constraints.joints import JointBuilder
@@ -64,6 +65,54 @@ class ConstraintEval:
     gamma: np.ndarray
 
 
+class _Pattern:
+    """A fixed list of matrix entries ``(rows, cols)`` (``keep``: the entries to use, the
+    others being of ground columns) and the matrix of their values, dense or CSR
+    (repeated positions add up)."""
+
+    def __init__(self, rows, cols, keep, shape, sparse: bool) -> None:
+        self.count = len(rows)
+        self.shape = shape
+        self.sparse = sparse
+        self.keep = None if keep is None or keep.all() else keep
+        if self.keep is not None:
+            rows, cols = rows[self.keep], cols[self.keep]
+        self.rows, self.cols = rows, cols
+        self._flat = rows * shape[1] + cols
+        self._csr = FixedPattern(rows, cols, shape) if sparse else None
+
+    def build(self, vals: np.ndarray):
+        if self.keep is not None:
+            vals = vals[self.keep]
+        if self._csr is not None:
+            return self._csr.csr(vals)
+        size = self.shape[0] * self.shape[1]
+        return np.bincount(self._flat, weights=vals, minlength=size).reshape(self.shape)
+
+
+def _build(parts, shape, sparse: bool):
+    """The matrix of ``(rows, cols, values)`` triplets (columns < 0 dropped; repeated
+    positions add up), dense or CSR."""
+    r = np.concatenate([p[0] for p in parts])
+    c = np.concatenate([p[1] for p in parts])
+    v = np.concatenate([p[2] for p in parts])
+    keep = (r >= 0) & (c >= 0)
+    if not keep.all():
+        r, c, v = r[keep], c[keep], v[keep]
+    if sparse:
+        return sp.csr_matrix((v, (r, c)), shape=shape)
+    return np.bincount(r * shape[1] + c, weights=v, minlength=shape[0] * shape[1]).reshape(shape)
+
+
+def _plus(a, b):
+    """``a + b`` for a matrix ``a`` (dense or CSR) and ``b`` (dense, sparse or ``None``)."""
+    if b is None:
+        return a
+    if sp.issparse(a):
+        return (a + (b if sp.issparse(b) else sp.csr_matrix(b))).tocsr()
+    return a + (b.toarray() if sp.issparse(b) else b)
+
+
 class MultibodySystem:
     """Coordinates, constraints and forces of a model (reference-point coordinates)."""
 
@@ -102,6 +151,7 @@ class MultibodySystem:
         self.blocks = [b for kind in self.kinds for b in kind.constraint_blocks()]
         self._rows(builder.items)
         self.force_set.freeze()
+        self._pack()
 
     # ---- layout -------------------------------------------------------------------
     def _layout(self, model: d.Model) -> None:
@@ -247,37 +297,40 @@ class MultibodySystem:
         for name, slot in self.slots.items():
             if slot.kind == "rigid":
                 self.row_owner[self.norm_row0 + slot.index] = f"norm:{name}"
-        # sparsity pattern of Φ_q (fixed): rows and columns of every entry
-        pat_r, pat_c = [], []
-        for g, r0 in zip(self.groups, self.group_rows, strict=True):
-            rows = r0 + np.arange(len(g) * g.rows).reshape(len(g), g.rows)
-            for idx in g.index:
-                cols = self.markers.cols[idx]
-                pat_r.append(
-                    np.broadcast_to(rows[:, :, None], rows.shape + (cols.shape[1],)).ravel()
-                )
-                pat_c.append(
-                    np.broadcast_to(cols[:, None, :], rows.shape + (cols.shape[1],)).ravel()
-                )
-        for b in self.blocks:
-            r, c = b.pattern()
-            pat_r.append(b.row0 + r)
-            pat_c.append(c)
-        pc = self.rigid.cols[:, 3:]
-        pat_r.append(np.repeat(self.norm_row0 + np.arange(self.n_norm), 4))
-        pat_c.append(pc.ravel())
-        r = np.concatenate(pat_r) if pat_r else np.zeros(0, np.int64)
-        c = np.concatenate(pat_c) if pat_c else np.zeros(0, np.int64)
-        self._keep = c >= 0
-        self._keep_all = bool(self._keep.all())
-        self._norm_cols = pc
+        self._norm_cols = self.rigid.cols[:, 3:]
         self._zero_n = np.zeros(self.n)
         self._zero_n.flags.writeable = False
-        self._pat = (r[self._keep], c[self._keep])
-        self._pat_all = (np.where(self._keep, r, 0), np.where(self._keep, c, 0))
-        self._flat = self._pat[0] * self.n + self._pat[1]
 
     # ---- evaluation ------------------------------------------------------------------
+    # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
+    # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: ANCF
+    # elastic forces and sliding joints, contacts, rolling rows, natural-body loads) is
+    # added here by those elements' own code.
+
+    def _pack(self) -> None:
+        """The kernels' arrays and the fixed entry patterns of every matrix (built once,
+        at the end of the construction)."""
+        from solver.mechanics.packing import pack
+
+        self.arrays = P = pack(self)
+        self.patterns = pt = ks.patterns(P, np.ascontiguousarray(self.q0, dtype=float))
+        r, c = pt.phi_r, pt.phi_c
+        self._n_phi = len(r)
+        for b in self.blocks:  # a body kind's rows (their columns may move: a superset)
+            br, bc = b.pattern()
+            r, c = np.concatenate([r, b.row0 + br]), np.concatenate([c, bc])
+        keep = c >= 0
+        self._phi_pattern = _Pattern(r, c, keep, (self.m, self.n), self.sparse)
+        self._n_second = (len(pt.hk_r), len(pt.hd_r))
+        self._second_patterns = (pt.hk_r, pt.hk_c, pt.hd_r, pt.hd_c)
+        nn = (self.n, self.n)
+        self._mass_pattern = _Pattern(pt.mass_r, pt.mass_c, None, nn, self.sparse)
+        self._force_patterns = (
+            _Pattern(pt.fk_r, pt.fk_c, None, nn, self.sparse),
+            _Pattern(pt.fc_r, pt.fc_c, None, nn, self.sparse),
+        )
+        self._rigid_pattern = _Pattern(pt.rb_r, pt.rb_c, None, nn, self.sparse)
+
     def marker_state(self, q: np.ndarray, qd: np.ndarray | None = None) -> MarkerState:
         return self.markers.evaluate(q, np.zeros_like(q) if qd is None else qd)
 
@@ -304,44 +357,23 @@ class MultibodySystem:
         )
         qd = self._zero_n if qd is None else qd
         ms = ms or self.markers.evaluate(q, qd)
-        phi = np.empty(self.m)
-        phit = np.zeros(self.m)
-        gamma = np.empty(self.m)
-        vals = []
-        for g, r0 in zip(self.groups, self.group_rows, strict=True):
-            g_phi, g_phit, g_gamma, g_vals = g.assemble(ms, t)
-            n = len(g) * g.rows
-            phi[r0 : r0 + n] = g_phi.ravel()
-            phit[r0 : r0 + n] = g_phit.ravel()
-            gamma[r0 : r0 + n] = g_gamma.ravel()
-            vals += g_vals
-        for b in self.blocks:
-            ev = b.evaluate(ms, q, qd, t)
-            rows = slice(b.row0, b.row0 + b.rows)
-            phi[rows], phit[rows], gamma[rows] = ev.phi, ev.phit, ev.gamma
-            vals.append(ev.vals)
-        if self.n_norm:
-            pc = self._norm_cols
-            p, pd = q[pc], qd[pc]
-            k = self.norm_row0
-            phi[k:] = np.einsum("ij,ij->i", p, p) - 1.0
-            gamma[k:] = -2.0 * np.einsum("ij,ij->i", pd, pd)
-            vals.append((2.0 * p).ravel())
-        phi_q = last[1].phi_q if same_q else self._jacobian(vals)  # Φ_q depends on (q, t) only
+        q = np.ascontiguousarray(q, dtype=float)
+        qd = np.ascontiguousarray(qd, dtype=float)
+        phi, phit, gamma, vals = ks.constraints(
+            self.arrays, ms.arrays, q, qd, float(t), self._n_phi
+        )
+        if self.blocks:
+            parts = [vals]
+            for b in self.blocks:
+                ev = b.evaluate(ms, q, qd, t)
+                rows = slice(b.row0, b.row0 + b.rows)
+                phi[rows], phit[rows], gamma[rows] = ev.phi, ev.phit, ev.gamma
+                parts.append(ev.vals)
+            vals = np.concatenate(parts)
+        phi_q = last[1].phi_q if same_q else self._phi_pattern.build(vals)
         out = ConstraintEval(phi, phi_q, phit, gamma)
         self._last_constraints = (key, out)
         return out
-
-    def _jacobian(self, vals: list) -> np.ndarray | sp.csr_matrix:
-        """``Φ_q`` from the entries of every group, block and norm row (in pattern order)."""
-        v = np.concatenate(vals) if vals else np.zeros(0)
-        if self.sparse:  # the entries of ground columns are dropped by the pattern
-            if "_pat_csr" not in self.__dict__:
-                self._pat_csr = FixedPattern(*self._pat_all, (self.m, self.n), self._keep)
-            return self._pat_csr.csr(v)
-        if not self._keep_all:
-            v = v[self._keep]
-        return np.bincount(self._flat, weights=v, minlength=self.m * self.n).reshape(self.m, self.n)
 
     def position_constraints(self, q: np.ndarray, t: float = 0.0):
         """``(Φ, Φ_q)`` at ``(q, t)`` alone — what a position-level Newton iteration needs
@@ -353,30 +385,9 @@ class MultibodySystem:
         if last is not None and last[0][0] == q.tobytes() and last[0][2] == float(t):
             return last[1].phi, last[1].phi_q  # Φ and Φ_q do not depend on q̇
         ms = self.markers.positions(q)
-        phi = np.empty(self.m)
-        vals = []
-        for g, r0 in zip(self.groups, self.group_rows, strict=True):
-            g_phi, g_vals = g.position_rows(ms, t)
-            phi[r0 : r0 + len(g) * g.rows] = g_phi.ravel()
-            vals += g_vals
-        if self.n_norm:
-            p = q[self._norm_cols]
-            phi[self.norm_row0 :] = np.einsum("ij,ij->i", p, p) - 1.0
-            vals.append((2.0 * p).ravel())
-        return phi, self._jacobian(vals)
-
-    def _slot_flags(self, g) -> list[tuple[bool, bool]]:
-        """Per slot of a primitive group: (any marker moves with a body, any is on a rigid
-        body). A ground slot has J = 0 and J̇ = 0; only rigid markers have a J that depends
-        on q (``force_jacobian``) and a non-zero J̇."""
-        flags = self.__dict__.setdefault("_flags", {})
-        if id(g) not in flags:
-            kind = self.markers.kind
-            flags[id(g)] = [
-                (bool(np.any(kind[i] != MK_GROUND)), bool(np.any(kind[i] == MK_RIGID)))
-                for i in g.index
-            ]
-        return flags[id(g)]
+        q = np.ascontiguousarray(q, dtype=float)
+        phi, vals = ks.position_constraints(self.arrays, ms.arrays, q, float(t), self._n_phi)
+        return phi, self._phi_pattern.build(vals)
 
     def constraint_second_order(
         self,
@@ -396,140 +407,28 @@ class MultibodySystem:
         Time enters only through ``c(t)``, which the second derivatives do not see.
         """
         ms = ms or self.markers.evaluate(q, qd)
-        cols = self.markers.cols
-        kr, kc, kv, dr, dc, dv = [], [], [], [], [], []
-        # the index arrays of every block depend only on the system: built once per site
-        patterns = self.__dict__.setdefault("_second_order_patterns", {})
-
-        def indices(key, ri, cj, shape):
-            hit = patterns.get(key)
-            if hit is None or hit[0] != shape:
-                hit = patterns[key] = (
-                    shape,
-                    np.broadcast_to(ri[:, :, None], shape).ravel(),
-                    np.broadcast_to(cj[:, None, :], shape).ravel(),
-                )
-            return hit[1], hit[2]
-
-        def put_k(key, ci, cj, blocks):  # (m, K, K) blocks over marker columns ci, cj (m, K)
-            r_, c_ = indices(("k", *key), ci, cj, blocks.shape)
-            kr.append(r_), kc.append(c_), kv.append(blocks.ravel())
-
-        def put_d(key, rows, cj, blocks):  # (m, r, K) blocks, rows (m, r), columns cj (m, K)
-            r_, c_ = indices(("d", *key), rows, cj, blocks.shape)
-            dr.append(r_), dc.append(c_), dv.append(blocks.ravel())
-
-        for g, r0 in zip(self.groups, self.group_rows, strict=True):
-            m, r = len(g), g.rows
-            rows = r0 + np.arange(m * r).reshape(m, r)
-            lam_g = lam[r0 : r0 + m * r].reshape(m, r)
-            flags = self._slot_flags(g)
-            for (i, j), h in g.hessians(ms).items():
-                if not (flags[i][0] and flags[j][0]):
-                    continue  # a ground slot: J_j, or J_i and u̇_i, are zero
-                ii, jj = g.index[i], g.index[j]
-                if h.shape != (m, r, 3, 3):
-                    h = np.broadcast_to(h, (m, r, 3, 3))
-                # batched products (a fraction of the cost of the equivalent einsums)
-                w = np.matmul(lam_g[:, None, :], h.reshape(m, r, 9)).reshape(m, 3, 3)
-                key = (r0, i, j)
-                ji, jj_ = ms.jac[ii], ms.jac[jj]
-                k_ij = np.matmul(np.matmul(np.swapaxes(ji, 1, 2), w), jj_)
-                put_k(key, cols[ii], cols[jj], k_ij)
-                if velocity:
-                    ud = ms.udot[ii][:, None, None, :]
-                    d_ij = np.matmul(np.matmul(ud, h), jj_[:, None])[:, :, 0]
-                    put_d(key, rows, cols[jj], d_ij)
-            if not any(rigid for _, rigid in flags):
-                continue  # constant J of every slot: no further terms
-            blocks = g.evaluate(ms, t).blocks if velocity else None
-            for i, force in enumerate(g.slot_forces(ms, t, lam_g, blocks)):
-                if not flags[i][1]:
-                    continue
-                ii = g.index[i]
-                put_k((r0, i), cols[ii], cols[ii], self.markers.force_jacobian(ii, force))
-                if velocity:
-                    put_d((r0, i), rows, cols[ii], np.matmul(blocks[i], ms.jdot[ii]))
+        lam = np.ascontiguousarray(lam, dtype=float)
+        qd = np.ascontiguousarray(qd, dtype=float)
+        nk, nd = self._n_second
+        kv, dv = ks.second_order(self.arrays, ms.arrays, qd, float(t), lam, velocity, nk, nd)
+        kr, kc, dr, dc = self._second_patterns
+        kparts, dparts = [(kr, kc, kv)], [(dr, dc, dv)]
         for b in self.blocks:
             (r, c, v), (r2, c2, v2) = b.second_order(ms, q, qd, lam[b.row0 : b.row0 + b.rows], t)
-            kr.append(r), kc.append(c), kv.append(v)
-            if velocity:
-                dr.append(b.row0 + r2), dc.append(c2), dv.append(v2)
-        if len(self.rigid):
-            pc = self.rigid.cols[:, 3:]
-            lam_n = lam[self.norm_row0 :]
-            put_k(("norm",), pc, pc, 2.0 * lam_n[:, None, None] * np.eye(4))
-            if velocity:
-                nrows = self.norm_row0 + np.arange(self.n_norm)
-                dr.append(np.repeat(nrows, 4))
-                dc.append(pc.ravel())
-                dv.append((2.0 * qd[pc]).ravel())
-
-        def build(r, c, v, shape):
-            if not r:
-                return sp.csr_matrix(shape) if self.sparse else np.zeros(shape)
-            v = np.concatenate(v)
-            # the entries' positions are the same at every call, unless a body kind's
-            # blocks move them (an ANCF sliding joint's columns follow its element)
-            if self.sparse and not self.blocks:
-                key = ("csr", shape, len(v))
-                hit = patterns.get(key)
-                if hit is None:
-                    r, c = np.concatenate(r), np.concatenate(c)
-                    keep = (r >= 0) & (c >= 0)
-                    hit = patterns[key] = FixedPattern(
-                        np.where(keep, r, 0), np.where(keep, c, 0), shape, keep
-                    )
-                return hit.csr(v)
-            r, c = np.concatenate(r), np.concatenate(c)
-            keep = (r >= 0) & (c >= 0)
-            if self.sparse:
-                return sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=shape)
-            flat = r[keep] * shape[1] + c[keep]  # small system: sum duplicates densely
-            return np.bincount(flat, v[keep], shape[0] * shape[1]).reshape(shape)
-
-        k = build(kr, kc, kv, (self.n, self.n))
-        return k, (build(dr, dc, dv, (self.m, self.n)) if velocity else None)
-
-    def _mass_pattern(self):
-        """Row/column indices of every mass-matrix entry: rigid blocks (7×7), then point
-        masses (3×3); built once."""
-        rows, cols = [], []
-        for colsets in (self.rigid.cols, self.point_masses.cols):
-            if len(colsets):
-                rows.append(np.repeat(colsets, colsets.shape[1], axis=1).ravel())
-                cols.append(np.tile(colsets, (1, colsets.shape[1])).ravel())
-        r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-        c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
-        self._mpat = (r, c, r * self.n + c, self.point_masses.mass_blocks().ravel())
+            kparts.append((r, c, v))
+            dparts.append((b.row0 + r2, c2, v2))
+        k = _build(kparts, (self.n, self.n), self.sparse)
+        return k, (_build(dparts, (self.m, self.n), self.sparse) if velocity else None)
 
     def mass(self, q: np.ndarray, copy: bool = True):
         """Mass matrix ``M(q)`` (``copy=False``: the kept matrix itself, for callers that
         only read it)."""
-        if not hasattr(self, "_mpat"):
-            self._mass_pattern()
-        r, c, flat, pm_vals = self._mpat
         key = q.tobytes()
         last = self.__dict__.get("_last_mass")
         if last is not None and last[0] == key:  # the same q again (a step's end, the loop)
             return last[1].copy() if copy else last[1]
-        vals = pm_vals
-        if len(self.rigid):
-            vals = np.concatenate([self.rigid.mass_blocks(q).ravel(), pm_vals])
-        if self.sparse:
-            if "_mpat_csr" not in self.__dict__:
-                self._mpat_csr = FixedPattern(r, c, (self.n, self.n))
-            out = self._mpat_csr.csr(vals)
-            for kind in self.kinds:
-                out = out + kind.mass(q)
-            out = out.tocsr()
-            self._last_mass = (key, out)
-            return out.copy() if copy else out
-        out = np.zeros(self.n * self.n)
-        out[flat] = vals  # blocks never overlap
-        out = out.reshape(self.n, self.n)
-        for kind in self.kinds:
-            out += kind.mass(q).toarray()
+        q = np.ascontiguousarray(q, dtype=float)
+        out = self._mass_pattern.build(ks.mass(self.arrays, q, self._mass_pattern.count))
         self._last_mass = (key, out)
         return out.copy() if copy else out
 
@@ -549,16 +448,28 @@ class MultibodySystem:
             out += kind.gravity_forces(self.gravity)
         return out
 
+    def _applied(self, q, qd, t, ms, jacobians: bool, inertial: bool):
+        """``(Q, ∂Q/∂q entries, ∂Q/∂q̇ entries)`` of the kernels."""
+        q = np.ascontiguousarray(q, dtype=float)
+        qd = np.ascontiguousarray(qd, dtype=float)
+        pk, pc = self._force_patterns
+        nk, nc = (pk.count, pc.count) if jacobians else (0, 0)
+        return ks.forces(self.arrays, ms.arrays, q, qd, float(t), inertial, nk, nc)
+
     def forces(
-        self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
+        self,
+        q: np.ndarray,
+        qd: np.ndarray,
+        t: float,
+        ms: MarkerState | None = None,
+        inertial: bool = True,
     ) -> np.ndarray:
-        """Generalised forces ``Q``: gravity, force elements, quadratic-velocity terms."""
-        out = self.gravity_forces()
-        if len(self.force_set):
-            ms = ms or self.markers.evaluate(q, qd)
+        """Generalised forces ``Q``: gravity, force elements and (unless ``inertial`` is
+        false) the rigid bodies' quadratic-velocity terms."""
+        ms = ms or self.markers.evaluate(q, qd)
+        out, _, _ = self._applied(q, qd, t, ms, False, inertial)
+        if self.force_set.python_size:
             out += self.force_set.generalized(ms, q, qd, t)
-        if len(self.rigid):  # bodies' columns never overlap: a plain scatter-add
-            out[self.rigid.cols] += self.rigid.quadratic_forces(q, qd)
         for kind in self.kinds:
             extra = kind.applied(q, qd, t)
             if extra is not None:
@@ -566,118 +477,53 @@ class MultibodySystem:
         return out
 
     def force_jacobians(
-        self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState | None = None
+        self,
+        q: np.ndarray,
+        qd: np.ndarray,
+        t: float,
+        ms: MarkerState | None = None,
+        inertial: bool = True,
     ):
-        """``(∂Q/∂q, ∂Q/∂q̇)``, dense or sparse like ``mass``."""
+        """``(∂Q/∂q, ∂Q/∂q̇)`` of :meth:`forces`, dense or sparse like ``mass``."""
         ms = ms or self.markers.evaluate(q, qd)
-        if not self.sparse:
-            return self._dense_force_jacobians(q, qd, t, ms)
-        kq = kqd = None
-        if len(self.force_set):
-            kq, kqd = self.force_set.jacobians(ms, q, qd, t)
-        if len(self.rigid):
-            dq, dqd = self.rigid.quadratic_forces_jacobians(q, qd)
-            pat = self._rigid_block_pattern()
-            dq, dqd = pat.csr(dq.ravel()), pat.csr(dqd.ravel())
-            kq = dq if kq is None else kq + dq
-            kqd = dqd if kqd is None else kqd + dqd
-        if kq is None:
-            kq, kqd = self.force_set.jacobians(ms, q, qd, t)
-        for kind in self.kinds:
-            jq, jqd = kind.applied_jacobians(q, qd, t)
-            if jq is not None:
-                kq = kq + jq
-            if jqd is not None:
-                kqd = kqd + jqd
-        # sparse here (small systems returned above): CSR already when built here
-        csr = lambda a: a if sp.isspmatrix_csr(a) else sp.csr_matrix(a)  # noqa: E731
-        return csr(kq), csr(kqd)
-
-    def _dense_force_jacobians(self, q, qd, t, ms):
-        """``force_jacobians`` of a small system: dense arrays, no sparse intermediates."""
-        n = self.n
-        if len(self.force_set):
-            kq, kqd = (m.toarray() for m in self.force_set.jacobians(ms, q, qd, t))
-        else:
-            kq, kqd = np.zeros((n, n)), np.zeros((n, n))
-        if len(self.rigid):
-            dq, dqd = self.rigid.quadratic_forces_jacobians(q, qd)
-            c = self.rigid.cols
-            ix = (c[:, :, None], c[:, None, :])  # bodies' blocks never overlap
-            kq[ix] += dq
-            kqd[ix] += dqd
-        for kind in self.kinds:
-            jq, jqd = kind.applied_jacobians(q, qd, t)
-            if jq is not None:
-                kq += jq.toarray() if sp.issparse(jq) else jq
-            if jqd is not None:
-                kqd += jqd.toarray() if sp.issparse(jqd) else jqd
+        _, kv, cv = self._applied(q, qd, t, ms, True, inertial)
+        pk, pc = self._force_patterns
+        kq, kqd = pk.build(kv), pc.build(cv)
+        extra = []
+        if self.force_set.python_size:
+            extra.append(self.force_set.jacobians(ms, q, qd, t))
+        extra += [kind.applied_jacobians(q, qd, t) for kind in self.kinds]
+        for jq, jqd in extra:
+            kq = _plus(kq, jq)
+            kqd = _plus(kqd, jqd)
         return kq, kqd
 
-    def _rigid_block_pattern(self) -> FixedPattern:
-        """The 7×7 blocks of the rigid bodies (sparse systems), built once."""
-        if "_rigid_csr" not in self.__dict__:
-            c = self.rigid.cols
-            r, cc = np.repeat(c, 7, axis=1).ravel(), np.tile(c, (1, 7)).ravel()
-            self._rigid_csr = FixedPattern(r, cc, (self.n, self.n))
-        return self._rigid_csr
-
     def mass_times_jacobian(self, q: np.ndarray, a: np.ndarray):
-        """``∂(M(q) a)/∂q`` (a fixed), for Newton iterations of implicit methods."""
-        c = self.rigid.cols
-        if not self.sparse:
-            out = np.zeros((self.n, self.n))
-            if len(self.rigid):
-                out[c[:, :, None], c[:, None, :]] = self.rigid.mass_times_jacobian(q, a)
-            for kind in self.kinds:
-                extra = kind.mass_times_jacobian(q, a)
-                if extra is not None:
-                    out += extra.toarray() if sp.issparse(extra) else extra
-            return out
-        blocks = self.rigid.mass_times_jacobian(q, a)
-        mat = self._rigid_block_pattern().csr(blocks.ravel())
-        for kind in self.kinds:
-            extra = kind.mass_times_jacobian(q, a)
-            if extra is not None:
-                mat = mat + extra
-        return mat.tocsr() if self.sparse else mat.toarray()
+        """``∂(M(q) a)/∂q`` (a fixed), for Newton iterations of implicit methods (the mass
+        of the body kinds is constant)."""
+        q = np.ascontiguousarray(q, dtype=float)
+        a = np.ascontiguousarray(a, dtype=float)
+        return self._rigid_pattern.build(ks.mass_times_jacobian(self.arrays, q, a))
+
+    def joint_angles(self, ms: MarkerState) -> np.ndarray:
+        """Continuous relative angles of the rotational springs and joint torques (rad), in
+        order (each evaluation follows the turns; ``force_set.reset()`` returns to 0)."""
+        return ks.joint_angles(self.arrays, ms.arrays)
 
     # ---- energies ---------------------------------------------------------------------
-    def _energy_terms(self):
-        """Translational columns of rigid bodies and point masses, the mass and the weight
-        ``m g`` per column (built once: the energies are asked at every step)."""
-        terms = self.__dict__.get("_energy")
-        if terms is None:
-            parts = [(c.cols[:, :3], c.mass) for c in (self.rigid, self.point_masses) if len(c)]
-            parts = parts or [(np.zeros((0, 3), np.int64), np.zeros(0))]
-            cols = np.concatenate([c.ravel() for c, _ in parts])
-            mass = np.concatenate([np.repeat(m, 3) for _, m in parts])
-            weight = np.concatenate([(m[:, None] * self.gravity).ravel() for _, m in parts])
-            terms = self._energy = (cols, mass, weight)
-        return terms
-
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
-        cols, mass, _ = self._energy_terms()
-        v = qd[cols]
-        t = 0.5 * float(v @ (mass * v))
-        if len(self.rigid):
-            t += self.rigid.rotational_energy(q, qd)
-        return t + sum(kind.kinetic_energy(q, qd) for kind in self.kinds) if self.kinds else t
+        q = np.ascontiguousarray(q, dtype=float)
+        return float(ks.kinetic_energy(self.arrays, q, np.ascontiguousarray(qd, dtype=float)))
 
     def gravitational_energy(self, q: np.ndarray) -> float:
-        cols, _, weight = self._energy_terms()
-        v = -float(weight @ q[cols])
-        if not self.kinds:
-            return v
-        return v + sum(kind.gravitational_energy(q, self.gravity) for kind in self.kinds)
+        return float(ks.potential_energy(self.arrays, np.ascontiguousarray(q, dtype=float)))
 
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
-        if not (len(self.force_set) or self.kinds):
-            return 0.0
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
-        return self.force_set.elastic_energy(ms, q) + sum(
-            kind.elastic_energy(q) for kind in self.kinds
-        )
+        out = float(ks.elastic_energy(self.arrays, ms.arrays))
+        if self.force_set.python_size:
+            out += self.force_set.elastic_energy(ms, q)
+        return out + sum(kind.elastic_energy(q) for kind in self.kinds)
 
     def nonconservative_power(
         self,
@@ -689,10 +535,12 @@ class MultibodySystem:
     ) -> float:
         """Power of actuators, dampers, applied loads and (unless ``contacts`` is false)
         contact losses (W)."""
-        if not (len(self.force_set) or self.kinds):
-            return 0.0
         ms = ms or self.markers.evaluate(q, qd)
-        power = self.force_set.nonconservative_power(ms, q, qd, t, contacts)
+        q = np.ascontiguousarray(q, dtype=float)
+        qd = np.ascontiguousarray(qd, dtype=float)
+        power = float(ks.nonconservative_power(self.arrays, ms.arrays, q, qd, float(t)))
+        if self.force_set.python_size:
+            power += self.force_set.nonconservative_power(ms, q, qd, t, contacts)
         return power + sum(kind.dissipated_power(q, qd) for kind in self.kinds)
 
     # ---- outputs ---------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.chain import chain_data
+from solver.analysis.warmup import warm_model_data
 from solver.model import load_model, model_from_data
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -111,4 +112,7 @@ def compiled_models() -> dict:
     }
     out["chain4"] = model_from_data(chain_data(4))
     out["mixed"] = model_from_data(mixed_data())
+    out["forces and drivers"] = model_from_data(warm_model_data())
+    out["natural"] = model_from_data({**warm_model_data(), "solver": {"coordinates": "natural"}})
+    out["four_bar_spatial"] = load_model(EXAMPLES / "four_bar_spatial.json")
     return out

@@ -1,6 +1,7 @@
-"""Runs on the compiled path equal the NumPy path's (``BIELA_COMPILED=0``): every CSV
-column, the Newton iterations, the energies and constraint errors, and a failure's
-message; models outside the path run the NumPy formulation."""
+"""Runs of the compiled steppers equal the formulations' own steps (the path of models with
+parts the kernels do not evaluate yet): every CSV column, the energies, the work of forces
+and drivers, the constraint errors, and a failure's message; models outside the compiled
+path run the formulation's step."""
 
 from __future__ import annotations
 
@@ -19,11 +20,15 @@ FORMULATIONS = ["central_differences", "augmented_lagrangian"]
 
 
 def _run(model, monkeypatch, compiled: bool, **kw):
-    monkeypatch.setenv("BIELA_COMPILED", "1" if compiled else "0")
+    from solver.analysis import dynamic
+
+    if not compiled:
+        monkeypatch.setattr(dynamic, "compiled_stepper", lambda *args: None)
     settings = simulate.settings_with(model, analysis="dynamic", **kw)
     sim = simulate.Simulation(model, settings)
     for _ in sim:
         pass
+    monkeypatch.undo()
     return sim.result
 
 
@@ -42,25 +47,27 @@ def test_compiled_run_equals_the_numpy_run(name, formulation, monkeypatch):
     ref = _run(model, monkeypatch, False, **kw)
     got = _run(model, monkeypatch, True, **kw)
     assert ref.status == got.status == "ok"
-    # the same iterations, give or take a step where rounding decides the last one
+    # the same iterations, give or take steps where rounding decides the last one (the
+    # compiled central differences take the exact velocity derivative of the forces at
+    # every iterate: a few iterations more or less)
     its = ref.summary["newton_iterations"], got.summary["newton_iterations"]
-    assert abs(its[0] - its[1]) <= 1 + 0.01 * its[0]
+    assert abs(its[0] - its[1]) <= 2 + 0.05 * its[0]
     assert len(ref) == len(got) == 31
     for col in ref.columns:
         a, b = ref.column(col), got.column(col)
         if col.startswith("constraint."):  # rounding-level values: compare their size
-            assert np.all(np.abs(a - b) <= 1e-12 + 1e-3 * np.abs(a)), col
-        else:
-            assert np.allclose(a, b, rtol=1e-9, atol=1e-11), col
+            assert np.all(np.abs(a - b) <= 1e-9 + 1e-3 * np.abs(a)), col
+        else:  # the Newton tolerance (1e-10) apart
+            assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
 
 
-def test_models_outside_the_compiled_path_run_numpy(monkeypatch):
-    for file in ("ball_drop", "four_bar_planar", "tricycle", "slider_crank_k10"):
+def test_models_outside_the_compiled_path_run_their_formulation():
+    for file in ("ball_drop", "tricycle", "ancf_flexible_pendulum"):
         model = load_model(EXAMPLES / f"{file}.json")
         assert _stepper(model, "central_differences") is None, file
-    monkeypatch.setenv("BIELA_COMPILED", "0")
-    assert _stepper(MODELS["pendulum"], "central_differences") is None
-    monkeypatch.setenv("BIELA_COMPILED", "1")
+    for file in ("four_bar_spatial", "flyball_governor", "slider_crank_k10"):
+        model = load_model(EXAMPLES / f"{file}.json")
+        assert _stepper(model, "central_differences") is not None, file
     assert _stepper(MODELS["pendulum"], "penalty") is None
 
 
@@ -77,7 +84,7 @@ def test_a_failing_compiled_step_is_retaken_by_numpy(monkeypatch):
         if len(calls) < 2:
             return real(*args)
         args = list(args)
-        args[15] = 5  # five steps, then report a failure
+        args[22] = 5  # five steps, then report a failure
         out = real(*args)
         return (ccd.NOT_CONVERGED, *out[1:])
 

@@ -464,7 +464,7 @@ def test_damper_power_is_minus_c_ldot_squared():
     system = build(forces)
     rng = np.random.default_rng(9)
     q, qd = random_state(system, rng)
-    i1, i2 = system.force_set.springs.p1[0], system.force_set.springs.p2[0]
+    i1, i2 = system.force_set.springs._rows[0][:2]
 
     def length(qq):
         u = system.marker_state(qq).u
@@ -636,10 +636,10 @@ def test_rotational_spring_angle_is_continuous_over_turns(free_angle):
         assert system.elastic_energy(q) == pytest.approx(
             0.5 * k * (theta - free_angle) ** 2, rel=1e-9, abs=1e-12
         )
-    assert system.force_set.joint_angles(system.marker_state(q)) == pytest.approx([path[-1]])
+    assert system.joint_angles(system.marker_state(q)) == pytest.approx([path[-1]])
     system.force_set.reset()
     q = system.q0.copy()
-    assert system.force_set.joint_angles(system.marker_state(q)) == pytest.approx([0.0])
+    assert system.joint_angles(system.marker_state(q)) == pytest.approx([0.0])
 
 
 # ---- errors -------------------------------------------------------------------------------

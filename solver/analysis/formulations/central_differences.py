@@ -122,10 +122,7 @@ class CentralDifferences(Formulation):
         s = self.system
         if not self._has_forces:
             return s.gravity_forces()
-        out = s.forces(q, qd, t, s.marker_state(q, qd))
-        if len(s.rigid):
-            out[s.rigid.cols] -= s.rigid.quadratic_forces(q, qd)  # columns never overlap
-        return out
+        return s.forces(q, qd, t, s.marker_state(q, qd), inertial=False)
 
     def _applied_model(self, q: np.ndarray, qd: np.ndarray, t: float):
         """The applied forces of a step (positions fixed at q(t)) as a function of q̇.
@@ -141,13 +138,8 @@ class CentralDifferences(Formulation):
             grav = s.gravity_forces()
             return (lambda v: grav), None
         ms = s.marker_state(q, qd)
-        q0 = s.forces(q, qd, t, ms)
-        kd = dense(s.force_jacobians(q, qd, t, ms)[1]).copy()
-        if len(s.rigid):
-            c = s.rigid.cols
-            q0[c] -= s.rigid.quadratic_forces(q, qd)
-            dqd = s.rigid.quadratic_forces_jacobians(q, qd)[1]
-            kd[c[:, :, None], c[:, None, :]] -= dqd
+        q0 = s.forces(q, qd, t, ms, inertial=False)
+        kd = dense(s.force_jacobians(q, qd, t, ms, inertial=False)[1])
         if not np.any(kd):
             return (lambda v: q0), None
         return (lambda v: self._applied(q, v, t)), kd

@@ -90,10 +90,7 @@ class CentralDifferencesFamily(Formulation):
 
     def _applied(self, q, qd, t):
         s = self.system
-        out = s.forces(q, qd, t, s.marker_state(q, qd))
-        if len(s.rigid):
-            np.subtract.at(out, s.rigid.cols, s.rigid.quadratic_forces(q, qd))
-        return out
+        return s.forces(q, qd, t, s.marker_state(q, qd), inertial=False)
 
     def _force_model(self, y: np.ndarray, yd_guess: np.ndarray, t: float):
         """``Q_y(ẏ)`` at the step's positions and ``K = ∂Q_y/∂ẏ`` (applied part, fixed)."""
@@ -105,11 +102,7 @@ class CentralDifferencesFamily(Formulation):
             applied, kd = (lambda yd: grav), None
         else:
             qd = pj @ yd_guess
-            kqd = dense(s.force_jacobians(q, qd, t)[1]).copy()
-            if len(s.rigid):
-                c = s.rigid.cols
-                dqd = s.rigid.quadratic_forces_jacobians(q, qd)[1]
-                np.subtract.at(kqd, (c[:, :, None], c[:, None, :]), dqd)
+            kqd = dense(s.force_jacobians(q, qd, t, inertial=False)[1])
             kd = pj.T @ kqd @ pj if np.any(kqd) else None
             if kd is None:
                 q0 = pj.T @ self._applied(q, qd, t)

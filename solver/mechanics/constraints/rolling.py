@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.mechanics.constraints.primitives import Primitive, PrimitiveEval, _dot
+from solver.kernels import primitives as kp
+from solver.mechanics.constraints.primitives import Primitive
 from solver.mechanics.rotations import cross, e_matrix
 
 #: rows per slip option: (longitudinal, lateral)
@@ -39,56 +40,15 @@ MUBODYNA_DISK = {"z": "free", "nz": "longitudinal", "tz": "lateral", "xyz": "non
 
 
 class DiscOnPlane(Primitive):
-    """``Φ = (C − O)·n − R √(1 − (a·n)²)``; ``const`` holds R."""
+    """``Φ = (C − O)·n − R √(1 − (a·n)²)``; ``const`` holds R (``solver.kernels.primitives``)."""
 
+    code = kp.DISC_ON_PLANE
     slots = ("plane_point", "centre", "normal", "axle")
+    pairs = ((0, 2), (2, 0), (1, 2), (2, 1), (2, 2), (3, 3), (2, 3), (3, 2))
 
-    def _parts(self, ms):
-        o, cc, n, a = self.index
-        d = ms.u[cc] - ms.u[o]
-        un, ua = ms.u[n], ms.u[a]
-        c = _dot(ua, un)
-        s = np.sqrt(np.maximum(1.0 - c * c, 1e-300))
-        r = self.const
-        return d, un, ua, c, s, r
 
-    def evaluate(self, ms, t):
-        o, cc, n, a = self.index
-        d, un, ua, c, s, r = self._parts(ms)
-        g1 = r * c / s  # d(−R s)/dc
-        g2 = r / s**3  # d²(−R s)/dc²
-        phi = _dot(d, un) - r * s
-        dd = ms.udot[cc] - ms.udot[o]
-        cdot = _dot(ms.udot[a], un) + _dot(ua, ms.udot[n])
-        quad = (
-            2.0 * _dot(dd, ms.udot[n]) + g2 * cdot * cdot + 2.0 * g1 * _dot(ms.udot[a], ms.udot[n])
-        )
-        blocks = [-un, un, d + g1[:, None] * ua, g1[:, None] * un]
-        zero = np.zeros((len(self), 1))
-        return PrimitiveEval(
-            phi[:, None], [b[:, None, :] for b in blocks], quad[:, None], zero, zero
-        )
-
-    def hessians(self, ms):
-        d, un, ua, c, s, r = self._parts(ms)
-        g1, g2 = r * c / s, r / s**3
-        eye = np.broadcast_to(np.eye(3), (len(self), 3, 3))
-
-        def outer(k, p, q):
-            return k[:, None, None] * p[:, :, None] * q[:, None, :]
-
-        h23 = outer(g2, ua, un) + g1[:, None, None] * eye  # ∂²/∂n∂a
-        out = {
-            (0, 2): -eye,
-            (2, 0): -eye,
-            (1, 2): eye,
-            (2, 1): eye,
-            (2, 2): outer(g2, ua, ua),
-            (3, 3): outer(g2, un, un),
-            (2, 3): h23,
-            (3, 2): np.swapaxes(h23, 1, 2),
-        }
-        return {k: v[:, None] for k, v in out.items()}
+def _dot(a, b):
+    return (a * b).sum(-1)
 
 
 class RollingNoSlip:

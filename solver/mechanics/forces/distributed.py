@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.mechanics.forces.assembly import Accumulator
-from solver.mechanics.forces.loads import _Vectors
+from solver.mechanics.forces.time_values import TimeVectors
 
 
 class DistributedLoads:
@@ -36,7 +36,7 @@ class DistributedLoads:
         self._vectors.append(tuple(vector))
 
     def freeze(self, markers=None) -> None:
-        self.vector = _Vectors(self._vectors)
+        self.vector = TimeVectors(self._vectors)
 
     def generalized(self, n: int, t: float) -> np.ndarray:
         f = self.vector(t)

@@ -146,42 +146,45 @@ class ForceSet:
         self.distributed.add(cols, unit[:, cols], f.vector)
 
     # ---- evaluation -------------------------------------------------------------------
+    # Springs, joint torques and forces, point forces and torques are evaluated by the
+    # compiled kernels (``solver.kernels.loads`` through ``solver.kernels.system``); the
+    # groups here hold their data. Contacts, natural-body loads and distributed loads are
+    # evaluated below (``python_size`` of them).
+
     def freeze(self) -> None:
         """Build the index arrays (after the marker table is frozen)."""
-        for g in self._all():
+        for g in self._python():
             if len(g):
                 g.freeze(self.markers)
+        self.joint_torques.freeze()
         self._sparsity = SparsityCache(self.n)
         # counts are fixed from here on: asked many times per step, summed once
         self.contacts.size = sum(len(g) for g in self.contacts.groups.values())
-        self.size = sum(len(g) for g in self._all())
+        self.python_size = sum(len(g) for g in self._python())
+        self.size = self.python_size + sum(len(g) for g in self._compiled())
 
-    def _all(self):
+    def _compiled(self):
         return (
             self.springs,
             self.joint_torques,
             self.joint_forces,
             self.point_forces,
             self.torques,
-            self.contacts,
-            self.natural_loads,
-            self.distributed,
         )
 
+    def _python(self):
+        return (self.contacts, self.natural_loads, self.distributed)
+
     size: int | None = None  # the number of elements once frozen
+    python_size = 0  # of them, those evaluated here
 
     def __len__(self) -> int:
-        return self.size if self.size is not None else sum(len(g) for g in self._all())
+        if self.size is not None:
+            return self.size
+        return sum(len(g) for g in (*self._compiled(), *self._python()))
 
     def _accumulate(self, ms: MarkerState, q: np.ndarray, t: float, jacobians: bool) -> Accumulator:
         acc = Accumulator(self.n, jacobians, self._sparsity)
-        for g in (self.springs, self.joint_torques, self.joint_forces):
-            if len(g):
-                g.add_terms(acc, ms, t)
-        if len(self.point_forces):
-            self.point_forces.add_terms(acc, ms, q, t)
-        if len(self.torques):
-            self.torques.add_terms(acc, q, t)
         if len(self.natural_loads):
             self.natural_loads.add_terms(acc, q, t)
         if len(self.contacts):
@@ -191,41 +194,23 @@ class ForceSet:
         return acc
 
     def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
-        """Applied generalised forces ``Q`` (n,)."""
+        """Generalised forces ``Q`` (n,) of the elements evaluated here."""
         return self._accumulate(ms, q, t, False).q
 
     def jacobians(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float):
-        """``(∂Q/∂q, ∂Q/∂q̇)``, exact, as ``scipy.sparse`` CSR (n, n)."""
+        """``(∂Q/∂q, ∂Q/∂q̇)`` of the elements evaluated here, exact, CSR (n, n)."""
         return self._accumulate(ms, q, t, True).matrices()
 
-    def evaluate(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float):
-        """``(Q, ∂Q/∂q, ∂Q/∂q̇)`` in one pass (what an implicit step needs)."""
-        acc = self._accumulate(ms, q, t, True)
-        return (acc.q, *acc.matrices())
-
     def elastic_energy(self, ms: MarkerState, q: np.ndarray) -> float:
-        """``Σ ½ k (l − l0)² + Σ ½ k (θ − θ0)²`` over translational and rotational springs,
-        plus ``Σ K δⁿ⁺¹/(n + 1)`` over contacts."""
-        e = self.springs.energy(ms) if len(self.springs) else 0.0
-        if len(self.joint_torques):
-            e += self.joint_torques.energy(ms)
-        if len(self.contacts):
-            e += self.contacts.energy(ms)
-        return e
+        """``Σ K δⁿ⁺¹/(n + 1)`` over contacts."""
+        return self.contacts.energy(ms) if len(self.contacts) else 0.0
 
     def nonconservative_power(
         self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float, contacts: bool = True
     ) -> float:
-        """Power (W) of dampers, actuators, applied forces and torques, joint loads and
-        (unless ``contacts`` is false) contact damping and friction."""
+        """Power (W) of natural-body loads, distributed loads and (unless ``contacts`` is
+        false) contact damping and friction."""
         power = 0.0
-        for g in (self.springs, self.joint_torques, self.joint_forces):
-            if len(g):
-                power += g.power(ms, t)
-        if len(self.point_forces):
-            power += self.point_forces.power(ms, q, t)
-        if len(self.torques):
-            power += self.torques.power(q, qd, t)
         if len(self.natural_loads):
             power += self.natural_loads.power(q, qd, t)
         if contacts and len(self.contacts):
@@ -234,14 +219,11 @@ class ForceSet:
             power += self.distributed.power(qd, t)
         return power
 
-    # ---- angle continuity -------------------------------------------------------------
+    # ---- state ------------------------------------------------------------------------
     def accept(self, ms: MarkerState, t: float | None = None) -> list:
-        """Commit the current joint angles (optional: every evaluation already tracks them)
-        and, given the time ``t`` of an accepted state, the contact state (required for
+        """Given the time ``t`` of an accepted state, commit the contact state (required for
         contacts); returns the contacts that started or whose approach speed grew, for the
         step check (``contact.Onset``)."""
-        if len(self.joint_torques):
-            self.joint_torques.angles(ms)
         if len(self.contacts) and t is not None:
             return self.contacts.accept(ms, t)
         return []
@@ -249,12 +231,5 @@ class ForceSet:
     def reset(self) -> None:
         """Forget the turns counted so far: joint angles restart from the initial configuration;
         no contact is active and no contact work is done."""
-        if len(self.joint_torques):
-            self.joint_torques.tracker.reset()
+        self.joint_torques.last[:] = 0.0
         self.contacts.reset()
-
-    def joint_angles(self, ms: MarkerState) -> np.ndarray:
-        """Continuous relative angles of the rotational springs and joint torques, in order."""
-        if not len(self.joint_torques):
-            return np.zeros(0)
-        return self.joint_torques.angles(ms)[0]

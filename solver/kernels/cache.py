@@ -1,0 +1,132 @@
+"""The on-disk cache of the compiled kernels: fresh for the sources in use, and known warm.
+
+Numba caches each compiled function next to its source (``__pycache__/<module>.<function>-
+<line>.py<ver>.nbi/.nbc``, or in its user cache directory when that folder is not
+writable) and checks only the function's own source file: a cached time step would keep
+running the old code of a kernel it calls from another, edited file. So the whole cache
+belongs to one *fingerprint* of every compiled module (the files that define kernels)
+and of the Numba, NumPy and Python versions; :func:`ensure_fresh`, run once per process
+when the first kernel module is imported, deletes the cache files of any other
+fingerprint. A *warm* marker records that every kernel of these sources has been compiled
+(``solver.analysis.warmup``), so that a front end can tell the user when the first run
+will compile first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]  # solver/
+_MARKERS = ("@kernel", "@njit", "njit(")
+
+
+def sources() -> list[Path]:
+    """Every module of the solver that compiles functions."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if any(m in text for m in _MARKERS) and path.name != "cache.py":
+            found.append(path)
+    return found
+
+
+def fingerprint() -> str:
+    from importlib.metadata import version
+
+    h = hashlib.sha1()
+    h.update(f"{version('numba')} {version('numpy')} {sys.version} {sys.platform}".encode())
+    for path in sources():
+        h.update(str(path.relative_to(PACKAGE)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _folders() -> list[Path]:
+    """Where Numba may keep the cache files of the solver's modules: each module's
+    ``__pycache__`` and, for a read-only installation, Numba's user cache directory."""
+    out = {p.parent / "__pycache__" for p in sources()}
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    if base:
+        out.add(Path(base))
+    else:
+        with contextlib.suppress(Exception):
+            from numba.misc.appdirs import AppDirs
+
+            out.add(Path(AppDirs(appname="numba", appauthor=False).user_cache_dir))
+    return sorted(out)
+
+
+def marker_dir() -> Path:
+    """A writable folder for the fingerprint markers (the kernels' own ``__pycache__``, else
+    the user's cache directory)."""
+    here = Path(__file__).resolve().parent / "__pycache__"
+    with contextlib.suppress(OSError):
+        here.mkdir(exist_ok=True)
+        if os.access(here, os.W_OK):
+            return here
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "biela"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def _marker(kind: str, print_: str | None = None) -> Path:
+    return marker_dir() / f"biela-{kind}-{print_ or fingerprint()}"
+
+
+def clear() -> int:
+    """Delete the cache files of every compiled module and every marker; returns the
+    number of files deleted."""
+    count = 0
+    stems = {p.stem for p in sources()}
+    for folder in _folders():
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            stem = path.name.split(".", 1)[0]
+            if path.suffix in (".nbi", ".nbc") and stem in stems:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    count += 1
+    with contextlib.suppress(OSError):
+        for old in marker_dir().glob("biela-*"):
+            old.unlink()
+    return count
+
+
+_checked: str | None = None
+
+
+def ensure_fresh() -> str:
+    """Make the on-disk cache belong to the current sources (once per process): when the
+    fingerprint has changed, delete the old cache files. Returns the fingerprint."""
+    global _checked
+    if _checked is None:
+        current = fingerprint()
+        try:
+            if not _marker("sources", current).exists():
+                clear()
+                _marker("sources", current).write_text("")
+        except OSError:
+            pass  # a read-only installation: Numba's own checks only
+        _checked = current
+    return _checked
+
+
+def is_warm() -> bool:
+    """Whether every kernel of these sources has been compiled and cached."""
+    try:
+        return _marker("warm", ensure_fresh()).exists()
+    except OSError:
+        return False
+
+
+def mark_warm(seconds: float) -> None:
+    with contextlib.suppress(OSError):
+        _marker("warm", ensure_fresh()).write_text(f"compiled in {seconds:.1f} s\n")

@@ -1,0 +1,146 @@
+"""Euler-parameter kinematics of one body: the 3×4 and 4×4 matrices every rigid element uses.
+
+Euler parameters ``p = [e0, e1, e2, e3]`` (scalar first) rotate body → global. Vectors are
+rotated in the *homogeneous quadratic* form ``A(p) v = (e0² − e·e) v + 2 e (e·v) + 2 e0 e × v``
+(the rotation on the unit sphere, quadratic in p off it), so that
+
+* ``S(p, v) = ∂(A(p) v)/∂p`` (3×4) is bilinear in p and v and ``S(p, v) p = 2 A(p) v``;
+* ``G(p) = [−e, e0 I − ẽ]`` (3×4) gives the body-axes angular velocity ``ω̄ = 2 G(p) ṗ``
+  and ``E(p) = [−e, e0 I + ẽ]`` the global one ``ω = 2 E(p) ṗ``;
+* ``H(c) = [[0, −cᵀ], [c, −c̃]]`` (4×4) satisfies ``G(x)ᵀ c = H(c) x`` for every x.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.kernels.jit import kernel
+
+
+@kernel
+def s_matrix(p, v):
+    """``S(p, v) = ∂(A(p) v)/∂p``, 3×4."""
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    x, y, z = v[0], v[1], v[2]
+    a = 2.0 * (e0 * x - e3 * y + e2 * z)
+    b = 2.0 * (e1 * x + e2 * y + e3 * z)
+    c = 2.0 * (-e2 * x + e1 * y + e0 * z)
+    d = 2.0 * (-e3 * x - e0 * y + e1 * z)
+    out = np.empty((3, 4))
+    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = a, b, c, d
+    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = -d, -c, b, a
+    out[2, 0], out[2, 1], out[2, 2], out[2, 3] = c, -d, -a, b
+    return out
+
+
+@kernel
+def rotate(p, v):
+    """``A(p) v`` (homogeneous quadratic form), a new 3-vector."""
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    ev = e1 * v[0] + e2 * v[1] + e3 * v[2]
+    k = e0 * e0 - (e1 * e1 + e2 * e2 + e3 * e3)
+    out = np.empty(3)
+    out[0] = k * v[0] + 2.0 * e1 * ev + 2.0 * e0 * (e2 * v[2] - e3 * v[1])
+    out[1] = k * v[1] + 2.0 * e2 * ev + 2.0 * e0 * (e3 * v[0] - e1 * v[2])
+    out[2] = k * v[2] + 2.0 * e3 * ev + 2.0 * e0 * (e1 * v[1] - e2 * v[0])
+    return out
+
+
+@kernel
+def g_matrix(p):
+    """``G(p) = [−e, e0 I − ẽ]``, 3×4."""
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    out = np.empty((3, 4))
+    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = -e1, e0, e3, -e2
+    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = -e2, -e3, e0, e1
+    out[2, 0], out[2, 1], out[2, 2], out[2, 3] = -e3, e2, -e1, e0
+    return out
+
+
+@kernel
+def e_matrix(p):
+    """``E(p) = [−e, e0 I + ẽ]``, 3×4 (global angular velocity ``ω = 2 E(p) ṗ``)."""
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    out = np.empty((3, 4))
+    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = -e1, e0, -e3, e2
+    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = -e2, e3, e0, -e1
+    out[2, 0], out[2, 1], out[2, 2], out[2, 3] = -e3, -e2, e1, e0
+    return out
+
+
+@kernel
+def h_matrix(c):
+    """``H(c) = [[0, −cᵀ], [c, −c̃]]`` with ``G(x)ᵀ c = H(c) x``, 4×4."""
+    out = np.zeros((4, 4))
+    out[0, 1], out[0, 2], out[0, 3] = -c[0], -c[1], -c[2]
+    out[1, 0], out[2, 0], out[3, 0] = c[0], c[1], c[2]
+    out[1, 2], out[1, 3] = c[2], -c[1]
+    out[2, 1], out[2, 3] = -c[2], c[0]
+    out[3, 1], out[3, 2] = c[1], -c[0]
+    return out
+
+
+@kernel
+def l_matrix(c):
+    """``L(c) = [[0, −cᵀ], [c, c̃]]`` with ``E(x)ᵀ c = L(c) x``, 4×4."""
+    out = np.zeros((4, 4))
+    out[0, 1], out[0, 2], out[0, 3] = -c[0], -c[1], -c[2]
+    out[1, 0], out[2, 0], out[3, 0] = c[0], c[1], c[2]
+    out[1, 2], out[1, 3] = -c[2], c[1]
+    out[2, 1], out[2, 3] = c[2], -c[0]
+    out[3, 1], out[3, 2] = -c[1], c[0]
+    return out
+
+
+@kernel
+def gjg(ga, inertia, gb):
+    """``G_aᵀ J G_b`` (4×4) for 3×4 ``G_a``, ``G_b`` and a 3×3 ``J``."""
+    jg = np.zeros((3, 4))
+    for i in range(3):
+        for k in range(3):
+            c = inertia[i, k]
+            for j in range(4):
+                jg[i, j] += c * gb[k, j]
+    out = np.zeros((4, 4))
+    for k in range(3):
+        for i in range(4):
+            c = ga[k, i]
+            for j in range(4):
+                out[i, j] += c * jg[k, j]
+    return out
+
+
+@kernel
+def force_hessian(s, f):
+    """``∂(S(p, s̄)ᵀ f)/∂p`` for a body vector ``s̄`` and a fixed global ``f`` (constant in p):
+    ``2 [[f·s̄, (s̄×f)ᵀ], [s̄×f, f s̄ᵀ + s̄ fᵀ − (f·s̄) I]]``, 4×4."""
+    out = np.empty((4, 4))
+    fs = f[0] * s[0] + f[1] * s[1] + f[2] * s[2]
+    x = s[1] * f[2] - s[2] * f[1]
+    y = s[2] * f[0] - s[0] * f[2]
+    z = s[0] * f[1] - s[1] * f[0]
+    out[0, 0] = 2.0 * fs
+    out[0, 1], out[0, 2], out[0, 3] = 2.0 * x, 2.0 * y, 2.0 * z
+    out[1, 0], out[2, 0], out[3, 0] = 2.0 * x, 2.0 * y, 2.0 * z
+    for i in range(3):
+        for j in range(3):
+            v = f[i] * s[j] + s[i] * f[j]
+            if i == j:
+                v -= fs
+            out[1 + i, 1 + j] = 2.0 * v
+    return out
+
+
+@kernel
+def cross(a, b):
+    """``a × b`` of 3-vectors."""
+    out = np.empty(3)
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+@kernel
+def dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]

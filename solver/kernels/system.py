@@ -1,0 +1,899 @@
+"""The whole multibody system from flat arrays: M, Q, Φ and their derivatives, energies.
+
+:class:`SystemArrays` lays a system out (built by ``solver.mechanics.packing``):
+coordinates ``q`` (per rigid body ``[x, y, z, e0, e1, e2, e3]``, per point mass ``[x, y, z]``,
+then the linear coordinates of natural-coordinate bodies), the marker table
+(:mod:`solver.kernels.markers`), the constraint primitives (:mod:`solver.kernels.primitives`)
+with their rows, the Euler-parameter norm rows ``pᵀp − 1`` (one per rigid body, from
+``norm_row0``), the masses, the force elements (:mod:`solver.kernels.loads`) and the time
+functions (:mod:`solver.kernels.time_functions`; index −1: none).
+
+Matrices come as *entries*: values in a fixed order with their rows and columns given
+once by the matching ``*_pattern`` function (repeated positions add up), so that callers
+build dense arrays or sparse matrices from the same evaluation. Conventions: equations of
+motion ``M q̈ = Q − Φ_qᵀ λ``, ``Φ_q q̈ = γ``; SI units.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from solver.kernels import loads
+from solver.kernels import primitives as prim
+from solver.kernels.jit import NO, YES, kernel
+from solver.kernels.markers import RIGID, evaluate_markers
+from solver.kernels.rotations import force_hessian, g_matrix, gjg, h_matrix, l_matrix, s_matrix
+from solver.kernels.time_functions import FunctionTable, jet
+
+
+class SystemArrays(NamedTuple):
+    """A system as flat arrays (see the module docstring); every field is present, with
+    zero rows where a model has none, so that one compiled signature serves all models."""
+
+    n: int
+    m: int
+    # markers
+    mk_kind: np.ndarray  # (nk,) int64
+    mk_cols: np.ndarray  # (nk, K) int64, −1 padded
+    mk_ncols: np.ndarray  # (nk,) int64: columns in use (7 rigid, 3 point mass, 0 ground)
+    mk_local: np.ndarray  # (nk, 3)
+    mk_point: np.ndarray  # (nk,) int64
+    mk_coef: np.ndarray  # (nk, 3, K)
+    # constraint primitives
+    pr_type: np.ndarray  # (ni,) int64
+    pr_mk: np.ndarray  # (ni, 4) int64 slot markers (−1 padded)
+    pr_const: np.ndarray  # (ni,)
+    pr_func: np.ndarray  # (ni,) int64
+    pr_row: np.ndarray  # (ni,) int64 first row
+    # rigid bodies and point masses
+    rig_off: np.ndarray  # (nr,) int64
+    rig_mass: np.ndarray  # (nr,)
+    rig_inertia: np.ndarray  # (nr, 3, 3) about the centre of mass, body axes
+    norm_row0: int
+    pm_off: np.ndarray  # (npm,) int64
+    pm_mass: np.ndarray  # (npm,)
+    # constant mass entries (natural coordinates) and the weights
+    cm_row: np.ndarray  # (nc,) int64
+    cm_col: np.ndarray  # (nc,) int64
+    cm_val: np.ndarray  # (nc,)
+    gravity_q: np.ndarray  # (n,)
+    # time functions
+    fn: FunctionTable
+    # spring-damper-actuators: markers (p1, p2), [k, c, l0], actuator function
+    sp_mk: np.ndarray  # (ns, 2) int64
+    sp_par: np.ndarray  # (ns, 3)
+    sp_func: np.ndarray  # (ns,) int64
+    # joint torques: markers (u1, w1, u2), [k, c, θ0], torque function, last angle (state)
+    jt_mk: np.ndarray  # (nt, 3) int64
+    jt_par: np.ndarray  # (nt, 3)
+    jt_func: np.ndarray  # (nt,) int64
+    jt_last: np.ndarray  # (nt,) continuous angle of the last evaluation (rad)
+    # joint forces: markers (p1, p2, axis), force function
+    jf_mk: np.ndarray  # (nf, 3) int64
+    jf_func: np.ndarray  # (nf,) int64
+    # point forces: marker, body axes (1) or global (0), component functions
+    pf_mk: np.ndarray  # (np,) int64
+    pf_body: np.ndarray  # (np,) int64
+    pf_func: np.ndarray  # (np, 3) int64
+    # torques on rigid bodies: first column, body axes (1) or global (0), components
+    bt_off: np.ndarray  # (nb,) int64
+    bt_body: np.ndarray  # (nb,) int64
+    bt_func: np.ndarray  # (nb, 3) int64
+
+
+#: what an entries function does with its output arrays
+COUNT, PATTERN, VALUES = np.int64(0), np.int64(1), np.int64(2)
+#: what a force element gives besides its forces (``_marker_loads``): ∂F/∂u, ∂F/∂u̇, ∂F/∂p
+WITH_DU, WITH_DV, WITH_DP = np.int64(1), np.int64(2), np.int64(4)
+WITH_DU_DV = np.int64(3)
+NOTHING = np.int64(0)
+
+
+@kernel
+def markers(P, q, qd, velocity):
+    """The marker table at ``(q, q̇)`` (``solver.kernels.markers.MarkerValues``)."""
+    return evaluate_markers(
+        P.mk_kind, P.mk_cols, P.mk_local, P.mk_point, P.mk_coef, q, qd, velocity
+    )
+
+
+@kernel
+def value(P, f, t):
+    """Function ``f`` at ``t`` (0 for f = −1)."""
+    if f < 0:
+        return 0.0
+    return jet(P.fn, f, t)[0]
+
+
+@kernel
+def targets(P, t):
+    """``(c, ċ, c̈)`` of every primitive instance at t: its constant plus its function."""
+    ni = P.pr_type.shape[0]
+    c = P.pr_const.copy()
+    cd = np.zeros(ni)
+    cdd = np.zeros(ni)
+    for i in range(ni):
+        f = P.pr_func[i]
+        if f >= 0:
+            v, v1, v2 = jet(P.fn, f, t)
+            c[i] += v
+            cd[i] = v1
+            cdd[i] = v2
+    return c, cd, cdd
+
+
+# ---- constraints ----------------------------------------------------------------------
+
+
+@kernel
+def _put(mode, e, rows, cols, vals, r, c, v):
+    if mode == PATTERN:
+        rows[e] = r
+        cols[e] = c
+    if mode != COUNT:
+        vals[e] = v
+    return e + 1
+
+
+@kernel
+def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd):
+    """Φ, Φ_t, γ (when ``phi`` has m entries) and the entries of Φ_q; returns their count."""
+    blk = np.zeros((prim.MAX_SLOTS, 3, 3))
+    ph = np.zeros(3)
+    quad = np.zeros(3)
+    want = phi.shape[0] > 0
+    e = 0
+    for i in range(P.pr_type.shape[0]):
+        typ = P.pr_type[i]
+        slots = P.pr_mk[i]
+        nr = prim.evaluate(typ, slots, P.pr_const[i], c[0][i], mk.u, mk.ud, ph, blk, quad)
+        r0 = P.pr_row[i]
+        if want:
+            for r in range(nr):
+                phi[r0 + r] = ph[r]
+                phit[r0 + r] = -c[1][i]
+                gamma[r0 + r] = -quad[r] + c[2][i]
+        for s in range(prim.SLOTS[typ]):
+            k = slots[s]
+            nc = P.mk_ncols[k]
+            for r in range(nr):
+                if want:
+                    g = 0.0
+                    for j in range(3):
+                        g += blk[s, r, j] * mk.jdq[k, j]
+                    gamma[r0 + r] -= g
+                for a in range(nc):
+                    acc = 0.0
+                    for j in range(3):
+                        acc += blk[s, r, j] * mk.jac[k, j, a]
+                    e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, a], acc)
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b]
+        row = P.norm_row0 + b
+        pp = 0.0
+        vv = 0.0
+        for j in range(4):
+            pp += q[o + 3 + j] * q[o + 3 + j]
+            vv += qd[o + 3 + j] * qd[o + 3 + j]
+            e = _put(mode, e, rows, cols, vals, row, o + 3 + j, 2.0 * q[o + 3 + j])
+        if want:
+            phi[row] = pp - 1.0
+            phit[row] = 0.0
+            gamma[row] = -2.0 * vv
+    return e
+
+
+@kernel
+def constraint_pattern(P, q):
+    """``(rows, cols)`` of the entries of :func:`constraints` (evaluated at q: the positions
+    of the entries do not depend on it)."""
+    mk = markers(P, q, q, NO)
+    c = targets(P, 0.0)
+    none = np.zeros(0)
+    idx = np.zeros(0, np.int64)
+    count = _jacobian_entries(P, mk, c, none, none, none, COUNT, idx, idx, none, q, q)
+    rows = np.zeros(count, np.int64)
+    cols = np.zeros(count, np.int64)
+    vals = np.zeros(count)
+    _jacobian_entries(P, mk, c, none, none, none, PATTERN, rows, cols, vals, q, q)
+    return rows, cols
+
+
+@kernel
+def constraints(P, mk, q, qd, t, count):
+    """``(Φ, Φ_t, γ, entries of Φ_q)`` at ``(q, q̇, t)`` from the markers ``mk`` (evaluated
+    with velocities); ``count`` entries (:func:`constraint_pattern`)."""
+    c = targets(P, t)
+    phi = np.zeros(P.m)
+    phit = np.zeros(P.m)
+    gamma = np.zeros(P.m)
+    vals = np.zeros(count)
+    idx = np.zeros(0, np.int64)
+    _jacobian_entries(P, mk, c, phi, phit, gamma, VALUES, idx, idx, vals, q, qd)
+    return phi, phit, gamma, vals
+
+
+@kernel
+def position_constraints(P, mk, q, t, count):
+    """``(Φ, entries of Φ_q)`` at ``(q, t)`` (markers evaluated without velocities)."""
+    phi, _, _, vals = constraints(P, mk, q, q, t, count)
+    return phi, vals
+
+
+@kernel
+def _pairs(typ, i, j):
+    """Whether slots (i, j) of a primitive type have a non-zero second derivative."""
+    if typ == prim.COINCIDENT:
+        return False
+    if typ == prim.DOT:
+        return i != j
+    if typ == prim.POINT_PLANE:
+        return (i == 2) != (j == 2)
+    if typ == prim.DISTANCE or typ == prim.ANGLE:
+        return True
+    # DISC_ON_PLANE
+    if (i == 2) != (j == 2) and i < 3 and j < 3:
+        return True
+    return i >= 2 and j >= 2
+
+
+@kernel
+def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
+    """Entries of ``∂(Φ_qᵀλ)/∂q`` (n×n) and, with ``velocity``, ``∂(Φ_q q̇)/∂q`` (m×n);
+    returns their counts ``(nk, nd)``."""
+    blk = np.zeros((prim.MAX_SLOTS, 3, 3))
+    ph = np.zeros(3)
+    quad = np.zeros(3)
+    hs = np.zeros((prim.MAX_SLOTS, prim.MAX_SLOTS, 3, 3))
+    h1 = np.zeros((prim.MAX_SLOTS, prim.MAX_SLOTS, 3, 3))
+    lr = np.zeros(3)
+    one = np.ones(1)
+    f = np.zeros(3)
+    w = np.zeros((3, 7))
+    ek = 0
+    ed = 0
+    for i in range(P.pr_type.shape[0]):
+        typ = P.pr_type[i]
+        slots = P.pr_mk[i]
+        nr = prim.evaluate(typ, slots, P.pr_const[i], c[0][i], mk.u, mk.ud, ph, blk, quad)
+        r0 = P.pr_row[i]
+        for r in range(nr):
+            lr[r] = lam[r0 + r]
+        ns = prim.SLOTS[typ]
+        prim.hessian(typ, slots, P.pr_const[i], mk.u, lr, hs)
+        if velocity and nr == 1:
+            prim.hessian(typ, slots, P.pr_const[i], mk.u, one, h1)
+        for si in range(ns):
+            ki = slots[si]
+            ni_ = P.mk_ncols[ki]
+            if ni_ == 0:
+                continue
+            for sj in range(ns):
+                kj = slots[sj]
+                nj = P.mk_ncols[kj]
+                if nj == 0 or not _pairs(typ, si, sj):
+                    continue
+                # w = H_ij J_j (3 × nj), then J_iᵀ w
+                for a in range(3):
+                    for b in range(nj):
+                        acc = 0.0
+                        for l in range(3):
+                            acc += hs[si, sj, a, l] * mk.jac[kj, l, b]
+                        w[a, b] = acc
+                for a in range(ni_):
+                    for b in range(nj):
+                        acc = 0.0
+                        for l in range(3):
+                            acc += mk.jac[ki, l, a] * w[l, b]
+                        ek = _put(mode, ek, kr, kc, kv, P.mk_cols[ki, a], P.mk_cols[kj, b], acc)
+                if velocity and nr == 1:  # row r0: u̇_iᵀ f_ij J_j
+                    for b in range(nj):
+                        acc = 0.0
+                        for a in range(3):
+                            for l in range(3):
+                                acc += mk.ud[ki, a] * h1[si, sj, a, l] * mk.jac[kj, l, b]
+                        ed = _put(mode, ed, dr, dc, dv, r0, P.mk_cols[kj, b], acc)
+        for si in range(ns):  # ∂(J_iᵀ f_i)/∂q of rigid markers, f_i = Σ_r λ_r ∂f_r/∂u_i
+            ki = slots[si]
+            if P.mk_kind[ki] != RIGID:
+                continue
+            o = P.mk_cols[ki, 0] + 3
+            for j in range(3):
+                acc = 0.0
+                for r in range(nr):
+                    acc += lr[r] * blk[si, r, j]
+                f[j] = acc
+            hf = force_hessian(P.mk_local[ki], f)
+            for a in range(4):
+                for b in range(4):
+                    ek = _put(mode, ek, kr, kc, kv, o + a, o + b, hf[a, b])
+            if velocity:  # blocks_i ∂u̇_i/∂q: S(ṗ, s̄) in the Euler-parameter columns
+                for r in range(nr):
+                    for b in range(4):
+                        acc = 0.0
+                        for j in range(3):
+                            acc += blk[si, r, j] * mk.sjd[ki, j, b]
+                        ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b] + 3
+        ln = lam[P.norm_row0 + b]
+        for j in range(4):
+            ek = _put(mode, ek, kr, kc, kv, o + j, o + j, 2.0 * ln)
+            if velocity:
+                ed = _put(mode, ed, dr, dc, dv, P.norm_row0 + b, o + j, 2.0 * qd[o + j])
+    return ek, ed
+
+
+@kernel
+def second_order_pattern(P, q):
+    """``((rows, cols) of ∂(Φ_qᵀλ)/∂q, (rows, cols) of ∂(Φ_q q̇)/∂q)``."""
+    mk = markers(P, q, q, YES)
+    c = targets(P, 0.0)
+    lam = np.ones(P.m)
+    none = np.zeros(0)
+    idx = np.zeros(0, np.int64)
+    nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, q)
+    kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
+    dr, dc, dv = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd)
+    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, q)
+    return kr, kc, dr, dc
+
+
+@kernel
+def second_order(P, mk, qd, t, lam, velocity, nk, nd):
+    """Entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q`` (else an empty array)."""
+    c = targets(P, t)
+    kv = np.zeros(nk)
+    dv = np.zeros(nd if velocity else 0)
+    idx = np.zeros(0, np.int64)
+    _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, qd)
+    return kv, dv
+
+
+# ---- mass ---------------------------------------------------------------------------------
+
+
+@kernel
+def _mass_entries(P, q, mode, rows, cols, vals):
+    e = 0
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b]
+        for i in range(3):
+            e = _put(mode, e, rows, cols, vals, o + i, o + i, P.rig_mass[b])
+        g = g_matrix(q[o + 3 : o + 7])
+        blk = gjg(g, P.rig_inertia[b], g)
+        for i in range(4):
+            for j in range(4):
+                e = _put(mode, e, rows, cols, vals, o + 3 + i, o + 3 + j, 4.0 * blk[i, j])
+    for b in range(P.pm_off.shape[0]):
+        o = P.pm_off[b]
+        for i in range(3):
+            e = _put(mode, e, rows, cols, vals, o + i, o + i, P.pm_mass[b])
+    for k in range(P.cm_row.shape[0]):
+        e = _put(mode, e, rows, cols, vals, P.cm_row[k], P.cm_col[k], P.cm_val[k])
+    return e
+
+
+@kernel
+def mass_pattern(P, q):
+    none = np.zeros(0)
+    idx = np.zeros(0, np.int64)
+    count = _mass_entries(P, q, COUNT, idx, idx, none)
+    rows, cols, vals = np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count)
+    _mass_entries(P, q, PATTERN, rows, cols, vals)
+    return rows, cols
+
+
+@kernel
+def mass(P, q, count):
+    """Entries of ``M(q)``: ``m I₃`` and ``4 GᵀJG`` per rigid body, ``m I₃`` per point
+    mass, the constant entries of linear bodies."""
+    vals = np.zeros(count)
+    idx = np.zeros(0, np.int64)
+    _mass_entries(P, q, VALUES, idx, idx, vals)
+    return vals
+
+
+@kernel
+def mass_times_jacobian(P, q, a):
+    """``∂(M(q) a)/∂q`` (a fixed) as 16 entries per rigid body, in the order of
+    :func:`rigid_block_pattern`: ``4 (H(J G(p) a_p) − G(p)ᵀ J G(a_p))``."""
+    nr = P.rig_off.shape[0]
+    vals = np.zeros(16 * nr)
+    for b in range(nr):
+        o = P.rig_off[b]
+        g = g_matrix(q[o + 3 : o + 7])
+        ap = a[o + 3 : o + 7]
+        jga = P.rig_inertia[b] @ (g @ ap)
+        blk = h_matrix(jga) - gjg(g, P.rig_inertia[b], g_matrix(ap))
+        for i in range(4):
+            for j in range(4):
+                vals[16 * b + 4 * i + j] = 4.0 * blk[i, j]
+    return vals
+
+
+@kernel
+def rigid_block_pattern(P):
+    """``(rows, cols)`` of the 4×4 Euler-parameter block of every rigid body."""
+    nr = P.rig_off.shape[0]
+    rows = np.zeros(16 * nr, np.int64)
+    cols = np.zeros(16 * nr, np.int64)
+    for b in range(nr):
+        o = P.rig_off[b] + 3
+        for i in range(4):
+            for j in range(4):
+                rows[16 * b + 4 * i + j] = o + i
+                cols[16 * b + 4 * i + j] = o + j
+    return rows, cols
+
+
+# ---- forces -------------------------------------------------------------------------------
+
+
+@kernel
+def _marker_loads(P, mk, slots, ns, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out):
+    """``Q += Σ_a J_aᵀ F_a`` for one element with ``ns`` marker ``slots`` and, unless
+    ``mode`` is ``VALUES`` with empty ``kv``, the entries of its Jacobians:
+    ``J_aᵀ (∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q)`` (``flags & 1``: ∂F/∂u given, ``& 2``:
+    ∂F/∂u̇ given), the own term ``∂(J_aᵀ F_a)/∂q`` of rigid markers and, with ``flags & 4``,
+    ``J_aᵀ ∂F_a/∂p`` (a force in body axes) into ∂Q/∂q; ``J_aᵀ ∂F_a/∂u̇_b J_b`` into
+    ∂Q/∂q̇. Returns the new counts ``(e, ed)``."""
+    for a in range(ns):
+        ka = slots[a]
+        for x in range(P.mk_ncols[ka]):
+            acc = 0.0
+            for j in range(3):
+                acc += mk.jac[ka, j, x] * force[a, j]
+            out[P.mk_cols[ka, x]] += acc
+    if mode == VALUES and kv.shape[0] == 0:
+        return e, ed
+    with_du = (flags & 1) != 0
+    with_dv = (flags & 2) != 0
+    for a in range(ns):
+        ka = slots[a]
+        na = P.mk_ncols[ka]
+        if na == 0:
+            continue
+        if with_du or with_dv:
+            for b in range(ns):
+                kb = slots[b]
+                nb = P.mk_ncols[kb]
+                if nb == 0:
+                    continue
+                inner = np.zeros((3, nb))  # ∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q
+                innerv = np.zeros((3, nb))  # ∂F_a/∂u̇_b J_b
+                rigid_b = P.mk_kind[kb] == RIGID
+                for i in range(3):
+                    for y in range(nb):
+                        s = 0.0
+                        sv = 0.0
+                        for j in range(3):
+                            s += du[a, b, i, j] * mk.jac[kb, j, y]
+                            sv += dv[a, b, i, j] * mk.jac[kb, j, y]
+                        if with_dv and rigid_b and 3 <= y < 7:
+                            for j in range(3):
+                                s += dv[a, b, i, j] * mk.sjd[kb, j, y - 3]
+                        inner[i, y] = s
+                        innerv[i, y] = sv
+                for x in range(na):
+                    for y in range(nb):
+                        s = 0.0
+                        sv = 0.0
+                        for i in range(3):
+                            s += mk.jac[ka, i, x] * inner[i, y]
+                            sv += mk.jac[ka, i, x] * innerv[i, y]
+                        r, c = P.mk_cols[ka, x], P.mk_cols[kb, y]
+                        e = _put(mode, e, kr, kc, kv, r, c, s)
+                        if with_dv:
+                            ed = _put(mode, ed, cr, cc, cv, r, c, sv)
+        if P.mk_kind[ka] == RIGID:  # own terms over the Euler parameters of slot a's body
+            o = P.mk_cols[ka, 0] + 3
+            hf = force_hessian(P.mk_local[ka], force[a])
+            for x in range(4):
+                for y in range(4):
+                    e = _put(mode, e, kr, kc, kv, o + x, o + y, hf[x, y])
+            if flags & 4:
+                for x in range(na):
+                    for y in range(4):
+                        s = 0.0
+                        for i in range(3):
+                            s += mk.jac[ka, i, x] * dp[a, i, y]
+                        e = _put(mode, e, kr, kc, kv, P.mk_cols[ka, x], o + y, s)
+    return e, ed
+
+
+@kernel
+def _point_force(P, s, q, t, force, dp):
+    """The global force of point force ``s`` into ``force[0]`` and, in body axes,
+    ``∂f/∂p = S(p, f̄)`` into ``dp[0]``: ``f = A(p) f̄ = ½ S(p, f̄) p``."""
+    fv = np.zeros(3)
+    for j in range(3):
+        fv[j] = value(P, P.pf_func[s, j], t)
+    if P.pf_body[s]:
+        o = P.mk_cols[P.pf_mk[s], 0]
+        p = q[o + 3 : o + 7]
+        sp = s_matrix(p, fv)
+        for i in range(3):
+            acc = 0.0
+            for j in range(4):
+                acc += sp[i, j] * p[j]
+                dp[0, i, j] = sp[i, j]
+            force[0, i] = 0.5 * acc
+    else:
+        for i in range(3):
+            force[0, i] = fv[i]
+
+
+@kernel
+def _torque_matrix(P, s, t):
+    """``∂Q_p/∂p`` of torque ``s`` (``Q_p`` is this times p): ``2 H(n̄)`` in body axes
+    (``2 G(p)ᵀ n̄``), ``2 L(n)`` for a global torque (``2 E(p)ᵀ n``)."""
+    nv = np.zeros(3)
+    for j in range(3):
+        nv[j] = value(P, P.bt_func[s, j], t)
+    return 2.0 * (h_matrix(nv) if P.bt_body[s] else l_matrix(nv))
+
+
+@kernel
+def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out):
+    """``Q`` into ``out`` (gravity, force elements and, if ``inertial``, the rigid bodies'
+    quadratic-velocity forces) and the entries of ``∂Q/∂q`` and ``∂Q/∂q̇`` (the same
+    entries either way); returns their counts."""
+    for i in range(P.n):
+        out[i] += P.gravity_q[i]
+    e = 0
+    ed = 0
+    force = np.zeros((3, 3))
+    du = np.zeros((3, 3, 3, 3))
+    dv = np.zeros((3, 3, 3, 3))
+    dp = np.zeros((3, 3, 4))
+    jac = mode != VALUES or kv.shape[0] > 0
+    # rigid bodies: Q_v = 8 G(ṗ)ᵀ J G(ṗ) p, its Jacobians
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b]
+        p = q[o + 3 : o + 7]
+        gd = g_matrix(qd[o + 3 : o + 7])
+        inertia = P.rig_inertia[b]
+        w = 8.0 if inertial else 0.0
+        jw = inertia @ (gd @ p)
+        fq = gd.T @ jw
+        for i in range(4):
+            out[o + 3 + i] += w * fq[i]
+        if jac:
+            dq = w * gjg(gd, inertia, gd)
+            dqd = w * (h_matrix(jw) - gjg(gd, inertia, g_matrix(p)))
+            for i in range(4):
+                for j in range(4):
+                    e = _put(mode, e, kr, kc, kv, o + 3 + i, o + 3 + j, dq[i, j])
+                    ed = _put(mode, ed, cr, cc, cv, o + 3 + i, o + 3 + j, dqd[i, j])
+    slots = np.zeros(3, np.int64)
+    for s in range(P.sp_mk.shape[0]):
+        du[:] = 0.0
+        dv[:] = 0.0
+        dp[:] = 0.0
+        slots[0], slots[1] = P.sp_mk[s, 0], P.sp_mk[s, 1]
+        k, c, l0 = P.sp_par[s, 0], P.sp_par[s, 1], P.sp_par[s, 2]
+        loads.spring(
+            mk.u, mk.ud, slots[0], slots[1], k, c, l0, value(P, P.sp_func[s], t), force, du, dv, jac
+        )
+        e, ed = _marker_loads(
+            P, mk, slots, 2, force, du, dv, dp, WITH_DU_DV, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+        )
+    for s in range(P.jt_mk.shape[0]):
+        du[:] = 0.0
+        dv[:] = 0.0
+        dp[:] = 0.0
+        slots[:] = P.jt_mk[s]
+        theta = _joint_theta(P, mk, s)
+        k, c, th0 = P.jt_par[s, 0], P.jt_par[s, 1], P.jt_par[s, 2]
+        tau_t = value(P, P.jt_func[s], t)
+        loads.joint_torque(
+            mk.u, mk.ud, slots[0], slots[1], slots[2], theta, k, c, th0, tau_t, force, du, dv, jac
+        )
+        e, ed = _marker_loads(
+            P, mk, slots, 3, force, du, dv, dp, WITH_DU_DV, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+        )
+    for s in range(P.jf_mk.shape[0]):
+        du[:] = 0.0
+        dv[:] = 0.0
+        dp[:] = 0.0
+        slots[:] = P.jf_mk[s]
+        loads.joint_force(
+            mk.u, mk.ud, slots[0], slots[1], slots[2], value(P, P.jf_func[s], t), force, du
+        )
+        e, ed = _marker_loads(
+            P, mk, slots, 3, force, du, dv, dp, WITH_DU, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+        )
+    for s in range(P.pf_mk.shape[0]):
+        du[:] = 0.0
+        dv[:] = 0.0
+        dp[:] = 0.0
+        slots[0] = P.pf_mk[s]
+        _point_force(P, s, q, t, force, dp)
+        flags = WITH_DP if P.pf_body[s] else NOTHING
+        e, ed = _marker_loads(
+            P, mk, slots, 1, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+        )
+    for s in range(P.bt_off.shape[0]):
+        o = P.bt_off[s] + 3
+        mat = _torque_matrix(P, s, t)
+        for i in range(4):
+            acc = 0.0
+            for j in range(4):
+                acc += mat[i, j] * q[o + j]
+                if jac:
+                    e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
+            out[o + i] += acc
+    return e, ed
+
+
+@kernel
+def _joint_theta(P, mk, s):
+    """The continuous angle of joint torque ``s`` (unwrapped against its last evaluation,
+    which it replaces)."""
+    grad = np.zeros(9)
+    hess = np.zeros((1, 1))
+    raw, _ = loads.joint_angle(mk.u, mk.ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO)
+    theta = loads.unwrap(P.jt_last[s], raw)
+    P.jt_last[s] = theta
+    return theta
+
+
+@kernel
+def joint_angles(P, mk):
+    """The continuous angles of the joint torques (rad), as :func:`forces` sees them."""
+    out = np.zeros(P.jt_mk.shape[0])
+    for s in range(out.shape[0]):
+        out[s] = _joint_theta(P, mk, s)
+    return out
+
+
+@kernel
+def force_pattern(P, q):
+    """``((rows, cols) of ∂Q/∂q, (rows, cols) of ∂Q/∂q̇)``."""
+    mk = markers(P, q, q, YES)
+    out = np.zeros(P.n)
+    none = np.zeros(0)
+    idx = np.zeros(0, np.int64)
+    last = P.jt_last.copy()
+    nk, nc = _force_entries(P, mk, q, q, 0.0, YES, COUNT, idx, idx, none, idx, idx, none, out)
+    kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
+    cr, cc, cv = np.zeros(nc, np.int64), np.zeros(nc, np.int64), np.zeros(nc)
+    _force_entries(P, mk, q, q, 0.0, YES, PATTERN, kr, kc, kv, cr, cc, cv, out)
+    P.jt_last[:] = last  # the pattern pass is not an evaluation
+    return kr, kc, cr, cc
+
+
+@kernel
+def forces(P, mk, q, qd, t, inertial, nk, nc):
+    """``(Q, entries of ∂Q/∂q, entries of ∂Q/∂q̇)`` (``nk = nc = 0``: Q alone; without
+    ``inertial`` the rigid bodies' quadratic-velocity forces are left out)."""
+    out = np.zeros(P.n)
+    kv = np.zeros(nk)
+    cv = np.zeros(nc)
+    idx = np.zeros(0, np.int64)
+    _force_entries(P, mk, q, qd, t, inertial, VALUES, idx, idx, kv, idx, idx, cv, out)
+    return out, kv, cv
+
+
+# ---- energies -----------------------------------------------------------------------------
+
+
+@kernel
+def kinetic_energy(P, q, qd):
+    """``T = ½ Σ m ṙ·ṙ + ½ Σ ω̄ᵀ J ω̄ + ½ q̇ᵀ M_c q̇`` (J)."""
+    t = 0.0
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b]
+        v = qd[o : o + 3]
+        w = 2.0 * (g_matrix(q[o + 3 : o + 7]) @ qd[o + 3 : o + 7])
+        t += 0.5 * P.rig_mass[b] * (v @ v) + 0.5 * (w @ (P.rig_inertia[b] @ w))
+    for b in range(P.pm_off.shape[0]):
+        o = P.pm_off[b]
+        v = qd[o : o + 3]
+        t += 0.5 * P.pm_mass[b] * (v @ v)
+    for k in range(P.cm_row.shape[0]):
+        t += 0.5 * P.cm_val[k] * qd[P.cm_row[k]] * qd[P.cm_col[k]]
+    return t
+
+
+@kernel
+def potential_energy(P, q):
+    """Gravitational energy ``−g_q·q`` (J; the weights are constant generalised forces of
+    coordinates in which the centres of mass are linear)."""
+    return -(P.gravity_q @ q)
+
+
+@kernel
+def elastic_energy(P, mk):
+    """``Σ ½ k (l − l0)²`` of springs and ``Σ ½ k (θ − θ0)²`` of rotational springs (J)."""
+    out = 0.0
+    force = np.zeros((3, 3))
+    dummy = np.zeros((3, 3, 3, 3))
+    for s in range(P.sp_mk.shape[0]):
+        length, _ = loads.spring(
+            mk.u, mk.ud, P.sp_mk[s, 0], P.sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
+        )
+        out += 0.5 * P.sp_par[s, 0] * (length - P.sp_par[s, 2]) ** 2
+    for s in range(P.jt_mk.shape[0]):
+        theta = _joint_theta(P, mk, s)
+        out += 0.5 * P.jt_par[s, 0] * (theta - P.jt_par[s, 2]) ** 2
+    return out
+
+
+@kernel
+def nonconservative_power(P, mk, q, qd, t):
+    """Power (W) of dampers, actuators, joint loads, applied forces and torques."""
+    out = 0.0
+    force = np.zeros((3, 3))
+    dummy = np.zeros((3, 3, 3, 3))
+    grad = np.zeros(9)
+    hess = np.zeros((1, 1))
+    for s in range(P.sp_mk.shape[0]):
+        _, ldot = loads.spring(
+            mk.u, mk.ud, P.sp_mk[s, 0], P.sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
+        )
+        out += (value(P, P.sp_func[s], t) - P.sp_par[s, 1] * ldot) * ldot
+    for s in range(P.jt_mk.shape[0]):
+        _, rate = loads.joint_angle(
+            mk.u, mk.ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO
+        )
+        out += (value(P, P.jt_func[s], t) - P.jt_par[s, 1] * rate) * rate
+    for s in range(P.jf_mk.shape[0]):
+        sdot = loads.joint_force(
+            mk.u, mk.ud, P.jf_mk[s, 0], P.jf_mk[s, 1], P.jf_mk[s, 2], 0.0, force, dummy
+        )
+        out += value(P, P.jf_func[s], t) * sdot
+    dp = np.zeros((3, 3, 4))
+    for s in range(P.pf_mk.shape[0]):
+        _point_force(P, s, q, t, force, dp)
+        k = P.pf_mk[s]
+        out += force[0, 0] * mk.ud[k, 0] + force[0, 1] * mk.ud[k, 1] + force[0, 2] * mk.ud[k, 2]
+    for s in range(P.bt_off.shape[0]):
+        o = P.bt_off[s] + 3
+        mat = _torque_matrix(P, s, t)
+        out += qd[o : o + 4] @ (mat @ q[o : o + 4])
+    return out
+
+
+@kernel
+def scatter(rows, cols, vals, shape0, shape1):
+    """The dense ``shape0 × shape1`` matrix of entries (repeated positions add up)."""
+    out = np.zeros((shape0, shape1))
+    for k in range(vals.shape[0]):
+        out[rows[k], cols[k]] += vals[k]
+    return out
+
+
+# ---- work of forces and drivers -----------------------------------------------------------
+
+
+@kernel
+def driver_power(P, lam, phit):
+    """``Σ λ_r Φ_t,r`` over the rows of driven primitives (W): the drivers' power with the
+    multipliers ``lam`` (``M q̈ = Q − Φ_qᵀ λ``)."""
+    out = 0.0
+    for i in range(P.pr_type.shape[0]):
+        if P.pr_func[i] >= 0:
+            r0 = P.pr_row[i]
+            for r in range(prim.ROWS[P.pr_type[i]]):
+                out += lam[r0 + r] * phit[r0 + r]
+    return out
+
+
+@kernel
+def arc_increment(P, q0, q1):
+    """``q1 − q0`` with each rigid body's Euler-parameter part scaled by ``θ / sin θ``, θ half
+    the angle turned (``|p1 − p0| = 2 sin(θ/2)``): over a rotation Δβ about a fixed axis u,
+    ``2 E(p)(s Δp) = u Δβ``, so a torque does τ·u Δβ along the increment (not the chord)."""
+    dq = q1 - q0
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b] + 3
+        chord = 0.0
+        for j in range(4):
+            chord += dq[o + j] * dq[o + j]
+        theta = 2.0 * np.arcsin(min(0.5 * np.sqrt(chord), 1.0))
+        if theta > 1e-6:  # below: θ/sin θ − 1 < 2e-13
+            s = theta / np.sin(theta)
+            for j in range(4):
+                dq[o + j] *= s
+    return dq
+
+
+@kernel
+def polarised_work(dt, prev, cur):
+    """``½ (Q_n + Q_n+1)·Δq − ½ Δt (Q_n·q̇_n + Q_n+1·q̇_n+1)`` of forces affine in the
+    velocities, from their power ``P(v) = Q(q, v)·v`` at each end state: ``(P(v), P(q̇),
+    P(−w))`` with ``v = Δq/Δt`` and ``w = v − q̇`` (``Q·w = ½ [P(q̇ + w) − P(q̇) − P(−w)]``)."""
+    out = 0.5 * (prev[0] - prev[1] - prev[2]) + 0.5 * (cur[0] - cur[1] - cur[2])
+    return 0.5 * dt * out
+
+
+@kernel
+def secant_work(P, q0, qd0, t0, q1, qd1, t1, dt):
+    """The work of the force elements over a step beyond the trapezoidal rule on their
+    power (:func:`polarised_work` along :func:`arc_increment`)."""
+    v = arc_increment(P, q0, q1) / dt
+    ends = np.zeros((2, 3))
+    for e in range(2):
+        q = q0 if e == 0 else q1
+        qd = qd0 if e == 0 else qd1
+        t = t0 if e == 0 else t1
+        w = v - qd
+        for k in range(3):
+            vel = v if k == 0 else (qd if k == 1 else -w)
+            mk = markers(P, q, vel, YES)
+            ends[e, k] = nonconservative_power(P, mk, q, vel, t)
+    return polarised_work(dt, ends[0], ends[1])
+
+
+# ---- dense matrices (small systems, compiled steppers) --------------------------------------
+
+
+class Patterns(NamedTuple):
+    """The entry positions of every matrix of a system (``*_pattern`` functions)."""
+
+    phi_r: np.ndarray
+    phi_c: np.ndarray
+    hk_r: np.ndarray
+    hk_c: np.ndarray
+    hd_r: np.ndarray
+    hd_c: np.ndarray
+    mass_r: np.ndarray
+    mass_c: np.ndarray
+    fk_r: np.ndarray
+    fk_c: np.ndarray
+    fc_r: np.ndarray
+    fc_c: np.ndarray
+    rb_r: np.ndarray
+    rb_c: np.ndarray
+
+
+@kernel
+def patterns(P, q):
+    """Every pattern of ``P`` (evaluated at a valid q)."""
+    pr, pc = constraint_pattern(P, q)
+    kr, kc, dr, dc = second_order_pattern(P, q)
+    mr, mc = mass_pattern(P, q)
+    fr, fc, cr, cc = force_pattern(P, q)
+    br, bc = rigid_block_pattern(P)
+    return Patterns(pr, pc, kr, kc, dr, dc, mr, mc, fr, fc, cr, cc, br, bc)
+
+
+@kernel
+def dense_constraints(P, pt, mk, q, qd, t):
+    """``(Φ, Φ_q, Φ_t, γ)``, Φ_q dense (markers ``mk`` at ``(q, q̇)``)."""
+    phi, phit, gamma, vals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
+    return phi, scatter(pt.phi_r, pt.phi_c, vals, P.m, P.n), phit, gamma
+
+
+@kernel
+def dense_mass(P, pt, q):
+    return scatter(pt.mass_r, pt.mass_c, mass(P, q, pt.mass_r.shape[0]), P.n, P.n)
+
+
+@kernel
+def dense_forces(P, pt, mk, q, qd, t, inertial, jacobians):
+    """``(Q, ∂Q/∂q, ∂Q/∂q̇)``, dense (empty matrices without ``jacobians``)."""
+    nk = pt.fk_r.shape[0] if jacobians else 0
+    nc = pt.fc_r.shape[0] if jacobians else 0
+    out, kv, cv = forces(P, mk, q, qd, t, inertial, nk, nc)
+    if not jacobians:
+        return out, np.zeros((0, 0)), np.zeros((0, 0))
+    kq = scatter(pt.fk_r, pt.fk_c, kv, P.n, P.n)
+    kqd = scatter(pt.fc_r, pt.fc_c, cv, P.n, P.n)
+    return out, kq, kqd
+
+
+@kernel
+def dense_hessian(P, pt, mk, qd, t, lam):
+    """``∂(Φ_qᵀλ)/∂q``, dense n×n."""
+    kv, _ = second_order(P, mk, qd, t, lam, NO, pt.hk_r.shape[0], np.int64(0))
+    return scatter(pt.hk_r, pt.hk_c, kv, P.n, P.n)
+
+
+@kernel
+def dense_mass_times_jacobian(P, pt, q, a):
+    return scatter(pt.rb_r, pt.rb_c, mass_times_jacobian(P, q, a), P.n, P.n)

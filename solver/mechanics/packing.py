@@ -1,0 +1,184 @@
+"""A ``MultibodySystem`` as the flat arrays of the compiled kernels (``SystemArrays``).
+
+:func:`pack` reads the system's coordinates, marker table, constraint primitives, rigid
+bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
+force elements the kernels evaluate (spring-dampers, joint torques and forces, point
+forces, torques) with their time functions, and lays them out as
+:class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
+do not evaluate yet (it is evaluated by the system's own Python code on top of them):
+contacts, body-axes loads on natural bodies, distributed loads, ANCF elements and their
+sliding joints, rolling without slip.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.kernels import primitives as kp
+from solver.kernels.markers import GROUND, LINEAR, POINT_MASS, RIGID
+from solver.kernels.system import SystemArrays
+from solver.kernels.time_functions import function_table
+from solver.mechanics.constraints.primitives import Angle, Coincident, Distance, Dot, PointPlane
+from solver.mechanics.constraints.rolling import DiscOnPlane
+
+#: primitive class → kernel type code
+PRIMITIVE_CODES = {
+    Coincident: kp.COINCIDENT,
+    Dot: kp.DOT,
+    PointPlane: kp.POINT_PLANE,
+    Distance: kp.DISTANCE,
+    Angle: kp.ANGLE,
+    DiscOnPlane: kp.DISC_ON_PLANE,
+}
+
+
+class _Functions:
+    """The time functions of a system, each once (equal functions share an index)."""
+
+    def __init__(self) -> None:
+        self.items: list = []
+        self._index: dict = {}
+
+    def add(self, function) -> int:
+        """Index of ``function`` in the table (−1 for ``None``: zero)."""
+        if function is None:
+            return -1
+        if function not in self._index:
+            self._index[function] = len(self.items)
+            self.items.append(function)
+        return self._index[function]
+
+    def table(self):
+        return function_table([f.encode() for f in self.items])
+
+
+def _ints(rows, width=None) -> np.ndarray:
+    a = np.asarray(rows, dtype=np.int64)
+    return a.reshape(-1, width) if width else a.reshape(-1)
+
+
+def _floats(rows, width=None) -> np.ndarray:
+    a = np.ascontiguousarray(rows, dtype=np.float64)
+    return a.reshape(-1, width) if width else a.reshape(-1)
+
+
+def python_parts(system) -> list[str]:
+    """What of ``system`` its Python code evaluates on top of the kernels (empty: all of
+    it runs compiled)."""
+    out = []
+    fs = system.force_set
+    if len(fs.contacts):
+        out.append("contacts")
+    if len(fs.natural_loads):
+        out.append("body-axes loads on natural-coordinate bodies")
+    if len(fs.distributed):
+        out.append("distributed loads")
+    if any(kind.kind != "natural" for kind in system.kinds):
+        out.append("flexible (ANCF) bodies")
+    if system.blocks:
+        out.append("sliding joints on flexible bodies")
+    if system.m_nh:
+        out.append("rolling without slip")
+    return out
+
+
+def _markers(system) -> dict:
+    mk = system.markers
+    kind = np.asarray(mk.kind, np.int64)
+    cols = np.ascontiguousarray(mk.cols, np.int64)
+    ncols = np.zeros(len(kind), np.int64)
+    ncols[kind == RIGID] = 7
+    ncols[kind == POINT_MASS] = 3
+    lin = kind == LINEAR
+    ncols[lin] = (cols[lin] >= 0).sum(axis=1)
+    ncols[kind == GROUND] = 0
+    return {
+        "mk_kind": kind,
+        "mk_cols": cols,
+        "mk_ncols": ncols,
+        "mk_local": _floats(mk.local, 3),
+        "mk_point": mk.point,
+        "mk_coef": mk.coef,
+    }
+
+
+def _primitives(system, functions: _Functions) -> dict:
+    types, marks, consts, funcs, rows = [], [], [], [], []
+    for g, r0 in zip(system.groups, system.group_rows, strict=True):
+        code = PRIMITIVE_CODES[type(g)]
+        for k in range(len(g)):
+            slots = [int(idx[k]) for idx in g.index]
+            types.append(code)
+            marks.append(slots + [-1] * (kp.MAX_SLOTS - len(slots)))
+            consts.append(float(g.const[k]))
+            funcs.append(functions.add(g._funcs[k]))
+            rows.append(r0 + k * g.rows)
+    return {
+        "pr_type": _ints(types),
+        "pr_mk": _ints(marks, kp.MAX_SLOTS),
+        "pr_const": _floats(consts),
+        "pr_func": _ints(funcs),
+        "pr_row": _ints(rows),
+    }
+
+
+def _constant_mass(system) -> dict:
+    """The mass entries of the body kinds (natural coordinates, ANCF elements), whose mass
+    matrices are constant."""
+    rows, cols, vals = [], [], []
+    zero = np.zeros(system.n)
+    for kind in system.kinds:  # natural coordinates and ANCF elements: constant
+        m = kind.mass(zero).tocoo()
+        rows.append(m.row), cols.append(m.col), vals.append(m.data)
+    cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt)  # noqa: E731
+    return {
+        "cm_row": cat(rows, np.int64),
+        "cm_col": cat(cols, np.int64),
+        "cm_val": cat(vals, np.float64),
+    }
+
+
+def _forces(system, functions: _Functions) -> dict:
+    fs = system.force_set
+    sp, jt, jf, pf, bt = fs.springs, fs.joint_torques, fs.joint_forces, fs.point_forces, fs.torques
+    sp_rows = [(r[0], r[1]) for r in sp._rows]
+    jt_rows = [(r[0], r[1], r[2]) for r in jt._rows]
+    return {
+        "sp_mk": _ints(sp_rows, 2),
+        "sp_par": _floats([r[2:5] for r in sp._rows], 3),
+        "sp_func": _ints([functions.add(f) for f in sp._funcs]),
+        "jt_mk": _ints(jt_rows, 3),
+        "jt_par": _floats([r[3:6] for r in jt._rows], 3),
+        "jt_func": _ints([functions.add(f) for f in jt._funcs]),
+        "jt_last": jt.last,  # the same array: the kernels keep the angles in it
+        "jf_mk": _ints(jf._rows, 3),
+        "jf_func": _ints([functions.add(f) for f in jf._funcs]),
+        "pf_mk": _ints([r[0] for r in pf._rows]),
+        "pf_body": _ints([int(r[1]) for r in pf._rows]),
+        "pf_func": _ints([[functions.add(c) for c in v] for v in pf._vectors], 3),
+        "bt_off": _ints([r[0] for r in bt._rows]),
+        "bt_body": _ints([int(r[1]) for r in bt._rows]),
+        "bt_func": _ints([[functions.add(c) for c in v] for v in bt._vectors], 3),
+    }
+
+
+def pack(system) -> SystemArrays:
+    """The kernel arrays of ``system`` (see the module docstring)."""
+    functions = _Functions()
+    fields = {
+        "n": int(system.n),
+        "m": int(system.m),
+        **_markers(system),
+        **_primitives(system, functions),
+        "rig_off": _ints(system.rigid.offsets),
+        "rig_mass": _floats(system.rigid.mass),
+        "rig_inertia": np.ascontiguousarray(system.rigid.inertia, float).reshape(-1, 3, 3),
+        "norm_row0": int(system.norm_row0),
+        "pm_off": _ints(system.point_masses.offsets),
+        "pm_mass": _floats(system.point_masses.mass),
+        **_constant_mass(system),
+        "gravity_q": _floats(system.gravity_forces()),
+        **_forces(system, functions),
+    }
+    fields["fn"] = functions.table()
+    return SystemArrays(**fields)
