@@ -49,11 +49,11 @@ import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from solver.compiled.packing import Packed, pack  # noqa: E402
+from solver.compiled.warm import mode, warm  # noqa: E402
 
 from benchmarks.chain import chain_model  # noqa: E402
 from solver.analysis.simulate import Simulation, settings_with  # noqa: E402
-from solver.compiled.packing import Packed, pack  # noqa: E402
-from solver.compiled.warm import mode, warm  # noqa: E402
 from solver.model import load_model  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

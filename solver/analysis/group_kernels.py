@@ -42,8 +42,6 @@ def enabled() -> bool:
     return compiled_kernels()
 
 
-
-
 def _quadratic(q, kappa, g, rows, cols, h_entry, h_col, h_val):
     """``(Φ, Jacobian values)``: ``jac = g + Σ_h h_val·q[h_col]`` by entry and
     ``Φ = κ + ½ Σ_e (g + jac)·q[col]`` by row."""

@@ -92,7 +92,9 @@ def workloads():
     for formulation in ("augmented_lagrangian", "central_differences", "penalty", "null_space"):
         yield (f"time steps ({formulation})", model,
                {"formulation": formulation, "dt": 1e-3, "t_end": 0.003})  # fmt: skip
-    yield ("kinematics", model, {"analysis": "kinematic", "dt": 1e-3, "t_end": 0.002})
+    yield ("kinematics", slider_crank_model(2, driven=True),
+           {"analysis": "kinematic", "coordinates": "reference_point", "dt": 0.01,
+            "t_end": 0.02})  # fmt: skip
     yield ("natural coordinates", model,
            {"coordinates": "natural", "formulation": "augmented_lagrangian", "dt": 1e-3,
             "t_end": 0.002})  # fmt: skip

@@ -41,7 +41,10 @@ YES, NO = np.bool_(True), np.bool_(False)
 
 def kernel(func=None, **options):
     """``@kernel`` or ``@kernel(**numba_options)``: compile ``func`` with the solver's
-    options (cached on disk, NumPy error model)."""
+    options (cached on disk, NumPy error model); with ``BIELA_JIT=0`` the function itself
+    (plain Python, whatever imported Numba before)."""
     if func is None:
-        return lambda f: njit(**{**OPTIONS, **options})(f)
-    return njit(**OPTIONS)(func)
+        return lambda f: kernel(f, **options)
+    if not ENABLED:
+        return func
+    return njit(**{**OPTIONS, **options})(func)

@@ -89,6 +89,7 @@ COUNT, PATTERN, VALUES = np.int64(0), np.int64(1), np.int64(2)
 WITH_DU, WITH_DV, WITH_DP = np.int64(1), np.int64(2), np.int64(4)
 WITH_DU_DV = np.int64(3)
 NOTHING = np.int64(0)
+ONE, TWO, THREE = np.int64(1), np.int64(2), np.int64(3)
 
 
 @kernel
@@ -251,7 +252,7 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
     lr = np.zeros(3)
     one = np.ones(1)
     f = np.zeros(3)
-    w = np.zeros((3, 7))
+    w = np.zeros((3, P.mk_cols.shape[1]))
     ek = 0
     ed = 0
     for i in range(P.pr_type.shape[0]):
@@ -433,7 +434,9 @@ def rigid_block_pattern(P):
 
 
 @kernel
-def _marker_loads(P, mk, slots, ns, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out):
+def _marker_loads(
+    P, mk, slots, ns, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+):
     """``Q += Σ_a J_aᵀ F_a`` for one element with ``ns`` marker ``slots`` and, unless
     ``mode`` is ``VALUES`` with empty ``kv``, the entries of its Jacobians:
     ``J_aᵀ (∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q)`` (``flags & 1``: ∂F/∂u given, ``& 2``:
@@ -579,7 +582,25 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             mk.u, mk.ud, slots[0], slots[1], k, c, l0, value(P, P.sp_func[s], t), force, du, dv, jac
         )
         e, ed = _marker_loads(
-            P, mk, slots, 2, force, du, dv, dp, WITH_DU_DV, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+            P,
+            mk,
+            slots,
+            TWO,
+            force,
+            du,
+            dv,
+            dp,
+            WITH_DU_DV,
+            mode,
+            e,
+            kr,
+            kc,
+            kv,
+            ed,
+            cr,
+            cc,
+            cv,
+            out,
         )
     for s in range(P.jt_mk.shape[0]):
         du[:] = 0.0
@@ -593,7 +614,25 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             mk.u, mk.ud, slots[0], slots[1], slots[2], theta, k, c, th0, tau_t, force, du, dv, jac
         )
         e, ed = _marker_loads(
-            P, mk, slots, 3, force, du, dv, dp, WITH_DU_DV, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+            P,
+            mk,
+            slots,
+            THREE,
+            force,
+            du,
+            dv,
+            dp,
+            WITH_DU_DV,
+            mode,
+            e,
+            kr,
+            kc,
+            kv,
+            ed,
+            cr,
+            cc,
+            cv,
+            out,
         )
     for s in range(P.jf_mk.shape[0]):
         du[:] = 0.0
@@ -604,7 +643,25 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             mk.u, mk.ud, slots[0], slots[1], slots[2], value(P, P.jf_func[s], t), force, du
         )
         e, ed = _marker_loads(
-            P, mk, slots, 3, force, du, dv, dp, WITH_DU, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+            P,
+            mk,
+            slots,
+            THREE,
+            force,
+            du,
+            dv,
+            dp,
+            WITH_DU,
+            mode,
+            e,
+            kr,
+            kc,
+            kv,
+            ed,
+            cr,
+            cc,
+            cv,
+            out,
         )
     for s in range(P.pf_mk.shape[0]):
         du[:] = 0.0
@@ -614,7 +671,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         _point_force(P, s, q, t, force, dp)
         flags = WITH_DP if P.pf_body[s] else NOTHING
         e, ed = _marker_loads(
-            P, mk, slots, 1, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+            P, mk, slots, ONE, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
         )
     for s in range(P.bt_off.shape[0]):
         o = P.bt_off[s] + 3
@@ -635,7 +692,9 @@ def _joint_theta(P, mk, s):
     which it replaces)."""
     grad = np.zeros(9)
     hess = np.zeros((1, 1))
-    raw, _ = loads.joint_angle(mk.u, mk.ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO)
+    raw, _ = loads.joint_angle(
+        mk.u, mk.ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO
+    )
     theta = loads.unwrap(P.jt_last[s], raw)
     P.jt_last[s] = theta
     return theta

@@ -31,6 +31,12 @@ K = 7  # the fewest columns a marker table has (a rigid body's 7 coordinates)
 GROUND, RIGID, POINT_MASS, LINEAR = km.GROUND, km.RIGID, km.POINT_MASS, km.LINEAR
 
 
+def _f64(x) -> np.ndarray:
+    """A writable C-contiguous float64 array (what the kernels are compiled for)."""
+    a = np.ascontiguousarray(x, dtype=float)
+    return a if a.flags.writeable else a.copy()
+
+
 class MarkerState:
     """Markers evaluated at ``(q, q̇)``: arrays over all N markers.
 
@@ -123,8 +129,7 @@ class Markers:
         last = self.__dict__.get("_last")
         if last is not None and last[0] == key:
             return last[1]
-        q = np.ascontiguousarray(q, dtype=float)
-        qd = np.ascontiguousarray(qd, dtype=float)
+        q, qd = _f64(q), _f64(qd)
         ms = MarkerState(km.evaluate_markers(*self.arrays(), q, qd, True), self.rigid)
         self._last = (key, ms)
         return ms
@@ -132,7 +137,7 @@ class Markers:
     def positions(self, q: np.ndarray) -> MarkerState:
         """The markers at ``q`` at rest: ``u`` and ``J`` (``u̇``, ``J̇q̇`` zero), without
         the velocity products of :meth:`evaluate` (position-level iterations)."""
-        q = np.ascontiguousarray(q, dtype=float)
+        q = _f64(q)
         return MarkerState(km.evaluate_markers(*self.arrays(), q, q, False), self.rigid)
 
     def force_jacobian(self, idx, f: np.ndarray) -> np.ndarray:
@@ -142,6 +147,6 @@ class Markers:
         (``cols[idx]``). Only rigid markers contribute (their J depends on p, linearly):
         the constant 4×4 block ``∂(S(p, s̄)ᵀ f)/∂p`` of :func:`solver.kernels.rotations.force_hessian`.
         """
-        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        f = np.ascontiguousarray(f, dtype=float).reshape(-1, 3)
+        idx = np.ascontiguousarray(idx, dtype=np.int64).reshape(-1)
+        f = _f64(np.reshape(f, (-1, 3)))
         return km.force_jacobians(self.kind, self.local, idx, f, self.K)

@@ -90,6 +90,13 @@ class _Pattern:
         return np.bincount(self._flat, weights=vals, minlength=size).reshape(self.shape)
 
 
+def _f64(x) -> np.ndarray:
+    """``x`` as the kernels take it: a writable C-contiguous float64 array (a read-only
+    array would make Numba compile the kernel once more)."""
+    a = np.ascontiguousarray(x, dtype=float)
+    return a if a.flags.writeable else a.copy()
+
+
 def _build(parts, shape, sparse: bool):
     """The matrix of ``(rows, cols, values)`` triplets (columns < 0 dropped; repeated
     positions add up), dense or CSR."""
@@ -298,8 +305,7 @@ class MultibodySystem:
             if slot.kind == "rigid":
                 self.row_owner[self.norm_row0 + slot.index] = f"norm:{name}"
         self._norm_cols = self.rigid.cols[:, 3:]
-        self._zero_n = np.zeros(self.n)
-        self._zero_n.flags.writeable = False
+        self._zero_n = np.zeros(self.n)  # handed to the kernels: writable like every array
 
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
@@ -357,8 +363,8 @@ class MultibodySystem:
         )
         qd = self._zero_n if qd is None else qd
         ms = ms or self.markers.evaluate(q, qd)
-        q = np.ascontiguousarray(q, dtype=float)
-        qd = np.ascontiguousarray(qd, dtype=float)
+        q = _f64(q)
+        qd = _f64(qd)
         phi, phit, gamma, vals = ks.constraints(
             self.arrays, ms.arrays, q, qd, float(t), self._n_phi
         )
@@ -385,7 +391,7 @@ class MultibodySystem:
         if last is not None and last[0][0] == q.tobytes() and last[0][2] == float(t):
             return last[1].phi, last[1].phi_q  # Φ and Φ_q do not depend on q̇
         ms = self.markers.positions(q)
-        q = np.ascontiguousarray(q, dtype=float)
+        q = _f64(q)
         phi, vals = ks.position_constraints(self.arrays, ms.arrays, q, float(t), self._n_phi)
         return phi, self._phi_pattern.build(vals)
 
@@ -407,8 +413,8 @@ class MultibodySystem:
         Time enters only through ``c(t)``, which the second derivatives do not see.
         """
         ms = ms or self.markers.evaluate(q, qd)
-        lam = np.ascontiguousarray(lam, dtype=float)
-        qd = np.ascontiguousarray(qd, dtype=float)
+        lam = _f64(lam)
+        qd = _f64(qd)
         nk, nd = self._n_second
         kv, dv = ks.second_order(self.arrays, ms.arrays, qd, float(t), lam, velocity, nk, nd)
         kr, kc, dr, dc = self._second_patterns
@@ -427,7 +433,7 @@ class MultibodySystem:
         last = self.__dict__.get("_last_mass")
         if last is not None and last[0] == key:  # the same q again (a step's end, the loop)
             return last[1].copy() if copy else last[1]
-        q = np.ascontiguousarray(q, dtype=float)
+        q = _f64(q)
         out = self._mass_pattern.build(ks.mass(self.arrays, q, self._mass_pattern.count))
         self._last_mass = (key, out)
         return out.copy() if copy else out
@@ -450,8 +456,8 @@ class MultibodySystem:
 
     def _applied(self, q, qd, t, ms, jacobians: bool, inertial: bool):
         """``(Q, ∂Q/∂q entries, ∂Q/∂q̇ entries)`` of the kernels."""
-        q = np.ascontiguousarray(q, dtype=float)
-        qd = np.ascontiguousarray(qd, dtype=float)
+        q = _f64(q)
+        qd = _f64(qd)
         pk, pc = self._force_patterns
         nk, nc = (pk.count, pc.count) if jacobians else (0, 0)
         return ks.forces(self.arrays, ms.arrays, q, qd, float(t), inertial, nk, nc)
@@ -501,8 +507,8 @@ class MultibodySystem:
     def mass_times_jacobian(self, q: np.ndarray, a: np.ndarray):
         """``∂(M(q) a)/∂q`` (a fixed), for Newton iterations of implicit methods (the mass
         of the body kinds is constant)."""
-        q = np.ascontiguousarray(q, dtype=float)
-        a = np.ascontiguousarray(a, dtype=float)
+        q = _f64(q)
+        a = _f64(a)
         return self._rigid_pattern.build(ks.mass_times_jacobian(self.arrays, q, a))
 
     def joint_angles(self, ms: MarkerState) -> np.ndarray:
@@ -512,11 +518,11 @@ class MultibodySystem:
 
     # ---- energies ---------------------------------------------------------------------
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
-        q = np.ascontiguousarray(q, dtype=float)
-        return float(ks.kinetic_energy(self.arrays, q, np.ascontiguousarray(qd, dtype=float)))
+        q = _f64(q)
+        return float(ks.kinetic_energy(self.arrays, q, _f64(qd)))
 
     def gravitational_energy(self, q: np.ndarray) -> float:
-        return float(ks.potential_energy(self.arrays, np.ascontiguousarray(q, dtype=float)))
+        return float(ks.potential_energy(self.arrays, _f64(q)))
 
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
@@ -536,8 +542,8 @@ class MultibodySystem:
         """Power of actuators, dampers, applied loads and (unless ``contacts`` is false)
         contact losses (W)."""
         ms = ms or self.markers.evaluate(q, qd)
-        q = np.ascontiguousarray(q, dtype=float)
-        qd = np.ascontiguousarray(qd, dtype=float)
+        q = _f64(q)
+        qd = _f64(qd)
         power = float(ks.nonconservative_power(self.arrays, ms.arrays, q, qd, float(t)))
         if self.force_set.python_size:
             power += self.force_set.nonconservative_power(ms, q, qd, t, contacts)

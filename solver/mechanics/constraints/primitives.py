@@ -38,19 +38,6 @@ def wrap_angle(a: np.ndarray) -> np.ndarray:
     return (a + np.pi) % (2.0 * np.pi) - np.pi
 
 
-def as_slice(index: np.ndarray):
-    """``index`` as an equivalent slice when it is an increasing arithmetic progression
-    (markers are added joint by joint, so they usually are): a slice takes a view, ~10×
-    cheaper than fancy indexing for the small arrays of a step."""
-    index = np.asarray(index, dtype=np.int64)
-    if len(index) == 0:
-        return index
-    step = int(index[1] - index[0]) if len(index) > 1 else 1
-    if step > 0 and np.array_equal(index, index[0] + step * np.arange(len(index))):
-        return slice(int(index[0]), int(index[-1]) + 1, step)
-    return index
-
-
 class Primitive:
     """Base: instances are added with marker indices, a constant and a time function."""
 
@@ -83,17 +70,17 @@ class Primitive:
         self.driven = [i for i, f in enumerate(self._funcs) if f is not None]
 
     def derived(self) -> dict:
-        """Arrays derived from ``index`` and ``const`` for the evaluation (``at``: the
-        indices as slices where possible, ``zero``), rebuilt whenever either is replaced
+        """Arrays derived from ``index`` and ``const`` for the evaluation (``zero``,
+        ``index2d``: the slots' markers as one ``(m, slots)`` array), rebuilt whenever either is replaced
         (a copy of the group for a subset of its instances, ``group_evaluation``)."""
         hit = self.__dict__.get("_derived")
         if hit is None or hit[0] is not self.index or hit[1] is not self.const:
-            extra = {"at": [as_slice(i) for i in self.index], "zero": np.zeros(len(self.const))}
-            hit = self._derived = (self.index, self.const, self._derive(extra))
+            extra = {
+                "zero": np.zeros(len(self.const)),
+                "index2d": np.ascontiguousarray(np.stack(self.index, axis=1), dtype=np.int64),
+            }
+            hit = self._derived = (self.index, self.const, extra)
         return hit[2]
-
-    def _derive(self, extra: dict) -> dict:
-        return extra
 
     def target(self, t: float):
         """``c(t)``, ``ċ(t)``, ``c̈(t)`` per instance (read-only arrays: without driving
