@@ -350,14 +350,21 @@ class Expression:
                 ops.append((kernel.OPCODES[ins[0]], 0))
         return kernel.encoded(kernel.EXPRESSION, data, ops)
 
+    def kernel_table(self) -> Any:
+        """A ``FunctionTable`` of this expression alone (built on first use and kept; a
+        pickled or copied expression is parsed again, without it)."""
+        if self._table is None:
+            from solver.kernels.time_functions import function_table
+
+            object.__setattr__(self, "_table", function_table([self.encode()]))
+        return self._table
+
     def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
         """``(f, df/dt, d2f/dt2)`` at ``t``: floats for a scalar ``t``, else arrays of the
         shape of ``t`` (evaluated by :mod:`solver.kernels.time_functions`)."""
-        from solver.kernels.time_functions import evaluate, function_table
+        from solver.kernels.time_functions import evaluate
 
-        if self._table is None:
-            object.__setattr__(self, "_table", function_table([self.encode()]))
-        return evaluate(self._table, 0, t)
+        return evaluate(self.kernel_table(), 0, t)
 
     def __call__(self, t: Any) -> Any:
         return self.derivatives(t)[0]

@@ -156,8 +156,8 @@ class ExpressionFunction(TimeFunction):
     def encode(self) -> Any:
         return self.expression.encode()
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        return self.expression.derivatives(t)
+    def kernel_table(self) -> Any:
+        return self.expression.kernel_table()
 
     def to_json(self) -> dict[str, Any]:
         return {"expression": self.expression.text}
