@@ -45,8 +45,8 @@ in the function's data], ``OP_T``, ``OP_NEG``, ``OP_ADD``, ``OP_SUB``, ``OP_MUL`
 :func:`jet` is for other kernels (the time loop): it allocates nothing and uses the
 table's scratch stack ``stack`` (one row per stack level: :func:`function_table` sizes it
 for the deepest expression), so one thread at a time may evaluate a given table with it.
-:func:`jet_safe` and :func:`jets` (arrays of t, e.g. for plots) use a stack of their own;
-:func:`evaluate` is their Python front end.
+:func:`jets` (arrays of t, e.g. for plots) uses a stack of its own, and so does
+:func:`evaluate`, the front end for Python (a float or an array of t).
 """
 
 from __future__ import annotations
@@ -517,11 +517,12 @@ def jet(table, i, t):
 
 
 @kernel
-def jet_safe(table, i, t):
-    """:func:`jet` with a scratch stack of its own (for tables shared between threads)."""
-    stack = table.stack
-    if table.kind[i] == EXPRESSION:
-        stack = np.empty_like(table.stack)
+def _jet_unpacked(kind, data_start, data, op_start, ops, stack, i, t):
+    """:func:`jet` of the table given field by field (a call from Python unpacks six
+    arrays faster than a named tuple), with a scratch stack of its own."""
+    table = FunctionTable(kind, data_start, data, op_start, ops, stack)
+    if kind[i] == EXPRESSION:
+        stack = np.empty_like(stack)
     return _evaluate(table, i, np.float64(t), stack)
 
 
@@ -539,21 +540,23 @@ def jets(table, i, ts):
     return f, df, ddf
 
 
-def _evaluate_py(table: FunctionTable, i: int, t: np.ndarray) -> tuple[Any, Any, Any]:
-    if t.ndim == 0:
-        f, df, ddf = jet_safe(table, i, float(t))
-        return float(f), float(df), float(ddf)
-    f, df, ddf = jets(table, i, np.ascontiguousarray(t).reshape(-1))
-    return f.reshape(t.shape), df.reshape(t.shape), ddf.reshape(t.shape)
+def _evaluate_py(table: FunctionTable, i: int, t: Any) -> tuple[Any, Any, Any]:
+    if not isinstance(t, float):  # (np.float64 is a float)
+        t = np.asarray(t, dtype=np.float64)
+        if t.ndim:
+            f, df, ddf = jets(table, i, np.ascontiguousarray(t).reshape(-1))
+            return f.reshape(t.shape), df.reshape(t.shape), ddf.reshape(t.shape)
+    f, df, ddf = _jet_unpacked(*table, i, float(t))
+    return float(f), float(df), float(ddf)
 
 
 def evaluate(table: FunctionTable, i: int, t: Any) -> tuple[Any, Any, Any]:
     """``(f, df/dt, d2f/dt2)`` of function ``i`` at ``t`` (s): floats for a scalar ``t``,
-    else new float arrays of the shape of ``t``. No warning is raised."""
+    else new float arrays of the shape of ``t``. No warning is raised; safe to call from
+    several threads at once."""
     if not 0 <= i < len(table.kind):
         raise IndexError(f"function {i} of a table of {len(table.kind)}")
-    tt = np.asarray(t, dtype=np.float64)
     if ENABLED:
-        return _evaluate_py(table, i, tt)
+        return _evaluate_py(table, i, t)
     with np.errstate(all="ignore"):  # plain Python: NumPy scalars warn instead
-        return _evaluate_py(table, i, tt)
+        return _evaluate_py(table, i, t)

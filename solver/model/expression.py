@@ -362,9 +362,7 @@ class Expression:
     def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
         """``(f, df/dt, d2f/dt2)`` at ``t``: floats for a scalar ``t``, else arrays of the
         shape of ``t`` (evaluated by :mod:`solver.kernels.time_functions`)."""
-        from solver.kernels.time_functions import evaluate
-
-        return evaluate(self.kernel_table(), 0, t)
+        return evaluate_alone(self.kernel_table(), t)
 
     def __call__(self, t: Any) -> Any:
         return self.derivatives(t)[0]
@@ -379,6 +377,20 @@ class Expression:
 
     def __repr__(self) -> str:
         return f"Expression({self._text!r})"
+
+
+_EVALUATE: Any = None  # solver.kernels.time_functions.evaluate, imported on first use
+
+
+def evaluate_alone(table: Any, t: Any) -> tuple[Any, Any, Any]:
+    """The jet of the one function of ``table`` at ``t`` by the compiled kernel (imported
+    on the first evaluation, so that reading and checking a model never imports Numba)."""
+    global _EVALUATE
+    if _EVALUATE is None:
+        from solver.kernels.time_functions import evaluate
+
+        _EVALUATE = evaluate
+    return _EVALUATE(table, 0, t)
 
 
 def parse_expression(text: Any, where: str = "", field: str = "expression") -> Expression:

@@ -39,7 +39,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from solver.model.errors import ModelError
-from solver.model.expression import Expression, parse_expression
+from solver.model.expression import Expression, evaluate_alone, parse_expression
 
 __all__ = [
     "Constant",
@@ -99,9 +99,7 @@ class TimeFunction:
     def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
         """``(f, df/dt, d2f/dt2)`` at ``t`` (exact), evaluated by the compiled kernel of
         :mod:`solver.kernels.time_functions`."""
-        from solver.kernels.time_functions import evaluate
-
-        return evaluate(self.kernel_table(), 0, t)
+        return evaluate_alone(self.__dict__.get(_TABLE) or self.kernel_table(), t)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

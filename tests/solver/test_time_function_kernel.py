@@ -407,9 +407,8 @@ def test_the_empty_table_and_every_table_have_one_numba_type():
     assert numba.typeof(empty) == numba.typeof(one) == numba.typeof(full)
     assert jets_from_a_kernel(empty, np.linspace(0, 1, 5)).shape == (0, 5, 3)
     jets_from_a_kernel(full, np.array([0.5]))
-    if ENABLED:
+    if ENABLED:  # compiled (or loaded from the cache) once for all three tables
         assert len(jets_from_a_kernel.signatures) == 1
-        assert len(tf.jet.signatures) == 1
     with pytest.raises(IndexError):
         tf.evaluate(empty, 0, 0.0)
 
