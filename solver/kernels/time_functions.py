@@ -507,12 +507,9 @@ def _expression(table, i, t, stack):
 
 
 @kernel(inline="always")
-def _evaluate(table, i, t, stack):
-    """The jet of function i at t, with ``stack`` as an expression's scratch (None: the
-    table's)."""
+def _closed_form(table, i, t):
+    """The jet of function i, of any kind but an expression, at t."""
     kind = table.kind[i]
-    if kind == EXPRESSION:
-        return _expression(table, i, t, stack)
     first = table.data_start[i]
     last = table.data_start[i + 1]
     d = table.data
@@ -529,6 +526,15 @@ def _evaluate(table, i, t, stack):
     if kind == TABLE_CUBIC:
         return _table(d, first, int((last - first + 4) / 6.0), True, t)
     return np.nan, np.nan, np.nan  # (function_table admits no other kind)
+
+
+@kernel(inline="always")
+def _evaluate(table, i, t, stack):
+    """The jet of function i at t, with ``stack`` as an expression's scratch (None: the
+    table's)."""
+    if table.kind[i] == EXPRESSION:
+        return _expression(table, i, t, stack)
+    return _closed_form(table, i, t)
 
 
 @kernel(inline="always")
@@ -557,17 +563,27 @@ def jets(table, i, ts):
     f = np.empty(n)
     df = np.empty(n)
     ddf = np.empty(n)
-    stack = np.empty_like(table.stack)
-    for k in range(n):
-        f[k], df[k], ddf[k] = _evaluate(table, i, np.float64(ts[k]), stack)
+    if table.kind[i] == EXPRESSION:
+        stack = np.empty_like(table.stack)
+        for k in range(n):
+            f[k], df[k], ddf[k] = _expression(table, i, np.float64(ts[k]), stack)
+    else:  # a loop without calls
+        for k in range(n):
+            f[k], df[k], ddf[k] = _closed_form(table, i, np.float64(ts[k]))
     return f, df, ddf
+
+
+@kernel
+def _jets_unpacked(kind, data_start, data, op_start, ops, stack, i, ts):
+    """:func:`jets` of the table given field by field (faster to call from Python)."""
+    return jets(FunctionTable(kind, data_start, data, op_start, ops, stack), i, ts)
 
 
 def _evaluate_py(table: FunctionTable, i: int, t: Any) -> tuple[Any, Any, Any]:
     if not isinstance(t, float):  # (np.float64 is a float)
         t = np.asarray(t, dtype=np.float64)
         if t.ndim:
-            f, df, ddf = jets(table, i, np.ascontiguousarray(t).reshape(-1))
+            f, df, ddf = _jets_unpacked(*table, i, np.ascontiguousarray(t).reshape(-1))
             return f.reshape(t.shape), df.reshape(t.shape), ddf.reshape(t.shape)
     f, df, ddf = _jet_unpacked(*table, i, float(t))
     return float(f), float(df), float(ddf)

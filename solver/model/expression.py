@@ -310,7 +310,8 @@ class _Parser:
 
 
 class Expression:
-    """A parsed expression of time ``t`` (s); immutable, compared by its text."""
+    """A parsed expression of time ``t`` (s); immutable, compared by its text. Evaluated
+    by the compiled kernel :mod:`solver.kernels.time_functions` (:meth:`encode`)."""
 
     __slots__ = ("_code", "_table", "_text")
 

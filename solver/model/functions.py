@@ -24,6 +24,11 @@ JSON forms accepted by :func:`parse_function` (exactly one kind per object):
   of the segment to the right at an interior row, of the last segment at the last row)
   and f'' is 0. Outside the table f holds the end value with zero derivatives.
 
+Every kind is evaluated by the compiled kernel :mod:`solver.kernels.time_functions` (the
+only implementation): :meth:`TimeFunction.encode` gives its ``(kind, data, ops)``, and
+``derivatives`` evaluates a one-function table built on first use and kept on the
+instance (never pickled or copied: reading and checking a model does not import Numba).
+
 Functions are immutable and compare equal when their JSON forms (:meth:`to_json`, which
 returns the form that was read) are equal, so a load -> save -> load round trip is exact.
 """
