@@ -57,11 +57,27 @@ def load_mujoco(path: str | os.PathLike, mesh_dir: str = "meshes") -> Imported:
     path = Path(path)
     name = path.name
     try:
-        m = mujoco.MjModel.from_xml_path(str(path))
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "<robot" in text and "<mujoco" not in text:  # URDF: keep the visual geometry
+            m = mujoco.MjModel.from_xml_string(_keep_visuals(text, path.parent))
+        else:
+            m = mujoco.MjModel.from_xml_path(str(path))
+    except OSError as exc:
+        raise ImportError_(name, f"cannot be read ({exc.strerror})") from None
     except Exception as exc:  # MuJoCo's compiler error: its own message names the element
         text = " ".join(str(exc).split())
         raise ImportError_(name, f"MuJoCo cannot load it: {text}") from None
     return _Mapper(m, mujoco, name, mesh_dir).run()
+
+
+def _keep_visuals(urdf: str, folder: Path) -> str:
+    """The URDF text with MuJoCo's compiler told to keep ``<visual>`` geometry (it drops it
+    by default) and to find meshes beside the file."""
+    import re
+    from xml.sax.saxutils import quoteattr
+
+    extra = f'<mujoco><compiler discardvisual="false" meshdir={quoteattr(str(folder))}/></mujoco>'
+    return re.sub(r"(<robot\b[^>]*>)", lambda mt: mt.group(1) + extra, urdf, count=1)
 
 
 class _Mapper:
