@@ -44,7 +44,7 @@ class ParsedFile:
 
 _TOKEN = re.compile(
     r"""(?P<ws>[ \t]+)|(?P<nl>\n)|(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|
-    (?P<name>[A-Za-z_]\w*)|(?P<str>'[^'\n]*'|"[^"\n]*")|(?P<op>\.\*|\./|\.\^|\.'|==|[-+*/^()\[\];,=.'])""",
+    (?P<name>[A-Za-z_]\w*)|(?P<str>'(?:[^'\n]|'')*'|"(?:[^"\n]|"")*")|(?P<op>\.\*|\./|\.\^|\.'|==|[-+*/^()\[\];,=.'])""",
     re.VERBOSE,
 )
 FUNCTIONS = {
@@ -203,7 +203,8 @@ class _Parser:
             return float(t.text)
         if t.kind == "str":
             self.take()
-            return t.text[1:-1]
+            quote = t.text[0]
+            return t.text[1:-1].replace(quote * 2, quote)
         if t.text == "(":
             self.take()
             saved, self.depth = self.depth, 0
