@@ -7,6 +7,18 @@ formulation and analysis (``state``, ``multipliers``, ``reactions``, ``joint_coo
 ``requested``).
 """
 
-from solver.analysis.outputs.requested import RequestedOutputs, request_columns
+from solver.analysis.outputs.requested import (
+    RequestedOutputs,
+    request_columns,
+    request_for_column,
+    requested_from_rows,
+    rows_suffice,
+)
 
-__all__ = ["RequestedOutputs", "request_columns"]
+__all__ = [
+    "RequestedOutputs",
+    "request_columns",
+    "request_for_column",
+    "requested_from_rows",
+    "rows_suffice",
+]

@@ -202,3 +202,33 @@ def peaks(columns: list[str], t: np.ndarray, data: np.ndarray) -> dict[str, dict
             "t_max_abs": float(t[k]),
         }
     return out
+
+
+def requested_from_rows(
+    model: d.Model,
+    columns: list[str],
+    data: np.ndarray,
+    requests,
+    analysis: str = "dynamic",
+) -> tuple[list[str], np.ndarray]:
+    """The ``requests`` (``ResultRequest`` list) computed after a run from its results rows
+    (``columns``, ``data``: frames × columns), for models of rigid bodies and point masses:
+    ``(new columns, values (frames × new columns))``. Raises ``UnsupportedFeature`` for a
+    model whose state the rows do not hold (flexible bodies)."""
+    outputs = RequestedOutputs(model, None, analysis, requests)
+    values = np.array([outputs.row_values(columns, row) for row in np.atleast_2d(data)])
+    return outputs.columns, values.reshape(len(data), len(outputs.columns))
+
+
+def rows_suffice(model: d.Model) -> bool:
+    """Whether ``requested_from_rows`` can work on this model (no flexible bodies)."""
+    return not any(isinstance(b, d.FlexibleBody) for b in model.bodies)
+
+
+def request_for_column(model: d.Model, column: str) -> d.ResultRequest | None:
+    """The request (one item) whose columns include ``column``, if any."""
+    every = [d.ResultRequest(kind) for kind in d.RESULT_REQUESTS]
+    for kind, name in requested_items(model, every):
+        if column in item_columns(model, kind, name):
+            return d.ResultRequest(kind, (name,))
+    return None
