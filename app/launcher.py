@@ -11,7 +11,7 @@ import os
 import sys
 
 #: First arguments handled by the headless command line (``solver.cli``).
-HEADLESS_COMMANDS = frozenset({"check", "run"})
+HEADLESS_COMMANDS = frozenset({"check", "run", "import"})
 #: Options answered by ``solver.cli`` as well (its help lists every command, GUI included).
 CLI_OPTIONS = frozenset({"-h", "--help", "--version"})
 
@@ -20,7 +20,8 @@ def _gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biela",
         description="Open the Biela multibody dynamics workbench.",
-        epilog="Headless: 'biela check MODEL', 'biela run MODEL ...' (see 'biela --help').",
+        epilog="Headless: 'biela check MODEL', 'biela run MODEL ...', 'biela import SOURCE -o "
+        "MODEL.json' (see 'biela --help').",
     )
     parser.add_argument("model", nargs="?", metavar="MODEL", help="model file (*.json) to open")
     return parser

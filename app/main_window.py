@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import export
+from app import export, result_quantities
 from app import viewport as viewport_module
 from app.application import get_application
 from app.builder.controller import install_build
@@ -218,6 +218,9 @@ class MainWindow(QMainWindow):
         self.open_action = a(
             "&Open…", self.open_model_dialog, std.Open, "Open a model file (*.json)", "open"
         )
+        self.import_action = a(
+            "&Import…", self.import_model_dialog, None, "A MUBODYNA folder, an MJCF or URDF file"
+        )
         self.save_action = a("&Save", self.save_model, std.Save, "Save the model", "save")
         self.save_as_action = a(
             "Save &As…", self.save_model_as, std.SaveAs, "Save the model under a new name"
@@ -320,6 +323,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.open_action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.examples_menu = file_menu.addMenu("&Examples")
+        file_menu.addAction(self.import_action)
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
         file_menu.addAction(self.save_as_action)
@@ -585,6 +589,12 @@ class MainWindow(QMainWindow):
         if not path:
             return False
         return self.open_model(path, ask=False)
+
+    def import_model_dialog(self) -> bool:
+        """File ▸ Import…: a MUBODYNA folder, an MJCF or URDF file (``app.importing``)."""
+        from app.importing import import_into
+
+        return import_into(self)
 
     def save_model(self) -> bool:
         if self.document.model is None:
@@ -889,9 +899,15 @@ class MainWindow(QMainWindow):
                 self, "Add plot", "Run the model first: there is nothing to plot."
             )
             return
-        dialog = AddPlotDialog(run.quantities(), self)
+        model = self.document.model
+        dialog = AddPlotDialog(result_quantities.available(model, run), self)
         if dialog.exec():
             y, x = dialog.choice()
+            try:  # reactions, efforts, ... not requested by the model: from the run's rows
+                result_quantities.ensure(model, run, (y, x), model.solver.analysis)
+            except (ValueError, ArithmeticError) as exc:
+                QMessageBox.warning(self, "Add plot", f"Cannot plot {y}: {exc}")
+                return
             self.plots.add_quantity(y, x)
 
     def _ask_save_path(self, title: str, default: str, filters: str) -> Path | None:

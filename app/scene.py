@@ -50,12 +50,32 @@ UNITS = {
     "t": "s",
 }
 
+#: Units of the requested quantities (``reaction.J.Fx``, ``effort.D.torque``, ``B.ax``, …).
+REQUESTED_UNITS = {
+    **{f"F{c}{b}": "N" for c in "xyz" for b in ("", "_body")},
+    **{f"T{c}{b}": "N·m" for c in "xyz" for b in ("", "_body")},
+    "torque": "N·m",
+    "force": "N",
+    **{f"a{c}": "m/s²" for c in "xyz"},
+    **{f"alpha{c}": "rad/s²" for c in "xyz"},
+    **{f"w{c}_body": "rad/s" for c in "xyz"},
+}
+JOINT_UNITS = {
+    "angle": "rad",
+    "angle_rate": "rad/s",
+    "displacement": "m",
+    "displacement_rate": "m/s",
+}
+
 _NODE = re.compile(r"^(?P<body>.+)\.n(?P<node>\d+)\.(?P<field>x|y|z|tx|ty|tz)$")
 
 
 def unit_of(column: str) -> str:
     """SI unit of a result column (``"m"``, ``"J"``, ...)."""
-    return UNITS.get(column.rsplit(".", 1)[-1], "")
+    last = column.rsplit(".", 1)[-1]
+    if column.startswith("joint.") and column.count(".") >= 2:
+        return JOINT_UNITS.get(last, "")
+    return REQUESTED_UNITS.get(last) or UNITS.get(last, "")
 
 
 def label_of(column: str) -> str:

@@ -2,6 +2,7 @@
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m app.screenshot \
         [--model examples/four_bar_spatial.json] [--out resources/screenshots/workbench.png]
+        [--plot reaction.J3.Fz ...]
 
 Opens the model, runs it in the worker thread (live plots, animated viewport), adds a plot
 of an output point, selects a body, stops at ``--t-end`` and grabs the whole window.
@@ -24,6 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--t-end", type=float, default=2.0, help="simulated time to run (s)")
     parser.add_argument("--formulation", default=None, help="override the model's formulation")
     parser.add_argument("--size", default="1600x1000", help="window size WxH")
+    parser.add_argument(
+        "--plot",
+        action="append",
+        default=[],
+        metavar="QUANTITY",
+        help="plot this quantity (e.g. reaction.J3.Fz; repeatable) instead of the first output point",
+    )
     args = parser.parse_args(argv)
 
     os.environ.setdefault("QT_API", "pyside6")
@@ -63,7 +71,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the run produced no frames: {outcome}", file=sys.stderr)
         return 1
     model = window.document.model
-    if model.outputs:
+    if args.plot:
+        from app import result_quantities
+
+        result_quantities.ensure(model, run, args.plot, model.solver.analysis)
+        for quantity in args.plot:
+            window.plots.add_quantity(quantity)
+    elif model.outputs:
         window.plots.add_quantity(f"{model.outputs[0].name}.z")
     if model.bodies:
         window.tree.select("body", model.bodies[0].name)

@@ -1,4 +1,5 @@
-"""Headless command line: ``biela check MODEL`` (and, as analyses land, ``biela run``).
+"""Headless command line: ``biela check MODEL``, ``biela run MODEL``, ``biela import SOURCE -o
+MODEL.json`` (MUBODYNA folders, MJCF, URDF).
 
 Exit codes (DESIGN §2): 0 success; 1 invalid model (one line naming the item and the
 field); 2 usage; 3 the solver failed. Never a Python traceback for bad input.
@@ -53,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--csv", metavar="OUT", help="write the results CSV here")
     r.add_argument("--summary", metavar="OUT.json", help="write the run summary (JSON) here")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+    i = sub.add_parser(
+        "import",
+        help="convert a MUBODYNA model folder, an MJCF (.xml) or a URDF file to a Biela model",
+    )
+    i.add_argument("source", metavar="FILE_OR_FOLDER", help="MUBODYNA folder, .xml or .urdf")
+    i.add_argument("-o", "--output", metavar="MODEL.json", required=True, help="model to write")
+    i.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     return parser
 
 
@@ -156,7 +165,33 @@ def _check(args) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"check": _check, "run": _run}
+def _import(args) -> int:
+    from solver.importers import import_model, write_imported
+    from solver.model import ModelError
+
+    try:
+        imported = import_model(args.source)
+    except ModelError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_INVALID
+    for warning in imported.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    try:
+        written = write_imported(imported, args.output)
+    except OSError as exc:
+        print(f"biela: cannot write the model: {exc.strerror}: {exc.filename}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.quiet:
+        m = imported.model
+        print(
+            f"{args.output}: {len(m.bodies)} bodies, {len(m.joints)} joints, "
+            f"{len(m.drivers)} drivers, {len(m.forces)} forces"
+            + (f" ({len(written) - 1} mesh files beside it)" if len(written) > 1 else "")
+        )
+    return EXIT_OK
+
+
+COMMANDS = {"check": _check, "run": _run, "import": _import}
 
 
 def main(argv: list[str] | None = None) -> int:

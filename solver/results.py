@@ -5,7 +5,9 @@ B.wx B.wy B.wz`` (centre of mass, Euler parameters body→global, velocity, glob
 velocity); per point mass ``B.x B.y B.z B.vx B.vy B.vz``; per output point ``P.x … P.vz``;
 then ``energy.kinetic energy.potential energy.elastic energy.work energy.total
 constraint.position constraint.velocity``. ``energy.total = kinetic + potential +
-elastic − work``, constant for an exact solution.
+elastic − work``, constant for an exact solution. Last, the quantities the model requests
+(``solver.analysis.outputs.requested``: ``reaction.J.Fx`` …, ``effort.D.torque``, ``B.ax`` …,
+``joint.J.angle`` …).
 """
 
 from __future__ import annotations
@@ -73,13 +75,25 @@ class Result:
     message: str = ""
     #: dynamic runs: the stability monitor's report (``solver.analysis.stability``)
     stability: dict[str, Any] | None = None
+    #: the number of requested-quantity columns at the end of ``columns``
+    n_requested: int = 0
 
     @classmethod
     def for_system(cls, system) -> Result:
         return cls(columns_for(system))
 
+    def frame_row(self, system, frame: Frame, requested: np.ndarray | None = None) -> np.ndarray:
+        """The CSV row of ``frame``; the requested quantities are ``requested`` (NaN when
+        not given: a preview of a step between outputs)."""
+        row = self._standard_row(system, frame)
+        if not self.n_requested:
+            return row
+        if requested is None:
+            requested = np.full(self.n_requested, np.nan)
+        return np.concatenate([row, requested])
+
     @staticmethod
-    def frame_row(system, frame: Frame) -> np.ndarray:
+    def _standard_row(system, frame: Frame) -> np.ndarray:
         bodies = system.body_state(frame.q, frame.qd)
         pts = system.output_points(frame.q, frame.qd)
         parts = [np.array([frame.t])]
@@ -100,8 +114,8 @@ class Result:
         )
         return np.concatenate(parts)
 
-    def append(self, system, frame: Frame) -> Frame:
-        frame.row = self.frame_row(system, frame)
+    def append(self, system, frame: Frame, requested: np.ndarray | None = None) -> Frame:
+        frame.row = self.frame_row(system, frame, requested)
         self.rows.append(frame.row)
         return frame
 
@@ -120,6 +134,43 @@ class Result:
     @property
     def t(self) -> np.ndarray:
         return self.column("t")
+
+    # ---- requested quantities (``outputs`` of the model) --------------------------------
+    def _block(self, prefix: str, fields) -> np.ndarray:
+        return np.column_stack([self.column(f"{prefix}.{f}") for f in fields])
+
+    def reaction(self, joint: str, axes: str = "global") -> tuple[np.ndarray, np.ndarray]:
+        """``(F, T)``, each (frames × 3): the reaction of ``joint`` on its body2 at the joint
+        point (N, N·m), in the global axes or (``axes="body"``) in body2's axes."""
+        suffix = "_body" if axes == "body" else ""
+        prefix = f"reaction.{joint}"
+        return (
+            self._block(prefix, [f"F{c}{suffix}" for c in "xyz"]),
+            self._block(prefix, [f"T{c}{suffix}" for c in "xyz"]),
+        )
+
+    def effort(self, driver: str) -> np.ndarray:
+        """The torque (N·m) or force (N) of ``driver`` on body2 about/along +axis."""
+        for kind in ("torque", "force"):
+            if f"effort.{driver}.{kind}" in self.columns:
+                return self.column(f"effort.{driver}.{kind}")
+        raise KeyError(f'no effort of driver "{driver}" in the results (request it in outputs)')
+
+    def acceleration(self, body: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(a, α)``: the centre of mass's acceleration (m/s²) and the angular acceleration
+        (rad/s², ``None`` for a point mass), global, each (frames × 3)."""
+        a = self._block(body, ("ax", "ay", "az"))
+        if f"{body}.alphax" not in self.columns:
+            return a, None
+        return a, self._block(body, ("alphax", "alphay", "alphaz"))
+
+    def joint_coordinate(self, joint: str, coordinate: str | None = None):
+        """``(value, rate)`` of a joint's ``angle`` (rad) or ``displacement`` (m); the
+        default is the joint's only coordinate, the angle of a cylindrical joint."""
+        if coordinate is None:
+            coordinate = "angle" if f"joint.{joint}.angle" in self.columns else "displacement"
+        prefix = f"joint.{joint}.{coordinate}"
+        return self.column(prefix), self.column(f"{prefix}_rate")
 
     def max_energy_drift(self) -> float:
         total = self.column("energy.total")

@@ -54,6 +54,13 @@ class Simulation:
         self._check_available()
         self.system = MultibodySystem(model, settings.coordinates)
         self.result = Result.for_system(self.system)
+        self.requested = None
+        if model.requests:
+            from solver.analysis.outputs import RequestedOutputs
+
+            self.requested = RequestedOutputs(model, self.system, settings.analysis)
+            self.result.columns += self.requested.columns
+            self.result.n_requested = len(self.requested.columns)
         self._cancel = threading.Event()
         self.wall_time = 0.0
         self._first_q = None
@@ -165,6 +172,18 @@ class Simulation:
             0,
         )
 
+    def _requested(self, frame: Frame, fallback: bool = False) -> np.ndarray | None:
+        """The requested quantities at ``frame`` (None when the model requests none);
+        ``fallback``: NaN where they cannot be computed (the state a run failed after)."""
+        if self.requested is None:
+            return None
+        try:
+            return self.requested.values(frame.t, frame.q, frame.qd)
+        except (np.linalg.LinAlgError, FloatingPointError, ValueError):
+            if not fallback:
+                raise
+            return None
+
     def __iter__(self) -> Iterator[Frame]:
         s = self.settings
         every = max(1, int(round(s.output_dt / s.dt)))
@@ -191,7 +210,7 @@ class Simulation:
                     self._first_q = frame.q
                 last = frame
                 if k % every == 0:
-                    out = self.result.append(self.system, frame)
+                    out = self.result.append(self.system, frame, self._requested(frame))
                     busy, mark = busy + time.perf_counter() - mark, None
                     yield out
                     mark = time.perf_counter()
@@ -203,7 +222,7 @@ class Simulation:
                     )
                     break
             if last is not None:  # always keep the final instant
-                out = self.result.append(self.system, last)
+                out = self.result.append(self.system, last, self._requested(last))
                 busy, mark = busy + time.perf_counter() - mark, None
                 yield out
                 mark = time.perf_counter()
@@ -217,7 +236,7 @@ class Simulation:
                 )
             self.result.status, self.result.message = "failed", exc.message
             if last is not None:  # keep the last state computed before the failure
-                self.result.append(self.system, last)
+                self.result.append(self.system, last, self._requested(last, fallback=True))
         finally:
             threads.__exit__(None, None, None)
             if mark is not None:  # not closed by the consumer while it held a frame
@@ -254,6 +273,12 @@ class Simulation:
             r.stability = self.monitor.report() if self.monitor is not None else None
             summary["dt_max_estimate"] = r.stability["dt_max_estimate"] if r.stability else None
             summary["orientation"] = s.orientation
+        if r.n_requested and len(r):
+            from solver.analysis.outputs.requested import peaks
+
+            summary["requested"] = peaks(
+                r.columns[-r.n_requested :], r.t, r.data[:, -r.n_requested :]
+            )
         if getattr(r, "modes", None) is not None:
             summary["modes"] = r.modes.table()
         mob = mobility(self.system, self._first_q if self._first_q is not None else self.system.q0)

@@ -303,6 +303,26 @@ class Output:
     point: Vec3
 
 
+#: Kinds of requested result quantities (an ``outputs`` item ``{"reactions": "J1"}``) and the
+#: item list each names.
+RESULT_REQUESTS = {
+    "reactions": "joints",
+    "efforts": "drivers",
+    "accelerations": "bodies",
+    "joint_coordinates": "joints",
+}
+
+
+@dataclass(eq=True)
+class ResultRequest:
+    """Quantities to compute at every output (``solver.analysis.outputs``): ``kind`` one of
+    ``RESULT_REQUESTS``; ``items`` the joint, driver or body names, ``None`` for all of
+    them (the file's ``true``)."""
+
+    kind: str
+    items: tuple[str, ...] | None = None
+
+
 @dataclass(eq=True)
 class SolverSettings:
     """Analysis settings; ``parameters`` holds the formulation's own parameters."""
@@ -330,6 +350,9 @@ class Model:
     drivers: list[Driver] = field(default_factory=list)
     forces: list[Force] = field(default_factory=list)
     outputs: list[Output] = field(default_factory=list)
+    #: requested result quantities: reactions, efforts, accelerations, joint coordinates
+    #: (the file's ``outputs`` list holds them with the output points)
+    requests: list[ResultRequest] = field(default_factory=list)
     solver: SolverSettings = field(default_factory=SolverSettings)
     description: str | None = None
     warnings: list[str] = field(default_factory=list, compare=False, repr=False)

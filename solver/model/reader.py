@@ -520,9 +520,28 @@ def _force(item: Any, where: str) -> d.Force:
     return d.Force(_name(f), kind, **v)
 
 
-def _output(item: Any, where: str) -> d.Output:
-    f = Fields(item, where, ("name", "body", "point"))
-    return d.Output(_name(f), f.string("body"), f.vector("point"))
+def _output(item: Any, where: str) -> d.Output | d.ResultRequest:
+    """An output point ``{"name", "body", "point"}`` or a request of result quantities
+    ``{"reactions": "J1"}`` (a name, a list of names, or ``true`` for all)."""
+    kinds = [k for k in d.RESULT_REQUESTS if isinstance(item, dict) and k in item]
+    if not kinds:
+        f = Fields(item, where, ("name", "body", "point"))
+        return d.Output(_name(f), f.string("body"), f.vector("point"))
+    f = Fields(item, where, tuple(d.RESULT_REQUESTS))
+    if len(kinds) > 1:
+        raise f.error(kinds[1], f"give one request per item (this one also has {kinds[0]})")
+    kind = kinds[0]
+    value = f.raw(kind)
+    what = {"joints": "joint", "drivers": "driver", "bodies": "body"}[d.RESULT_REQUESTS[kind]]
+    if value is True:
+        return d.ResultRequest(kind, None)
+    names = [value] if isinstance(value, str) else value
+    if not (isinstance(names, list) and names and all(isinstance(n, str) and n for n in names)):
+        raise f.error(
+            kind,
+            f"must be a {what} name, a list of {what} names or true (all), not {describe(value)}",
+        )
+    return d.ResultRequest(kind, tuple(names))
 
 
 def _solver(data: Any) -> d.SolverSettings:
@@ -619,9 +638,9 @@ def read_model(data: Any) -> d.Model:
     model.forces = [
         _force(x, _label("forces", i, x)) for i, x in enumerate(top.items("forces", []))
     ]
-    model.outputs = [
-        _output(x, _label("outputs", i, x)) for i, x in enumerate(top.items("outputs", []))
-    ]
+    outputs = [_output(x, _label("outputs", i, x)) for i, x in enumerate(top.items("outputs", []))]
+    model.outputs = [o for o in outputs if isinstance(o, d.Output)]
+    model.requests = [o for o in outputs if isinstance(o, d.ResultRequest)]
     model.solver = _solver(data["solver"]) if "solver" in data else d.SolverSettings()
     model.warnings = warnings
     return model

@@ -299,3 +299,47 @@ def validate_model(model: d.Model) -> None:
         check.force(i, f)
     for i, o in enumerate(model.outputs):
         check.output(i, o)
+    for r in model.requests:
+        check_request(model, r)
+
+
+#: Joints that have a coordinate of their own (``joint_coordinates``).
+COORDINATE_JOINTS = JOINT_COORDINATES
+
+
+def check_request(model: d.Model, request: d.ResultRequest) -> None:
+    """The names of a result request exist and fit it: reactions of joints, efforts of
+    drivers, accelerations of rigid bodies and point masses, coordinates of revolute,
+    prismatic and cylindrical joints."""
+    kind = request.kind
+    where = f'outputs "{kind}"'
+    pool = getattr(model, d.RESULT_REQUESTS[kind])
+    names = {x.name: x for x in pool}
+    for name in request.items or ():
+        if name not in names:
+            listed = ", ".join(f'"{n}"' for n in names) or "none"
+            raise ModelError(
+                where, f'"{name}" is not one of the model\'s {d.RESULT_REQUESTS[kind]} ({listed})'
+            )
+        item = names[name]
+        if kind == "accelerations" and isinstance(item, d.FlexibleBody):
+            raise ModelError(
+                where,
+                f'"{name}" is a flexible body: accelerations are given for rigid bodies and '
+                "point masses",
+            )
+        if kind == "joint_coordinates" and item.type not in COORDINATE_JOINTS:
+            raise ModelError(
+                where,
+                f'"{name}" is a {item.type} joint: joint coordinates are given for '
+                f"{', '.join(COORDINATE_JOINTS)} joints",
+            )
+        if kind == "joint_coordinates":
+            for field in ("body1", "body2"):
+                body = model.body(getattr(item, field))
+                if isinstance(body, d.FlexibleBody):
+                    raise ModelError(
+                        where,
+                        f'"{name}" joins flexible body "{body.name}": joint coordinates are '
+                        "given between rigid bodies",
+                    )

@@ -59,6 +59,7 @@ def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
         "Open…",
         "Open Recent",
         "Examples",
+        "Import…",
         "Save",
         "Save As…",
         "Export",
