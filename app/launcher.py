@@ -11,7 +11,7 @@ import os
 import sys
 
 #: First arguments handled by the headless command line (``solver.cli``).
-HEADLESS_COMMANDS = frozenset({"check", "run", "import"})
+HEADLESS_COMMANDS = frozenset({"check", "run", "import", "study", "compare"})
 #: Options answered by ``solver.cli`` as well (its help lists every command, GUI included).
 CLI_OPTIONS = frozenset({"-h", "--help", "--version"})
 

@@ -13,6 +13,7 @@ Stable API (DESIGN §2)::
     result.reaction("J1")  # force and torque on body2 at the joint point; effort, ...
     request_columns(model, requests), requested_from_rows(model, columns, rows, requests)
     import_model("folder_or_file")  # MUBODYNA folders, MJCF, URDF → Imported(model, warnings)
+    table = study(model, vary={"solver.dt": [1e-3, 5e-4]})  # one row per case, on Dask
 
 ``check`` raises ``AssemblyError`` when the joints cannot be closed at t = 0 (``.items`` names
 them, ``.residual`` is the remaining ‖Φ‖). ``Model`` objects pickle and deep-copy exactly.
@@ -32,6 +33,7 @@ from solver.importers import Imported, import_model, write_imported
 from solver.model import Model, ModelError, load_model, save_model
 from solver.model.description import RESULT_REQUESTS, ResultRequest
 from solver.results import Frame, Result
+from solver.studies import Study, StudyError, study
 
 __version__ = "0.1.0"
 
@@ -59,4 +61,7 @@ __all__ = [
     "save_model",
     "simulate",
     "write_imported",
+    "study",
+    "Study",
+    "StudyError",
 ]

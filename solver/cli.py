@@ -1,5 +1,5 @@
 """Headless command line: ``biela check MODEL``, ``biela run MODEL``, ``biela import SOURCE -o
-MODEL.json`` (MUBODYNA folders, MJCF, URDF).
+MODEL.json`` (MUBODYNA folders, MJCF, URDF), ``biela study MODEL`` and ``biela compare MODEL``.
 
 Exit codes (DESIGN §2): 0 success; 1 invalid model (one line naming the item and the
 field); 2 usage; 3 the solver failed. Never a Python traceback for bad input.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 from solver import __version__
 
@@ -62,7 +63,86 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("source", metavar="FILE_OR_FOLDER", help="MUBODYNA folder, .xml or .urdf")
     i.add_argument("-o", "--output", metavar="MODEL.json", required=True, help="model to write")
     i.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+    st = sub.add_parser(
+        "study",
+        help="run a parameter or Monte Carlo study on Dask; write DIR/study.csv",
+        description="Run one case per combination of the --vary values (a full grid), times "
+        "--samples draws of the --sample distributions, on a local Dask cluster or on a "
+        "scheduler. KEY is a dotted path into the model file, list items by name: solver.dt, "
+        "solver.parameters.penalty, bodies.bob.mass, bodies.bob.position.0.",
+    )
+    st.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    st.add_argument(
+        "--vary", action="append", default=[], metavar="KEY=V1,V2,...", help="values of a key"
+    )
+    st.add_argument(
+        "--sample",
+        action="append",
+        default=[],
+        metavar="KEY=DIST",
+        help="a distribution of a key: uniform(a,b) or normal(mu,sigma)",
+    )
+    st.add_argument("--samples", type=_whole, metavar="N", help="number of draws (with --sample)")
+    st.add_argument("--seed", type=_seed, metavar="S", help="seed of the draws (reproducible)")
+    st.add_argument(
+        "--reference",
+        metavar="auto|FILE.csv",
+        help="add each case's largest distance of the output points from a reference: "
+        "auto (the case with the smallest Δt) or a results CSV",
+    )
+    _cluster_options(st)
+
+    cp = sub.add_parser(
+        "compare",
+        help="compare formulations and time steps: a study with --reference auto, "
+        "work-precision and drift plots",
+    )
+    cp.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    cp.add_argument(
+        "--formulations", required=True, metavar="F1,F2,...", help=", ".join(FORMULATIONS)
+    )
+    cp.add_argument("--dts", required=True, metavar="H1,H2,...", help="time steps (s)")
+    cp.add_argument(
+        "--reference", default="auto", metavar="auto|FILE.csv", help="default: auto (smallest Δt)"
+    )
+    _cluster_options(cp)
     return parser
+
+
+def _cluster_options(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers", type=_whole, metavar="N", help="local worker processes (default: the cores)"
+    )
+    where.add_argument(
+        "--scheduler", metavar="ADDRESS", help="a Dask scheduler, e.g. tcp://10.0.0.5:8786"
+    )
+    p.add_argument(
+        "--keep-runs", action="store_true", help="write each case's results to DIR/cases/NNN.csv"
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def _whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+    return value
 
 
 def _positive(text: str) -> float:
@@ -191,7 +271,122 @@ def _import(args) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"check": _check, "run": _run, "import": _import}
+def _assignments(items: list[str], option: str, parse) -> dict:
+    from solver.studies.errors import StudyError
+    from solver.studies.values import split_assignment
+
+    out: dict = {}
+    for item in items:
+        key, value = split_assignment(item, option)
+        if key in out:
+            raise StudyError(key, f"is given twice ({option})")
+        out[key] = parse(key, value)
+    return out
+
+
+def _invalid(args, exc) -> int:
+    name = os.path.basename(args.model)
+    print(str(exc if str(exc).startswith(name) else exc.with_file(name)), file=sys.stderr)
+    return EXIT_INVALID
+
+
+def _study(args) -> int:
+    from solver.model import ModelError
+    from solver.studies.values import parse_values
+
+    try:
+        vary = _assignments(args.vary, "--vary", parse_values)
+        sample = _assignments(args.sample, "--sample", lambda key, text: text)
+    except ModelError as exc:
+        return _invalid(args, exc)
+    return _run_study(args, vary, sample, args.samples, args.seed, args.reference, plots=False)
+
+
+def _compare(args) -> int:
+    from solver.model import ModelError
+    from solver.studies.values import parse_values
+
+    try:
+        vary = {
+            "solver.formulation": parse_values("solver.formulation", args.formulations),
+            "solver.dt": parse_values("solver.dt", args.dts),
+        }
+    except ModelError as exc:
+        return _invalid(args, exc)
+    return _run_study(args, vary, {}, None, None, args.reference, plots=True)
+
+
+def _run_study(args, vary, sample, samples, seed, reference, plots: bool) -> int:
+    """The study of ``biela study`` and ``biela compare``: validate, run, write ``--out``."""
+    from solver.model import ModelError
+    from solver.studies import Study, output
+    from solver.studies.progress import Progress
+
+    name = os.path.basename(args.model)
+    try:
+        study = Study(
+            args.model, vary=vary, sample=sample, samples=samples, seed=seed,
+            reference=reference, keep_runs=args.keep_runs, workers=args.workers,
+            scheduler=args.scheduler,
+        )  # fmt: skip
+        folder = output.prepare(args.out)
+    except ModelError as exc:
+        return _invalid(args, exc)
+    if study.seed is not None and seed is None:
+        print(
+            f"seed {study.seed} (pass --seed {study.seed} to draw the same cases)", file=sys.stderr
+        )
+    progress = None if args.quiet else Progress(len(study))
+    written = 0.0
+    interrupted = False
+    try:
+        for row in study:
+            index = row["case"]
+            if index in study.runs:  # --keep-runs: write it, then let it go
+                output.write_run(folder, index, len(study), *study.runs.pop(index))
+            if time.perf_counter() - written >= output.REWRITE_INTERVAL:
+                output.write_table(folder, study.completed_rows())
+                written = time.perf_counter()
+            if progress is not None:
+                progress.update(study.done, study.failures)
+    except KeyboardInterrupt:
+        interrupted = True
+    except ModelError as exc:  # the cluster refused (no scheduler, no workers)
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    finally:
+        if progress is not None:
+            progress.close()
+        if study.started:
+            output.write_table(folder, study.completed_rows())
+    rows = study.completed_rows()
+    if plots and rows:
+        from solver.studies import plots as figures
+
+        figures.work_precision(rows, folder, f"{study.name}: work–precision (labels: Δt in s)")
+        figures.drift(rows, folder, f"{study.name}: energy drift")
+    if study.reference_case is not None:
+        case = study.cases[study.reference_case]
+        print(f"reference: case {case.index} ({case.label()})", file=sys.stderr)
+    failed = study.failures
+    print(
+        f"{name}: {len(rows)} of {len(study)} cases in {study.elapsed:.3g} s on "
+        f"{study.worker_count} workers; {failed} failed; table {folder / 'study.csv'}",
+        file=sys.stderr,
+    )
+    if interrupted:
+        print("biela: interrupted", file=sys.stderr)
+        return 130
+    return EXIT_OK
+
+
+COMMANDS = {
+    "check": _check,
+    "run": _run,
+    "import": _import,
+    "study": _study,
+    "compare": _compare,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
