@@ -25,8 +25,8 @@ ONE_THREAD = {
     "MKL_NUM_THREADS": "1",
     "NUMBA_NUM_THREADS": "1",
 }
-#: Seconds to wait for a scheduler to answer.
-CONNECT_TIMEOUT = 20
+#: Seconds to wait for a scheduler to answer, and for its first worker.
+CONNECT_TIMEOUT = 60
 
 
 def default_workers() -> int:
@@ -63,7 +63,7 @@ def dask_client(
             n_workers=n,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",  # its HTTP endpoints on a free port, not 8787
             host="127.0.0.1",
             env=ONE_THREAD,
             silence_logs=logging.ERROR,
