@@ -42,6 +42,7 @@ from app.plots import AddPlotDialog, PlotsPanel
 from app.progress import ProgressBar
 from app.rundata import RunData
 from app.settings import Settings
+from app.study_dialog import install_study
 from app.viewport import Viewport
 from app.worker import FrameBatch, RunOutcome, SimulationRunner
 
@@ -372,6 +373,8 @@ class MainWindow(QMainWindow):
         sim_menu.addSeparator()
         sim_menu.addAction(self.play_action)
         sim_menu.addAction(self.add_plot_action)
+        sim_menu.addSeparator()
+        install_study(self, sim_menu)  # Simulate ▸ Study… (app.study_dialog)
 
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.shortcuts_action)
