@@ -58,7 +58,12 @@ def dask_client(
     n = workers or default_workers()
     if n < 1:
         raise StudyError("", f"workers must be at least 1 (got {n})")
-    with _quiet_distributed():
+    import dask
+
+    # glibc's own heap thresholds in the workers, not Dask's MALLOC_TRIM_THRESHOLD_ (it
+    # doubles a time step's CPU time, see solver.studies.memory)
+    no_trim = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    with _quiet_distributed(), dask.config.set(no_trim):
         cluster = LocalCluster(
             n_workers=n,
             threads_per_worker=1,

@@ -90,6 +90,9 @@ class Study:
         self.elapsed = 0.0
         self.worker_count = 0
         self.warm_up: dict[str, str] = {}
+        #: seconds: ``cluster`` (connect or start), ``warm_up``, ``cases`` (first submission
+        #: to the last row)
+        self.timing: dict[str, float] = {}
         self.started = False
 
     @property
@@ -133,9 +136,14 @@ class Study:
     def _run(self) -> Iterator[dict[str, Any]]:
         from distributed import as_completed
 
+        mark = time.perf_counter()
         with dask_client(self.client, self.workers, self.scheduler) as client:
             self.worker_count = wait_for_workers(client)
+            self.timing["cluster"] = time.perf_counter() - mark
+            mark = time.perf_counter()
             self.warm_up = warm_hosts(client)
+            self.timing["warm_up"] = time.perf_counter() - mark
+            mark = time.perf_counter()
             wanted = self._rows_wanted()
             token = uuid.uuid4().hex[:8]
             futures = {}
@@ -156,6 +164,7 @@ class Study:
                     if self._cancel.is_set():
                         break
             finally:
+                self.timing["cases"] = time.perf_counter() - mark
                 if pending:
                     client.cancel(list(pending))
                     for future in pending:
