@@ -40,6 +40,7 @@ def one(workers: int, t_end: float, cases: int) -> dict:
         "warm_up_s": study.timing["warm_up"],
         "cases_s": study.timing["cases"],
         "sum_case_s": on_workers,
+        "sum_cpu_s": sum(r["cpu_time_s"] for r in rows),
         "overhead_per_case_ms": 1e3 * (study.timing["cases"] - on_workers / workers) / cases,
         "load_before": load,
         "load_after": os.getloadavg()[0],
