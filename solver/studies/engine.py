@@ -47,9 +47,12 @@ def dask_client(
 
     if scheduler:
         try:
-            remote = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
-            raise StudyError("", f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            remote = Client(scheduler, timeout=CONNECT_TIMEOUT / 2, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise StudyError(
+                "", f"cannot reach the Dask scheduler at {scheduler}: {reason}"
+            ) from None
         try:
             yield remote
         finally:

@@ -30,6 +30,8 @@ from solver.studies.table import REFERENCE, row_of
 from solver.studies.warmup import warm_hosts
 
 AUTO = "auto"
+#: seconds between looks for completed cases (and for a cancel)
+POLL = 0.02
 
 
 def model_data(model: Model | str | os.PathLike | dict) -> tuple[dict, dict, str]:
@@ -141,7 +143,7 @@ class Study:
             self.worker_count = wait_for_workers(client)
             self.timing["cluster"] = time.perf_counter() - mark
             mark = time.perf_counter()
-            self.warm_up = warm_hosts(client)
+            self.warm_up = warm_hosts(client, [case.model for case in self.cases])
             self.timing["warm_up"] = time.perf_counter() - mark
             mark = time.perf_counter()
             wanted = self._rows_wanted()
@@ -157,20 +159,28 @@ class Study:
                 futures[future] = case.index
             pending = set(futures)
             try:
-                for future in as_completed(list(futures), loop=client.loop):
-                    pending.discard(future)
-                    index = futures[future]
-                    yield self._take(index, _outcome(future, index))
-                    if self._cancel.is_set():
-                        break
+                completed = as_completed(list(futures), loop=client.loop)
+                while not completed.is_empty() and not self._cancel.is_set():
+                    batch = completed.next_batch(block=False)
+                    if not batch:  # poll, so that cancel() stops at once, not after a case
+                        time.sleep(POLL)
+                        continue
+                    for future in batch:
+                        pending.discard(future)
+                        index = futures[future]
+                        yield self._take(index, _outcome(future, index))
             finally:
                 self.timing["cases"] = time.perf_counter() - mark
                 if pending:
                     client.cancel(list(pending))
                     for future in pending:
+                        index = futures[future]
+                        self._take(index, CaseOutcome(index, "cancelled", "the study was stopped"))
+                for case in self.cases:  # stopped before it was submitted
+                    if self.rows[case.index] is None:
                         self._take(
-                            futures[future],
-                            CaseOutcome(futures[future], "cancelled", "the study was stopped"),
+                            case.index,
+                            CaseOutcome(case.index, "cancelled", "the study was stopped"),
                         )
 
     def _take(self, index: int, outcome: CaseOutcome) -> dict[str, Any]:

@@ -171,3 +171,19 @@ def test_values_the_format_refuses_name_the_key(pendulum):
         make_cases(data, defaults)
     with pytest.raises(StudyError, match="samples must be a whole number"):
         make_cases(data, defaults, sample={"bodies.bob.mass": "uniform(1,2)"})
+
+
+def test_the_warm_up_runs_one_case_per_solver_set_up(pendulum):
+    from solver.studies.warmup import representatives
+
+    data, defaults = pendulum
+    cases, _ = make_cases(
+        data, defaults,
+        {"solver.formulation": ["penalty", "null_space"], "solver.dt": [1e-3, 2e-3],
+         "solver.parameters.scheme": ["trapezoidal", "fox_goodwin"], "bodies.bob.mass": [1.0, 2.0]},
+    )  # fmt: skip
+    chosen = representatives(c.model for c in cases)
+    assert len(cases) == 16 and len(chosen) == 4  # formulation x scheme; numbers do not count
+    assert {(m.solver.formulation, m.solver.parameters["scheme"]) for m in chosen} == {
+        (f, s) for f in ("penalty", "null_space") for s in ("trapezoidal", "fox_goodwin")
+    }

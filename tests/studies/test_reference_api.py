@@ -57,3 +57,18 @@ def test_study_streams_rows_and_returns_a_dataframe(pendulum_file, dask_client, 
                   client=dask_client)  # fmt: skip
     assert again["reference_distance"][1] == 0.0
     assert 0 < again["reference_distance"][0] < 1e-3
+
+
+def test_cancel_stops_the_study_and_the_rest_are_cancelled_rows(pendulum_file, dask_client):
+    s = Study(pendulum_file, vary={"solver.t_end": [1.0] * 8}, client=dask_client)
+    statuses = []
+    for row in s:
+        statuses.append(row["status"])
+        s.cancel()
+    assert s.cancelled and statuses and set(statuses) == {"ok"}
+    final = [r["status"] for r in s.rows]
+    assert len(final) == 8 and "cancelled" in final and set(final) <= {"ok", "cancelled"}
+    assert final.count("ok") == len(statuses)
+    assert all(
+        r["message"] == "the study was stopped" for r in s.rows if r["status"] == "cancelled"
+    )
