@@ -28,7 +28,7 @@ FLEXIBLE_TYPES = ("ancf_beam2d", "ancf_cable", "ancf_beam3d")
 BODY_TYPES = RIGID_TYPES + POINT_MASS_TYPES + FLEXIBLE_TYPES
 #: element types of each flexible body type; the first is the default
 FLEXIBLE_ELEMENTS = {
-    "ancf_beam2d": ("euler_bernoulli", "continuum"),
+    "ancf_beam2d": ("euler_bernoulli", "continuum", "euler_bernoulli_linear"),
     "ancf_cable": ("cable",),
     "ancf_beam3d": ("continuum",),
 }
