@@ -75,11 +75,11 @@ def test_sparse_mobility_agrees_with_the_svd(name):
 
 
 def test_a_redundant_loop_at_the_end_of_a_long_mechanism():
-    """The N-four-bar with 60 loops (847 coordinates: the sparse path) whose last loop is
+    """The N-four-bar with 45 loops (637 coordinates: the sparse path) whose last loop is
     closed by a revolute instead of a point-on-line joint: that planar loop of revolutes
     is redundant in 3D. The sparse QR finds the SVD's count and names the joints of the
     last loop only."""
-    n = 60
+    n = 45
     data = n_four_bar(n)
     close = next(j for j in data["joints"] if j["name"] == f"C{n}")
     close.update(type="revolute")
