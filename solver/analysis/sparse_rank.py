@@ -117,26 +117,26 @@ def blocked_rank(a, groups: list[np.ndarray], left_null: bool = True) -> Blocked
         if len(cols) != cols[-1] - cols[0] + 1:
             raise ValueError("column groups must be ranges of consecutive columns")
     # rows: original ids 0..m-1, produced rows m, m+1, …
-    r_cols: list[np.ndarray] = []
-    r_vals: list[np.ndarray] = []
-    r_groups: list[set[int]] = []
+    a = a.copy()
+    a.eliminate_zeros()
+    counts = np.diff(a.indptr)
+    r_cols: list[np.ndarray] = np.split(a.indices, a.indptr[1:-1])
+    r_vals: list[np.ndarray] = np.split(a.data, a.indptr[1:-1])
+    row_max = np.zeros(m)
+    filled = counts > 0
+    row_max[filled] = np.maximum.reduceat(np.abs(a.data), a.indptr[:-1][filled])
+    pairs = np.unique(np.repeat(np.arange(m), counts) * len(groups) + group_of[a.indices])
+    per_row = np.split(pairs % len(groups), np.searchsorted(pairs // len(groups), np.arange(1, m)))
+    r_groups: list[set[int]] = [set(g.tolist()) for g in per_row]
     active: list[set[int]] = [set() for _ in groups]
     dependent: list[tuple[int, int]] = []  # (step, local index) or (-1, original row)
-    data_ok = a.data != 0.0
     for i in range(m):
-        lo, hi = a.indptr[i], a.indptr[i + 1]
-        keep = data_ok[lo:hi]
-        cols, vals = a.indices[lo:hi][keep], a.data[lo:hi][keep]
-        gs = set(group_of[cols].tolist())
-        r_cols.append(cols)
-        r_vals.append(vals)
-        r_groups.append(gs)
-        if not len(cols) or np.abs(vals).max() <= tol:
+        if row_max[i] <= tol:
             dependent.append((-1, i))
             continue
-        for g in gs:
+        for g in r_groups[i]:
             active[g].add(i)
-    order = minimum_degree_order([np.fromiter(gs, np.int64) for gs in r_groups], len(groups))
+    order = minimum_degree_order(per_row, len(groups))
     pos = np.full(n, -1, np.int64)
     pivots: list[np.ndarray] = []
     steps: list[tuple[list[int], np.ndarray]] = []  # (input row ids, Q)
