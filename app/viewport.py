@@ -437,6 +437,8 @@ class Viewport(QWidget):
                 return None
             if shape.scale:
                 mesh = mesh.scale(shape.scale)
+            if shape.center is not None:  # the enclosed volume's centroid goes to center
+                mesh = mesh.translate(np.subtract(shape.center, _mesh_centroid(mesh)))
             return mesh
         return None
 
@@ -894,3 +896,20 @@ def _unit(v) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     n = float(np.linalg.norm(v))
     return v / n if n > 0 else np.array([0.0, 0.0, 1.0])
+
+
+def _mesh_centroid(mesh) -> np.ndarray:
+    """Centroid of the volume a mesh encloses (of its bounding box if it encloses none)."""
+    import pyvista
+
+    from app.builder.shapes import mesh_mass_properties
+
+    try:
+        surface = mesh
+        if not isinstance(surface, pyvista.PolyData):
+            surface = surface.extract_surface(algorithm="dataset_surface")
+        surface = surface.triangulate()
+        faces = np.asarray(surface.faces).reshape(-1, 4)[:, 1:]
+        return mesh_mass_properties(np.asarray(surface.points, float), faces, 1.0)[1]
+    except (ValueError, AttributeError):
+        return np.asarray(mesh.center, float)

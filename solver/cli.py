@@ -190,6 +190,8 @@ def _run(args) -> int:
         print(f"biela: cannot write results: {exc.strerror}: {exc.filename}", file=sys.stderr)
         return EXIT_USAGE
     s = result.summary
+    for warning in s.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
     stability = getattr(result, "stability", None)
     if stability and stability.get("warning"):
         print(f"warning: {stability['warning']}", file=sys.stderr)

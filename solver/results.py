@@ -49,6 +49,9 @@ class Frame:
     iterations: int = 0
     qdd: np.ndarray | None = None
     row: np.ndarray | None = None  # the CSV row, filled by ``Result.append``
+    #: dynamic runs: the smallest substep (s) of a step that failed and was retried
+    #: (``solver.analysis.step_control``), ``None`` when the step was taken whole
+    substep: float | None = None
 
     @property
     def total(self) -> float:

@@ -30,7 +30,9 @@ class LiveReport:
     """What the status bar, the tree and the viewport show after an edit."""
 
     grubler: int | None = None
-    dof: int | None = None
+    dof: int | None = None  # passive freedoms not counted (``passive`` lists them)
+    passive: list[str] = field(default_factory=list)
+    passive_dof: int = 0
     redundant: int = 0
     redundant_items: list[str] = field(default_factory=list)  # "joint:J1", "driver:m"
     conflicting_items: list[str] = field(default_factory=list)
@@ -71,6 +73,8 @@ class LiveReport:
             grubler = f"Grübler {self.grubler}, " if self.grubler is not None else ""
             return f"DOF ? ({grubler}{self.error.split(':')[0] if self.conflicting_items else 'invalid'})"
         text = f"DOF {self.dof} (Grübler {self.grubler}"
+        if self.passive:
+            text += f", {self.passive_dof} passive"
         if self.redundant:
             text += f", {self.redundant} redundant"
         return text + ")"
@@ -94,7 +98,9 @@ def live_check(model: d.Model) -> LiveReport:
         report.error = f"{type(error).__name__}: {error}"
         return report
     report.grubler = result.grubler_dof
-    report.dof = result.dof
+    report.dof = result.active_dof
+    report.passive = result.passive_freedoms
+    report.passive_dof = result.dof - result.active_dof
     report.residual = result.assembly_residual
     report.warnings = list(result.warnings)
     if result.mobility is not None:

@@ -4,7 +4,10 @@
 (Grübler–Kutzbach, spatial), assembles the initial configuration (minimum-norm Newton;
 ``AssemblyError`` names the joints that cannot be closed and the residual) and takes the
 numerical rank of ``Φ_q`` there: DOF, redundant constraints and the joints involved,
-and a warning near a singular position.
+the passive freedoms (a body's spin that moves none of its joint, force or output points:
+"1 passive freedom: coupler spin about J1–J2") and a warning near a singular position.
+Everything after validation is sparse for large models, so a check costs time and memory
+in proportion to the number of bodies.
 """
 
 from __future__ import annotations
@@ -76,8 +79,19 @@ class CheckReport:
 
     @property
     def dof(self) -> int:
-        """Numerical DOF when available, else Grübler's count."""
+        """Numerical DOF when available (passive freedoms included), else Grübler's count."""
         return self.mobility.dof if self.mobility else self.grubler_dof
+
+    @property
+    def passive_freedoms(self) -> list[str]:
+        """One description per body with passive freedoms, e.g. "coupler spin about J1–J2"."""
+        return [f.describe() for f in self.mobility.passive] if self.mobility else []
+
+    @property
+    def active_dof(self) -> int:
+        """The DOF that drivers or the dynamics determine: ``dof`` less the passive
+        freedoms (what a kinematic analysis needs driven, and the builder shows)."""
+        return self.mobility.active_dof if self.mobility else self.grubler_dof
 
     @property
     def redundant(self) -> int:
@@ -100,6 +114,8 @@ class CheckReport:
             f"degrees of freedom (rank of the constraint Jacobian): {mob.dof} = "
             f"{mob.coordinates} coordinates − rank {mob.rank} of {mob.equations} equations"
         )
+        if mob.passive:
+            out.append(mob.describe_passive())
         if mob.redundant:
             out.append(f"redundant constraints: {mob.redundant}, among {mob.describe_redundancy()}")
         else:

@@ -25,6 +25,7 @@ from solver.analysis.kinematic import kinematic_frames
 from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mass_check import check_mass
 from solver.analysis.mobility import mobility
+from solver.analysis.step_control import StepControl
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
 from solver.model.errors import UnsupportedFeature
@@ -193,6 +194,7 @@ class Simulation:
         mark = time.perf_counter()
         steps = iterations = 0
         last = None
+        self.step_control = StepControl()  # the record of retried steps
         if s.analysis == "dynamic" and s.parameters.get("group_method") != "structural_groups":
             from solver.analysis.stability import StabilityMonitor
 
@@ -202,6 +204,8 @@ class Simulation:
         try:
             for frame, k in self._steps():
                 steps, iterations = k, iterations + frame.iterations
+                if frame.substep is not None:
+                    self.step_control.record(frame.t - s.dt, frame.substep)
                 if self.monitor is not None:
                     self.monitor.observe(frame, k)
                 if self.on_step is not None and k % every:
@@ -270,6 +274,11 @@ class Simulation:
             "max_energy_drift": r.max_energy_drift() if len(r) else None,
         }
         if s.analysis == "dynamic":
+            control = getattr(self, "step_control", StepControl()).summary(s.dt)
+            summary["retried_steps"] = control["retried_steps"]
+            summary["smallest_substep"] = control["smallest_substep"]
+            if "warning" in control:
+                summary["warnings"] = [control["warning"]]
             r.stability = self.monitor.report() if self.monitor is not None else None
             summary["dt_max_estimate"] = r.stability["dt_max_estimate"] if r.stability else None
             summary["orientation"] = s.orientation
@@ -283,6 +292,7 @@ class Simulation:
             summary["modes"] = r.modes.table()
         mob = mobility(self.system, self._first_q if self._first_q is not None else self.system.q0)
         summary["dof"], summary["redundant_constraints"] = mob.dof, mob.redundant
+        summary["passive_freedoms"] = [f.describe() for f in mob.passive]
         r.summary = summary
 
 

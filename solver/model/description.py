@@ -28,7 +28,7 @@ FLEXIBLE_TYPES = ("ancf_beam2d", "ancf_cable", "ancf_beam3d")
 BODY_TYPES = RIGID_TYPES + POINT_MASS_TYPES + FLEXIBLE_TYPES
 #: element types of each flexible body type; the first is the default
 FLEXIBLE_ELEMENTS = {
-    "ancf_beam2d": ("euler_bernoulli", "continuum"),
+    "ancf_beam2d": ("euler_bernoulli", "continuum", "euler_bernoulli_linear"),
     "ancf_cable": ("cable",),
     "ancf_beam3d": ("continuum",),
 }
@@ -83,7 +83,10 @@ class Shape:
     ``box``: ``center``, ``size`` (edge lengths along the box axes), ``orientation``
     (optional quaternion of the box axes); ``cylinder`` and ``rod``: ``start``/``end``
     (JSON ``from``/``to``) and ``radius``; ``sphere``: ``center``, ``radius``;
-    ``mesh``: ``file`` (STL/OBJ path, relative to the model file) and ``scale``.
+    ``mesh``: ``file`` (STL/OBJ path, relative to the model file), ``scale`` and ``center``
+    (where the centroid of the volume the mesh encloses is placed; ``None``: where the
+    file puts it). In a model file a box's, sphere's or mesh's ``center`` defaults to the
+    body's ``position``.
     """
 
     type: str

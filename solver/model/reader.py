@@ -100,6 +100,7 @@ SOLVER_PARAMETERS: dict[str, Any] = {
     "projections": bool,
     "rank_tolerance": "positive",
     "predictor": ("quadratic", "linear"),
+    "step_control": bool,
 }
 
 
@@ -191,7 +192,9 @@ def check_inertia(f: Fields, inertia: d.Mat3) -> None:
         )
 
 
-def _shape(item: Any, where: str, index: int) -> d.Shape:
+def _shape(item: Any, where: str, index: int, default_center=(0.0, 0.0, 0.0)) -> d.Shape:
+    """One shape; a box's, sphere's or mesh's ``center`` defaults to ``default_center``
+    (the body's ``position``)."""
     prefix = f"shapes[{index}]."
     kind = item.get("type") if isinstance(item, dict) else None
     allowed = {
@@ -199,7 +202,7 @@ def _shape(item: Any, where: str, index: int) -> d.Shape:
         "cylinder": ("type", "from", "to", "radius", "color"),
         "rod": ("type", "from", "to", "radius", "color"),
         "sphere": ("type", "center", "radius", "color"),
-        "mesh": ("type", "file", "scale", "color"),
+        "mesh": ("type", "file", "scale", "center", "color"),
     }
     if kind not in allowed:
         f = Fields(item, where, ("type",) + tuple(k for a in allowed.values() for k in a), prefix)
@@ -212,7 +215,11 @@ def _shape(item: Any, where: str, index: int) -> d.Shape:
             raise f.error("size", "edge lengths must be positive")
         orientation = _quaternion(f, "orientation", []) if f.has("orientation") else None
         return d.Shape(
-            "box", center=f.vector("center"), size=size, orientation=orientation, color=color
+            "box",
+            center=f.vector("center", default_center),
+            size=size,
+            orientation=orientation,
+            color=color,
         )
     if kind in ("cylinder", "rod"):
         start, end = f.vector("from"), f.vector("to")
@@ -224,18 +231,26 @@ def _shape(item: Any, where: str, index: int) -> d.Shape:
     if kind == "sphere":
         return d.Shape(
             "sphere",
-            center=f.vector("center"),
+            center=f.vector("center", default_center),
             radius=f.number("radius", positive=True),
             color=color,
         )
     file = f.string("file")
     if not file.strip():
         raise f.error("file", "must name an STL or OBJ file")
-    return d.Shape("mesh", file=file, scale=f.number("scale", None, positive=True), color=color)
+    return d.Shape(
+        "mesh",
+        file=file,
+        scale=f.number("scale", None, positive=True),
+        center=f.vector("center", default_center),
+        color=color,
+    )
 
 
 def _shapes(f: Fields) -> list[d.Shape]:
-    return [_shape(s, f.where, i) for i, s in enumerate(f.items("shapes", []))]
+    """The body's shapes; centres left out default to the body's ``position``."""
+    default = f.vector("position", (0.0, 0.0, 0.0))
+    return [_shape(s, f.where, i, default) for i, s in enumerate(f.items("shapes", []))]
 
 
 def _rigid_body(f: Fields, warnings: list[str]) -> d.RigidBody:

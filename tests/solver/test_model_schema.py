@@ -472,10 +472,10 @@ def test_body_types_and_fields():
 
 def test_shape_types_and_fields_probe_the_reader():
     minimal = {
-        "box": {"center": [0, 0, 0], "size": [1, 1, 1]},
+        "box": {"size": [1, 1, 1]},
         "cylinder": {"from": [0, 0, 0], "to": [0, 0, 1], "radius": 0.1},
         "rod": {"from": [0, 0, 0], "to": [0, 0, 1]},
-        "sphere": {"center": [0, 0, 0], "radius": 0.1},
+        "sphere": {"radius": 0.1},
         "mesh": {"file": "part.stl"},
     }
     assert _enum("shape") == set(d.SHAPE_TYPES) == set(minimal)
