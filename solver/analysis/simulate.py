@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 
@@ -28,18 +28,42 @@ from solver.analysis.mobility import mobility
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
 from solver.model.errors import UnsupportedFeature
+from solver.model.validation import check_settings
 from solver.results import Frame, Result
 
 ANALYSES_AVAILABLE = ("dynamic", "kinematic", "static", "modes", "assembly")
 
 
-def settings_with(model: d.Model, **overrides) -> d.SolverSettings:
-    """The model's solver settings with the non-``None`` keyword overrides applied."""
+def settings_with(
+    model: d.Model,
+    *,
+    source: str = "simulate()",
+    names: dict[str, str] | None = None,
+    **overrides,
+) -> d.SolverSettings:
+    """The model's solver settings with the non-``None`` keyword overrides applied, checked
+    by the model format's rules (``check_settings``: a ``ModelError`` names the field).
+
+    An error in an override is located at ``source`` and names it as ``names`` says (the
+    command line passes ``"command line"`` and ``{"dt": "--dt", ...}``); by default as
+    the keyword argument of ``simulate()``. A ``dt`` given without ``output_dt`` raises
+    the file's output interval to ``dt`` where it was smaller (every step an output)."""
     given = {k: v for k, v in overrides.items() if v is not None}
+    values = {k: v for k, v in asdict(model.solver).items() if v is not None}
     params = given.pop("parameters", None)
-    settings = replace(model.solver, **given)
-    if params:
-        settings.parameters = {**model.solver.parameters, **params}
+    values.update(given)
+    # the file's output interval was chosen for the file's dt: with a larger dt given
+    # instead, every step is an output (an output_dt given too must fit the rules)
+    out, dt = values.get("output_dt"), given.get("dt")
+    numbers = isinstance(out, float | int) and isinstance(dt, float | int)
+    if numbers and "output_dt" not in given and out < dt:
+        values["output_dt"] = dt
+    if params is not None:
+        merged = {**model.solver.parameters, **params} if isinstance(params, dict) else params
+        values["parameters"] = merged  # not a dict: refused by the rules, naming it
+        given["parameters"] = params
+    labels = {k: (names or {}).get(k, k) for k in given}
+    settings = check_settings(values, labels, source)
     if settings.output_dt is None:
         settings.output_dt = settings.dt
     return settings
@@ -50,6 +74,9 @@ class Simulation:
 
     def __init__(self, model: d.Model, settings: d.SolverSettings) -> None:
         self.model = model
+        check_settings(settings)  # settings built by hand follow the rules too
+        if settings.output_dt is None:
+            settings = replace(settings, output_dt=settings.dt)
         self.settings = settings
         self._check_available()
         self.system = MultibodySystem(model, settings.coordinates)
