@@ -19,7 +19,7 @@ import numpy as np
 
 from solver.analysis.blas_threads import single_blas_thread
 from solver.analysis.dynamic import dynamic_frames
-from solver.analysis.errors import SimulationError
+from solver.analysis.errors import NonFiniteFunction, SimulationError
 from solver.analysis.formulations import formulation_class
 from solver.analysis.kinematic import kinematic_frames
 from solver.analysis.kinematics import AssemblyError, assemble
@@ -206,7 +206,7 @@ class Simulation:
             return None
         try:
             return self.requested.values(frame.t, frame.q, frame.qd)
-        except (np.linalg.LinAlgError, FloatingPointError, ValueError):
+        except (np.linalg.LinAlgError, FloatingPointError, ValueError, NonFiniteFunction):
             if not fallback:
                 raise
             return None
@@ -253,9 +253,17 @@ class Simulation:
                 busy, mark = busy + time.perf_counter() - mark, None
                 yield out
                 mark = time.perf_counter()
-        except (SimulationError, np.linalg.LinAlgError, FloatingPointError) as exc:
-            if not isinstance(exc, SimulationError):  # a matrix-level failure inside a step
-                t = last.t if last is not None else (self.result.t[-1] if len(self.result) else 0.0)
+        except (
+            SimulationError,
+            NonFiniteFunction,
+            np.linalg.LinAlgError,
+            FloatingPointError,
+        ) as exc:
+            if isinstance(exc, NonFiniteFunction):  # a driver's or force's function
+                exc = exc.simulation_error()
+            elif not isinstance(exc, SimulationError):  # a matrix-level failure in a step
+                stats = self.result.statistics
+                t = last.t if last is not None else (float(stats.last[0]) if stats.frames else 0.0)
                 exc = SimulationError(
                     t,
                     f"numerical failure after this time ({type(exc).__name__}: {exc})",
@@ -274,6 +282,7 @@ class Simulation:
     def _summarise(self, steps: int, iterations: int) -> None:
         r = self.result
         s = self.settings
+        stats = r.statistics
         summary = {
             "model": self.model.name,
             "analysis": s.analysis,
@@ -288,28 +297,25 @@ class Simulation:
             "frames": len(r),
             "wall_time_s": self.wall_time,
             "newton_iterations": iterations,
-            "max_constraint_position": float(r.column("constraint.position").max())
-            if len(r)
-            else None,
-            "max_constraint_velocity": float(r.column("constraint.velocity").max())
-            if len(r)
-            else None,
-            "max_energy_drift": r.max_energy_drift() if len(r) else None,
+            "max_constraint_position": stats.max_constraint_position if stats.frames else None,
+            "max_constraint_velocity": stats.max_constraint_velocity if stats.frames else None,
+            "max_energy_drift": stats.max_energy_drift if stats.frames else None,
         }
         if s.analysis == "dynamic":
             r.stability = self.monitor.report() if self.monitor is not None else None
             summary["dt_max_estimate"] = r.stability["dt_max_estimate"] if r.stability else None
             summary["orientation"] = s.orientation
         if r.n_requested and len(r):
-            from solver.analysis.outputs.requested import peaks
-
-            summary["requested"] = peaks(
-                r.columns[-r.n_requested :], r.t, r.data[:, -r.n_requested :]
-            )
+            summary["requested"] = stats.peaks()
         if getattr(r, "modes", None) is not None:
             summary["modes"] = r.modes.table()
-        mob = mobility(self.system, self._first_q if self._first_q is not None else self.system.q0)
-        summary["dof"], summary["redundant_constraints"] = mob.dof, mob.redundant
+        try:
+            q = self._first_q if self._first_q is not None else self.system.q0
+            mob = mobility(self.system, q)
+            summary["dof"], summary["redundant_constraints"] = mob.dof, mob.redundant
+        except (NonFiniteFunction, np.linalg.LinAlgError, ValueError):
+            # a driver unusable at t = 0 (the run's message says which), a broken state
+            summary["dof"] = summary["redundant_constraints"] = None
         r.summary = summary
 
 

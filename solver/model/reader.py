@@ -558,7 +558,7 @@ def read_model(data: Any) -> d.Model:
     if version > FORMAT_VERSION:
         raise ModelError(
             "",
-            f"was written for model format {version} by a newer Biela; this version reads "
+            f"was written for model format {describe(version)} by a newer Biela; this version reads "
             f"format {FORMAT_VERSION}: update Biela to open it",
         )
     top = Fields(data, "model", TOP_FIELDS)

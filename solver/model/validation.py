@@ -308,6 +308,10 @@ def validate_model(model: d.Model) -> None:
         check.output(i, o)
     for r in model.requests:
         check_request(model, r)
+    for i, f in enumerate(model.forces):
+        warning = contact_start_warning(i, f)
+        if warning and warning not in model.warnings:
+            model.warnings.append(warning)
 
 
 #: Joints that have a coordinate of their own (``joint_coordinates``).
@@ -350,6 +354,48 @@ def check_request(model: d.Model, request: d.ResultRequest) -> None:
                         f'"{name}" joins flexible body "{body.name}": joint coordinates are '
                         "given between rigid bodies",
                     )
+
+
+#: Initial penetration of a contact, as a fraction of the (smaller) sphere radius, above
+#: which the start is surely a mistake (a sphere resting under its weight is compressed by
+#: a few 1e-5 of its radius at most).
+DEEP_START = 0.01
+
+
+def contact_start_warning(index: int, force: d.Force) -> str | None:
+    """A warning when contact ``force`` starts with its sphere deep inside the plane or the
+    other sphere (more than ``DEEP_START`` of the radius): the first contact force would
+    be enormous and fling the bodies apart. Positions are global at t = 0."""
+    if force.type != "contact" or force.sphere is None:
+        return None
+    where = _label("forces", index, force.name)
+    center, radius = np.asarray(force.sphere.center, float), force.sphere.radius
+    if force.plane is not None:
+        normal = np.asarray(force.plane.normal, float)
+        height = float((center - np.asarray(force.plane.point, float)) @ normal) / float(
+            np.linalg.norm(normal)
+        )
+        depth, scale = radius - height, radius
+        place = (
+            f"with its centre {-height:.3g} m behind the plane"
+            if height < 0
+            else f"{depth:.3g} m into the plane"
+        )
+        fields = "sphere.center, plane.point and plane.normal (toward the free side)"
+    elif force.sphere2 is not None:
+        other = np.asarray(force.sphere2.center, float)
+        depth = radius + force.sphere2.radius - float(np.linalg.norm(center - other))
+        scale = min(radius, force.sphere2.radius)
+        place = f"{depth:.3g} m into the other sphere"
+        fields = "sphere.center and sphere2.center"
+    else:
+        return None
+    if depth <= DEEP_START * scale:
+        return None
+    return (
+        f"{where}: the sphere starts {place} (penetration {depth:.3g} m, radius "
+        f"{scale:.3g} m): the first contact force would fling the bodies apart; check {fields}"
+    )
 
 
 # ---- solver settings -------------------------------------------------------------------
