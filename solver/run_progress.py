@@ -44,7 +44,7 @@ class Progress:
         t_end: float,
         dt: float,
         *,
-        delay: float = DELAY,
+        delay: float | None = None,
         interval: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -60,7 +60,7 @@ class Progress:
             interval if interval is not None else (TTY_INTERVAL if self.tty else LOG_INTERVAL)
         )
         self.start = clock()
-        self.due = self.start + delay
+        self.due = self.start + (DELAY if delay is None else delay)
         self.first: tuple[float, float] | None = None  # (wall clock, t) of the first step
         self.width = 0  # of the line shown on a terminal
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,11 @@ def parse_model_text(text: str, filename: str = "<model>") -> Model:
             filename, f"is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
     except ValueError as exc:  # NaN / Infinity literals, integers of over 4300 digits
-        raise ModelError(filename, f"is not valid JSON: {exc}") from None
+        if "integer string conversion" in str(exc):
+            reason = f"has a number of more than {sys.get_int_max_str_digits()} digits"
+        else:
+            reason = f"is not valid JSON: {exc}"
+        raise ModelError(filename, reason) from None
     except RecursionError:
         raise ModelError(filename, "is not valid JSON: nested too deeply") from None
     try:

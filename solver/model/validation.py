@@ -21,7 +21,7 @@ import numpy as np
 
 from solver.model import description as d
 from solver.model.errors import ModelError
-from solver.model.fields import Fields, describe, fmt_vector, suggest
+from solver.model.fields import Fields, describe, fmt_vector, is_number, number_problem, suggest
 
 #: Column prefixes the results CSV uses for itself (DESIGN §2).
 RESERVED = ("t", "energy", "constraint", d.GROUND)
@@ -484,6 +484,13 @@ def _settings(values: dict[str, Any], name, where) -> d.SolverSettings:
         raise ModelError("solver", f"must be an object {{...}}, not {describe(values)}")
     default = d.SolverSettings()
     f = Fields(values, "solver", SETTINGS_FIELDS)
+    dt, t_end = values.get("dt", default.dt), values.get("t_end", default.t_end)
+    try:
+        counted = number_problem(dt, positive=True) is None and 0 < float(t_end) < math.inf
+    except (TypeError, ValueError, OverflowError):  # not a number: its own rule says so
+        counted = False
+    if counted and is_number(t_end):
+        _check_steps(float(t_end), float(dt), name, where)  # before t_end's own range
     settings = d.SolverSettings(
         analysis=f.string("analysis", default.analysis, choices=d.ANALYSES),
         coordinates=f.string("coordinates", default.coordinates, choices=d.COORDINATES),
@@ -534,6 +541,11 @@ def _settings(values: dict[str, Any], name, where) -> d.SolverSettings:
             f"({settings.output_dt:g} s) is smaller than {name('dt')} ({dt:g} s)",
             name("output_dt"),
         )
+    return settings
+
+
+def _check_steps(t_end: float, dt: float, name, where) -> None:
+    """At most ``MAX_STEPS`` steps (a huge t_end is named with the step count)."""
     if t_end / dt > MAX_STEPS * (1 + 1e-12):
         key = "t_end" if where("t_end") != "solver" or where("dt") == "solver" else "dt"
         raise ModelError(
@@ -542,4 +554,3 @@ def _settings(values: dict[str, Any], name, where) -> d.SolverSettings:
             f"time steps; a run takes at most {MAX_STEPS:.0e} (a smaller {name('t_end')} "
             f"or a larger {name('dt')})",
         )
-    return settings
