@@ -145,6 +145,7 @@ class _Interrupt:
 
     def __init__(self) -> None:
         self.requested = False
+        self.stopping = False  # the second Ctrl-C was raised; later ones are ignored
         self.simulation = None
         self._previous = None
 
@@ -154,11 +155,15 @@ class _Interrupt:
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        if self._previous is None:
+            return
+        # interrupted: the process is on its way out with exit 130; a further Ctrl-C must
+        # not turn that into a traceback or a death by signal
+        signal.signal(signal.SIGINT, signal.SIG_IGN if self.requested else self._previous)
 
     def _handle(self, signum, frame) -> None:
-        if self.requested:
+        if self.requested and not self.stopping:
+            self.stopping = True
             raise KeyboardInterrupt
         self.requested = True
         if self.simulation is not None:
@@ -257,15 +262,17 @@ def _run_interruptible(args, interrupt: _Interrupt) -> int:
                     os.unlink(path)  # nothing was computed: no results files
         _say(_located(exc, name))
         return EXIT_INVALID
-    except KeyboardInterrupt:  # a second Ctrl-C: stop at once, keep what is written
-        frames.close()  # the summary of what was computed
-        result.status, result.message = "cancelled", "interrupted"
-        result.summary.update(status=result.status, message=result.message)
     except OSError as exc:  # the CSV could not be written (disk full, ...)
         frames.close()
         write_error = exc
         result.status = "failed"
         result.message = f"cannot write results: {exc.strerror or exc}"
+        result.summary.update(status=result.status, message=result.message)
+    except BaseException as exc:  # a second Ctrl-C: stop at once, keep what is written
+        if not _interrupted(exc):
+            raise
+        frames.close()  # the summary of what was computed
+        result.status, result.message = "cancelled", "interrupted"
         result.summary.update(status=result.status, message=result.message)
     finally:
         if progress is not None:
