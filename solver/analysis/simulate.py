@@ -329,11 +329,16 @@ def simulate(
     t_end: float | None = None,
     output_dt: float | None = None,
     tolerance: float | None = None,
+    max_iterations: int | None = None,
     parameters: dict | None = None,
     orientation: str | None = None,
     stream: bool = False,
 ):
     """Run an analysis; ``Result`` (or a ``Simulation`` to iterate when ``stream``).
+
+    The keyword arguments override the model's solver settings and follow the model
+    format's rules (``ModelError`` names the argument, e.g. ``simulate(): dt must be
+    positive (got 0)``).
 
     ``orientation`` overrides ``solver.orientation`` (the rotation parameters integrated by
     ``central_differences``: ``euler_parameters``, ``euler_zxz``, ``rodrigues``, ``gibbs``).
@@ -347,6 +352,7 @@ def simulate(
         t_end=t_end,
         output_dt=output_dt,
         tolerance=tolerance,
+        max_iterations=max_iterations,
         parameters=parameters,
         orientation=orientation,
     )
