@@ -28,8 +28,6 @@ class ItemFunction(TimeFunction):
     """``function`` of model item ``item`` (field ``field``) whose first ``orders`` outputs
     of ``derivatives`` are checked to be finite."""
 
-    __slots__ = ("function", "item", "field", "orders")
-
     def __init__(self, function: TimeFunction, item: str, field: str, orders: int) -> None:
         self.function = function
         self.item = item
@@ -55,6 +53,10 @@ class ItemFunction(TimeFunction):
         raise NonFiniteFunction(
             self.item, self.field, describe_function(self.function), float(t), order, float(value)
         )
+
+    def encode(self) -> Any:
+        """The wrapped function's encoding (a table of many functions evaluates it unchecked)."""
+        return self.function.encode()
 
     def to_json(self) -> Any:
         return self.function.to_json()
