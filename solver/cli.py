@@ -102,14 +102,6 @@ def _number(text: str) -> float:
     return float(text)
 
 
-def _positive(text: str) -> float:
-    """A number that must be positive (kept for callers of earlier versions)."""
-    value = _number(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
-    return value
-
-
 def _say(text: str, stream=None) -> None:
     """One message line, with control characters escaped (names come from files)."""
     print(printable(str(text)), file=stream or sys.stderr)

@@ -9,6 +9,7 @@ run that stops for any reason leaves the rows computed up to then.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import time
@@ -29,6 +30,10 @@ class CsvStream:
         try:
             csv.writer(self._fh).writerow(columns)
             self._fh.flush()
+        except OSError as exc:  # e.g. a full disk: say which file
+            with contextlib.suppress(OSError):
+                self._fh.close()
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         except BaseException:
             self._fh.close()
             raise

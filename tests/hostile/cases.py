@@ -265,7 +265,7 @@ COMMAND_CASES: list[Case] = [
         "csv-disk-full",
         _run("--t-end", "1000", "--csv", "/dev/full"),
         EXIT_USAGE,
-        ("cannot write results: No space left on device",),
+        ("cannot write results: No space left on device: /dev/full",),
     ),  # fmt: skip
     Case(
         "summary-in-missing-folder",

@@ -4,14 +4,15 @@ script's ``main``): ``python -m tests.hostile.runner CASES.json RESULTS.json``.
 ``CASES.json`` is a list of ``{"id", "argv", "timeout"}``; each case's stdout and stderr are
 captured at the file-descriptor level (so output of compiled libraries is caught too) and
 it is stopped by an alarm after ``timeout`` seconds. ``RESULTS.json`` gets, per case,
-``{"id", "exit", "stdout", "stderr", "seconds", "timed_out"}``, written after every case
-(a crash leaves the results so far). The caller measures the process's peak memory.
+``{"id", "exit", "stdout", "stderr", "seconds", "timed_out", "peak_kB"}`` (the process's
+peak resident memory so far), written after every case (a crash leaves the results so far).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import sys
 import tempfile
@@ -76,6 +77,7 @@ def main(cases_path: str, results_path: str) -> None:
     results = []
     for case in cases:
         result = {"id": case["id"], **run_case(case["argv"], case["timeout"])}
+        result["peak_kB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # so far
         results.append(result)
         with open(results_path, "w", encoding="utf-8") as fh:
             json.dump(results, fh)

@@ -101,7 +101,12 @@ def corpus(tmp_path_factory):
 def test_the_corpus_stays_under_500_MB(corpus):
     results, peak, _ = corpus
     assert len(results) == len(CASES)
-    assert peak < MEMORY_LIMIT, f"peak resident memory {peak / 1e6:.0f} MB"
+    steps, before = [], 0
+    for r in results.values():  # where the peak rose (cases run in order)
+        if r["peak_kB"] - before > 10_000:
+            steps.append(f"{r['id']}: {r['peak_kB'] / 1024:.0f} MiB")
+        before = r["peak_kB"]
+    assert peak < MEMORY_LIMIT, f"peak resident memory {peak / 1e6:.0f} MB ({'; '.join(steps)})"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
