@@ -5,14 +5,15 @@ script's ``main``): ``python -m tests.hostile.runner CASES.json RESULTS.json``.
 captured at the file-descriptor level (so output of compiled libraries is caught too) and
 it is stopped by an alarm after ``timeout`` seconds. ``RESULTS.json`` gets, per case,
 ``{"id", "exit", "stdout", "stderr", "seconds", "timed_out", "peak_kB"}`` (the process's
-peak resident memory so far), written after every case (a crash leaves the results so far).
+peak resident memory so far, ``peak_kb``), written after every case (a crash leaves the
+results so far).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
+import re
 import signal
 import sys
 import tempfile
@@ -71,13 +72,21 @@ def run_case(argv: list[str], timeout: float) -> dict:
         }
 
 
+def peak_kb() -> int:
+    """This process's peak resident memory so far (kB): ``VmHWM``, which counts from the
+    ``exec`` of this program (``ru_maxrss`` would include the parent's memory that the
+    child held between ``fork`` and ``exec``)."""
+    with open("/proc/self/status") as fh:
+        return int(re.search(r"VmHWM:\s+(\d+) kB", fh.read()).group(1))
+
+
 def main(cases_path: str, results_path: str) -> None:
     with open(cases_path, encoding="utf-8") as fh:
         cases = json.load(fh)
     results = []
     for case in cases:
         result = {"id": case["id"], **run_case(case["argv"], case["timeout"])}
-        result["peak_kB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # so far
+        result["peak_kB"] = peak_kb()
         results.append(result)
         with open(results_path, "w", encoding="utf-8") as fh:
             json.dump(results, fh)
