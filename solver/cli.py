@@ -369,14 +369,14 @@ def _import(args) -> int:
     try:
         imported = import_model(args.source)
     except ModelError as exc:
-        print(str(exc), file=sys.stderr)
+        _say(exc)
         return EXIT_INVALID
-    for warning in imported.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    for warning in imported.warnings:  # names from the imported files: shown escaped
+        _say(f"warning: {warning}")
     try:
         written = write_imported(imported, args.output)
     except OSError as exc:
-        print(f"biela: cannot write the model: {exc.strerror}: {exc.filename}", file=sys.stderr)
+        _say(f"biela: cannot write the model: {exc.strerror}: {exc.filename}")
         return EXIT_USAGE
     if not args.quiet:
         m = imported.model

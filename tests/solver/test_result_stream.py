@@ -19,7 +19,8 @@ from solver import run_progress as rp
 from solver.analysis.simulate import Simulation
 from solver.cli import main
 from solver.csv_stream import CsvStream
-from solver.results import Result, read_csv
+from solver.model import description as d
+from solver.results import TAIL, Result, read_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 PENDULUM = ROOT / "examples" / "pendulum.json"
@@ -27,6 +28,7 @@ PENDULUM = ROOT / "examples" / "pendulum.json"
 
 def test_a_streamed_run_writes_the_same_csv_and_summary_as_a_kept_one(tmp_path):
     model = load_model(PENDULUM)
+    model.requests = [d.ResultRequest("reactions"), d.ResultRequest("accelerations")]
     kept = simulate(model, t_end=0.5, output_dt=0.002)
     kept.to_csv(tmp_path / "kept.csv")
 
@@ -41,6 +43,8 @@ def test_a_streamed_run_writes_the_same_csv_and_summary_as_a_kept_one(tmp_path):
     assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "kept.csv").read_bytes()
     for key in ("frames", "max_constraint_position", "max_constraint_velocity", "max_energy_drift"):
         assert streamed.summary[key] == kept.summary[key], key
+    assert len(kept.summary["requested"]) == kept.n_requested > 0
+    assert streamed.summary["requested"] == kept.summary["requested"]  # peaks of every row
     assert kept.summary["max_energy_drift"] == kept.max_energy_drift()
     with pytest.raises(ValueError, match="did not keep its rows"):
         streamed.column("t")
@@ -71,8 +75,8 @@ def test_statistics_propagate_nan_as_a_column_maximum_would():
 
 
 def test_a_result_crosses_processes_without_its_sinks():
-    result = Result(["t", "a", "b", "c"], sinks=[lambda row: None])
-    result.add_row(np.zeros(4))
+    result = Result(["t", *TAIL], sinks=[lambda row: None])
+    result.add_row(np.zeros(8))
     copy = pickle.loads(pickle.dumps(result))
     assert copy.sinks == [] and len(copy) == 1 and copy.statistics.frames == 1
 
