@@ -58,12 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
 
     if args and (args[0] in HEADLESS_COMMANDS or args[0] in CLI_OPTIONS):
-        from solver import cli
-
         try:
+            from solver import cli
+
             return int(cli.main(args) or 0)
         except SystemExit as error:  # argparse's --help, --version and usage errors
             return _exit_code(error)
+        except KeyboardInterrupt:  # Ctrl-C while the solver was still being imported
+            print("biela: interrupted", file=sys.stderr)
+            return 130
 
     try:
         options = _gui_parser().parse_args(args)

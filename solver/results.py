@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,9 +68,74 @@ def columns_for(system) -> list[str]:
     return cols + list(TAIL)
 
 
+class RunStatistics:
+    """What the summary needs of every output row, kept as the rows pass: their count,
+    the largest constraint errors and energy drift (NaN, once seen, stays, as in a column
+    maximum), the peaks of the requested quantities (``peaks``) and the last row.
+    Constant memory whatever the length of the run."""
+
+    def __init__(self) -> None:
+        self.frames = 0
+        self.first_total: float | None = None
+        self.max_energy_drift = 0.0
+        self.max_constraint_position = 0.0
+        self.max_constraint_velocity = 0.0
+        self.last: np.ndarray | None = None
+        self._at: tuple[int, int, int] | None = None
+        self._requested: list[str] = []
+        self._peaks: list[list[float]] = []  # per requested column: min, max, |max|, its t
+
+    def add(self, row: np.ndarray, columns: list[str], n_requested: int = 0) -> None:
+        """Count one row of ``columns``, whose last ``n_requested`` are requested values."""
+        if self._at is None:
+            self._at = tuple(columns.index(c) for c in TAIL[-3:])  # total, position, velocity
+            self._requested = columns[len(columns) - n_requested :] if n_requested else []
+            self._peaks = [[np.inf, -np.inf, -1.0, np.nan, 0.0] for _ in self._requested]
+        total, position, velocity = (float(row[i]) for i in self._at)
+        if self.first_total is None:
+            self.first_total = total
+        self.frames += 1
+        self.max_energy_drift = _max(self.max_energy_drift, abs(total - self.first_total))
+        self.max_constraint_position = _max(self.max_constraint_position, position)
+        self.max_constraint_velocity = _max(self.max_constraint_velocity, velocity)
+        self.last = row
+        if self._peaks:
+            t = float(row[0])
+            for peak, v in zip(
+                self._peaks, row[len(row) - len(self._peaks) :].tolist(), strict=True
+            ):
+                if v != v:  # NaN: left out, as by numpy's nanmin and nanmax
+                    continue
+                peak[0], peak[1] = min(peak[0], v), max(peak[1], v)
+                if abs(v) > peak[2]:  # the first time of the largest magnitude
+                    peak[2], peak[3] = abs(v), t
+                if abs(v) != np.inf:
+                    peak[4] = 1.0  # a finite value seen
+
+    def peaks(self) -> dict[str, dict[str, float]]:
+        """Per requested column with a finite value: minimum, maximum, largest magnitude
+        and its time (``solver.analysis.outputs.requested.peaks`` of all the rows)."""
+        return {
+            c: {"min": p[0], "max": p[1], "max_abs": p[2], "t_max_abs": p[3]}
+            for c, p in zip(self._requested, self._peaks, strict=True)
+            if p[4]
+        }
+
+
+def _max(a: float, b: float) -> float:
+    """``max`` that propagates NaN, as ``numpy.max`` over the whole column would."""
+    return a if a != a or a >= b else b
+
+
 @dataclass
 class Result:
-    """The frames of one run and its summary; ``status`` is ``ok`` or ``failed``."""
+    """The frames of one run and its summary; ``status`` is ``ok``, ``failed`` or
+    ``cancelled``.
+
+    Every appended row goes to the ``sinks`` (callables, e.g. a ``CsvStream`` writing the
+    file as the run goes) and to ``statistics``; with ``keep`` false the rows are not kept
+    in memory (the command line: a run of any length in constant memory), so ``data``
+    and ``column`` are not available, while ``len`` and the summary are."""
 
     columns: list[str]
     rows: list[np.ndarray] = field(default_factory=list)
@@ -80,6 +146,14 @@ class Result:
     stability: dict[str, Any] | None = None
     #: the number of requested-quantity columns at the end of ``columns``
     n_requested: int = 0
+    keep: bool = True
+    sinks: list[Callable[[np.ndarray], None]] = field(default_factory=list)
+    statistics: RunStatistics = field(default_factory=RunStatistics)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its sinks (open files, callbacks): a result crosses to another
+        process (the workbench's) with its rows and summary."""
+        return {**self.__dict__, "sinks": []}
 
     @classmethod
     def for_system(cls, system) -> Result:
@@ -119,15 +193,27 @@ class Result:
 
     def append(self, system, frame: Frame, requested: np.ndarray | None = None) -> Frame:
         frame.row = self.frame_row(system, frame, requested)
-        self.rows.append(frame.row)
+        self.add_row(frame.row)
         return frame
+
+    def add_row(self, row: np.ndarray) -> None:
+        """Append one row: kept (if ``keep``), counted, handed to every sink."""
+        if self.keep:
+            self.rows.append(row)
+        self.statistics.add(row, self.columns, self.n_requested)
+        for sink in self.sinks:
+            sink(row)
 
     @property
     def data(self) -> np.ndarray:
+        if not self.keep and self.statistics.frames:
+            raise ValueError(
+                "this result did not keep its rows (keep=False): they went to its sinks"
+            )
         return np.array(self.rows).reshape(len(self.rows), len(self.columns))
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return self.statistics.frames if not self.keep else len(self.rows)
 
     def column(self, name: str) -> np.ndarray:
         if name not in self.columns:
@@ -181,11 +267,11 @@ class Result:
 
     def to_csv(self, path: str | os.PathLike) -> None:
         """Write the columns with full double precision (``repr`` of each float)."""
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(self.columns)
-            for row in self.rows:
-                writer.writerow([repr(float(v)) for v in row])
+        from solver.csv_stream import CsvStream
+
+        with CsvStream(path, self.columns) as out:
+            for row in self.data:
+                out(row)
 
     def write_summary(self, path: str | os.PathLike) -> None:
         with open(path, "w", encoding="utf-8") as fh:

@@ -64,7 +64,9 @@ _ALLOWED_SYNTAX = (
     "arguments, and the functions " + ", ".join(FUNCTIONS)
 )
 
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# ASCII digits only: Python's \d (and float()) would also read "١٢" (Arabic-Indic) or
+# full-width digits, which look like other characters or like nothing in many fonts
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPACE = " \t\r\n"
 _OPERATORS = ("**", "+", "-", "*", "/", "(", ")", ",")
@@ -160,6 +162,8 @@ class _Parser:
             )
         if c in "'\"":
             return f"quote {at} is not allowed: strings are not supported ({_ALLOWED_SYNTAX})"
+        if c.isnumeric():
+            return f'"{c}" {at} is not an ASCII digit; write numbers with the digits 0-9'
         if c in "[]{}":
             return f'"{c}" {at} is not allowed; group with parentheses ( ) instead'
         shown = c if c.isprintable() and not c.isspace() else repr(c)[1:-1]

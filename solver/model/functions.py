@@ -36,7 +36,6 @@ returns the form that was read) are equal, so a load -> save -> load round trip 
 from __future__ import annotations
 
 import difflib
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +44,7 @@ from scipy.interpolate import CubicSpline
 
 from solver.model.errors import ModelError
 from solver.model.expression import Expression, evaluate_alone, parse_expression
+from solver.model.fields import number_problem
 
 __all__ = [
     "Constant",
@@ -336,12 +336,9 @@ def _type_name(value: Any) -> str:
 def _number(value: Any, where: str, field: str) -> Number:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise ModelError(where, f"must be a number, not {_type_name(value)}", field)
-    try:
-        finite = math.isfinite(float(value))
-    except OverflowError:
-        finite = False
-    if not finite:
-        raise ModelError(where, f"must be a finite number, not {value}", field)
+    problem = number_problem(value.item() if isinstance(value, np.generic) else value)
+    if problem:
+        raise ModelError(where, problem, field)
     return int(value) if isinstance(value, int | np.integer) else float(value)
 
 

@@ -13,11 +13,15 @@ import numpy as np
 
 from solver.model import description as d
 from solver.model.errors import ModelError
-from solver.model.fields import REQUIRED, Fields, describe, fmt_vector, is_number
+from solver.model.fields import MIN_POSITIVE, REQUIRED, Fields, describe, fmt_vector, is_number
 from solver.model.functions import TimeFunction, parse_function
 from solver.model.mass_properties import SOLID_SHAPES, body_mass_properties
+from solver.model.validation import SETTINGS_FIELDS, SOLVER_PARAMETERS, check_settings
 
 FORMAT_VERSION = 1
+
+#: Most elements of one flexible body (each adds 12 to 24 coordinates).
+MAX_ELEMENTS = 10_000
 
 TOP_FIELDS = (
     "biela",
@@ -77,32 +81,6 @@ FORCE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 
-#: Formulation parameters accepted under ``solver.parameters`` and their kinds.
-SOLVER_PARAMETERS: dict[str, Any] = {
-    "penalty": "positive",
-    "xi": "nonnegative",
-    "omega": "positive",
-    "rho_inf": (0.0, 1.0),
-    "gamma": "positive",
-    "beta": "nonnegative",
-    "alpha": "positive",
-    "baumgarte_alpha": "nonnegative",
-    "baumgarte_beta": "nonnegative",
-    "regularisation": "nonnegative",
-    "rtol": "positive",
-    "atol": "positive",
-    "method": ("r_matrix", "newmark"),
-    "scheme": ("trapezoidal", "fox_goodwin", "linear_acceleration", "custom"),
-    "integrator": ("RK45", "RK23", "DOP853"),
-    "variant": ("standard", "reformulated", "family", "fourth_degree", "fifth_degree"),
-    "zeta": "positive",
-    "group_method": ("global", "structural_groups"),
-    "projections": bool,
-    "rank_tolerance": "positive",
-    "predictor": ("quadratic", "linear"),
-    "step_control": bool,
-}
-
 
 def _label(kind: str, index: int, item: Any) -> str:
     name = item.get("name") if isinstance(item, dict) else None
@@ -115,7 +93,9 @@ def _name(f: Fields) -> str:
         raise f.error("name", "must not be empty")
     if name != name.strip():
         raise f.error("name", f"{describe(name)} must not start or end with spaces")
-    bad = [c for c in name if c in ".,;\"'" or ord(c) < 32]
+    # names become CSV columns and appear in messages: no separators, quotes, control or
+    # format characters (a terminal escape, a bidirectional override), no unpaired surrogates
+    bad = [c for c in name if c in ".,;\"'" or not c.isprintable()]
     if bad:
         raise f.error("name", f"{describe(name)} must not contain {describe(bad[0])}")
     return name
@@ -177,6 +157,12 @@ def check_inertia(f: Fields, inertia: d.Mat3) -> None:
     if np.abs(j - j.T).max() > 1e-9 * scale:
         raise f.error("inertia", "is not symmetric (Ixy must equal Iyx, and so on)")
     moments = np.linalg.eigvalsh(j)
+    if 0.0 < moments[0] < MIN_POSITIVE * (1.0 - 1e-9):
+        raise f.error(
+            "inertia",
+            f"has a principal moment of {moments[0]:.4g} kg·m², below {MIN_POSITIVE:g}: too small "
+            "to compute with (check the units: kg·m²)",
+        )
     if moments[0] <= 0.0:
         raise f.error(
             "inertia",
@@ -370,7 +356,7 @@ def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
         name,
         kind,
         (p0, p1),
-        f.integer("elements", 1, minimum=1),
+        f.integer("elements", 1, minimum=1, maximum=MAX_ELEMENTS),
         material,
         section,
         velocity=f.vector("velocity", (0.0, 0.0, 0.0)),
@@ -560,58 +546,14 @@ def _output(item: Any, where: str) -> d.Output | d.ResultRequest:
 
 
 def _solver(data: Any) -> d.SolverSettings:
-    f = Fields(
-        data,
-        "solver",
-        (
-            "analysis",
-            "coordinates",
-            "formulation",
-            "dt",
-            "t_end",
-            "output_dt",
-            "tolerance",
-            "max_iterations",
-            "orientation",
-            "parameters",
-        ),
-    )
-    default = d.SolverSettings()
-    settings = d.SolverSettings(
-        analysis=f.string("analysis", default.analysis, choices=d.ANALYSES),
-        coordinates=f.string("coordinates", default.coordinates, choices=d.COORDINATES),
-        formulation=f.string("formulation", default.formulation, choices=d.FORMULATIONS),
-        dt=f.number("dt", default.dt, positive=True),
-        t_end=f.number("t_end", default.t_end, positive=True),
-        output_dt=f.number("output_dt", None, positive=True),
-        tolerance=f.number("tolerance", default.tolerance, positive=True),
-        max_iterations=f.integer("max_iterations", default.max_iterations, minimum=1),
-        orientation=f.string("orientation", default.orientation, choices=d.ORIENTATIONS),
-        parameters={},
-    )
+    """The solver settings of a file: unknown keys refused here, every value checked by
+    ``check_settings`` (the rules the command line and ``simulate()`` go through too)."""
+    f = Fields(data, "solver", SETTINGS_FIELDS)
     p = f.object("parameters", SOLVER_PARAMETERS, None)
+    values = dict(f.data)
     if p is not None:
-        for key, kind in SOLVER_PARAMETERS.items():
-            if not p.has(key):
-                continue
-            if kind == "positive":
-                value = p.number(key, positive=True)
-            elif kind == "nonnegative":
-                value = p.number(key, nonnegative=True)
-            elif kind is bool:
-                value = p.boolean(key)
-            elif all(isinstance(c, str) for c in kind):
-                value = p.string(key, choices=kind)
-            else:
-                value = p.number(key, low=kind[0], high=kind[1])
-            settings.parameters[key] = value
-    if settings.dt > settings.t_end:
-        raise f.error("dt", f"({settings.dt:g} s) is larger than t_end ({settings.t_end:g} s)")
-    if settings.output_dt is not None and settings.output_dt < settings.dt * (1 - 1e-12):
-        raise f.error(
-            "output_dt", f"({settings.output_dt:g} s) is smaller than dt ({settings.dt:g} s)"
-        )
-    return settings
+        values["parameters"] = dict(p.data)
+    return check_settings(values)
 
 
 def read_model(data: Any) -> d.Model:
@@ -630,7 +572,7 @@ def read_model(data: Any) -> d.Model:
     if version > FORMAT_VERSION:
         raise ModelError(
             "",
-            f"was written for model format {version} by a newer Biela; this version reads "
+            f"was written for model format {describe(version)} by a newer Biela; this version reads "
             f"format {FORMAT_VERSION}: update Biela to open it",
         )
     top = Fields(data, "model", TOP_FIELDS)
