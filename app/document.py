@@ -17,7 +17,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from solver import ModelError, check, load_model, save_model
+from solver import AssemblyError, ModelError, check, load_model, save_model
 from solver.model import description as d
 
 #: Categories of the model tree: (key, title, attribute of the model).
@@ -54,9 +54,14 @@ def load_checked(path: str | Path) -> tuple[d.Model, Any]:
         report = check(model)
     except (ModelError, OSError) as error:
         raise DocumentError(check_message(path, error)) from None
-    except (ArithmeticError, RuntimeError, ValueError, np.linalg.LinAlgError) as error:
-        # An assembly failure (the solver's AssemblyError, a RuntimeError, is not public
-        # API) or a numerical problem: one line, as the CLI prints it.
+    except (
+        AssemblyError,
+        RuntimeError,
+        ArithmeticError,
+        ValueError,
+        np.linalg.LinAlgError,
+    ) as error:
+        # joints that cannot be closed, or a numerical problem: one line, as the CLI prints it
         raise DocumentError(check_message(path, error)) from None
     return model, report
 

@@ -36,6 +36,7 @@ from app.builder.generators_dialog import GeneratorsDialog
 from app.builder.live_check import LiveReport, assembled_model, live_check
 from app.builder.picking import WORK_PLANES
 from app.builder.tools import AXIS_MODES, JOINT_TOOLS, BuildTools
+from solver import AssemblyError
 from solver.model import ModelError
 from solver.model import description as d
 
@@ -634,7 +635,7 @@ class BuildController:
             assembled, residual, iterations = assembled_model(model)
             before = Snapshot.of(model)
             after = Snapshot.of(validated(assembled))
-        except (ModelError, EditRefused, RuntimeError, ArithmeticError, ValueError) as error:
+        except (ModelError, EditRefused, AssemblyError, ArithmeticError, ValueError) as error:
             self._message(f"Cannot assemble: {error}")
             self.window.log_message(f"assemble: {error}")
             return None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.analysis.kinematics import assemble
+from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mobility import Mobility, mobility
 from solver.analysis.rolling_consistency import check_rolling_consistency
 from solver.mechanics.system import MultibodySystem
@@ -112,7 +112,8 @@ class CheckReport:
 
 def check(model: d.Model) -> CheckReport:
     """Validate and assemble ``model``; raises ``ModelError`` (also for rolling discs whose
-    no-slip conditions conflict) or ``AssemblyError``."""
+    no-slip conditions conflict) or ``AssemblyError``, whose ``report`` is this report
+    without the numerical part (counts and Grübler's DOF)."""
     validate_model(model)
     holonomic = sum(JOINT_EQUATIONS[j.type] for j in model.joints)
     rolling = sum(
@@ -134,7 +135,11 @@ def check(model: d.Model) -> CheckReport:
     except UnsupportedFeature as exc:
         report.unsupported = str(exc)
         return report
-    assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
+    try:
+        assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
+    except AssemblyError as error:
+        error.report = report  # the counts (Grübler) hold without a configuration
+        raise
     report.assembly_iterations = assembled.iterations
     report.assembly_residual = assembled.residual
     report.mobility = mob = mobility(system, assembled.q)
