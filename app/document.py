@@ -32,6 +32,10 @@ CATEGORIES = (
 )
 
 
+#: The name of a new model until it is saved under a file name.
+UNTITLED = "Untitled"
+
+
 class DocumentError(Exception):
     """A model that cannot be opened; ``str()`` is the one-line message of ``biela check``."""
 
@@ -133,12 +137,15 @@ class Document(QObject):
     changed = Signal(str)
     modified_changed = Signal(bool)
     path_changed = Signal()
+    lock_changed = Signal(str)  # why edits are refused ("" = unlocked)
+    refused = Signal(str)  # an edit refused while locked: the reason
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.model: d.Model | None = None
         self.path: Path | None = None
         self.report: Any | None = None  # the CheckReport of the model as opened
+        self.locked = ""  # while set (the reason), the model is not edited
         self.undo_stack = QUndoStack(self)
         # a bound slot (not a lambda): Qt drops the connection when the document is deleted
         self.undo_stack.cleanChanged.connect(self._clean_changed)
@@ -160,9 +167,15 @@ class Document(QObject):
 
     # -- file operations ---------------------------------------------------------------------
 
+    def set_locked(self, reason: str) -> None:
+        """Refuse edits while ``reason`` is set (a run streams); ``""`` unlocks."""
+        if reason != self.locked:
+            self.locked = reason
+            self.lock_changed.emit(reason)
+
     def new(self) -> None:
         """An empty model (no file yet)."""
-        self._replace(d.Model(name="Untitled"), None, None)
+        self._replace(d.Model(name=UNTITLED), None, None)
 
     def open(self, path: str | Path) -> None:
         """Make the model at ``path`` the document; ``DocumentError`` keeps the current one."""
@@ -177,7 +190,14 @@ class Document(QObject):
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("no file name")
-        save_model(self.model, target)
+        old_name = self.model.name
+        if old_name == UNTITLED and target.stem:
+            self.model.name = target.stem  # a new model takes its first file's name
+        try:
+            save_model(self.model, target)
+        except BaseException:
+            self.model.name = old_name
+            raise
         if target != self.path:
             self.path = target
             self.path_changed.emit()
@@ -209,6 +229,9 @@ class Document(QObject):
     def set_field(self, target: Any, field: str, value: Any, text: str | None = None) -> None:
         """Undoable ``target.field = value`` (no-op when equal)."""
         if getattr(target, field) == value:
+            return
+        if self.locked:
+            self.refused.emit(self.locked)
             return
         label = text or f"Set {field}"
         self.undo_stack.push(SetFieldCommand(self, target, field, value, label))

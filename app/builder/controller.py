@@ -41,6 +41,12 @@ from solver.model import ModelError
 from solver.model import description as d
 
 FLAG_COLOR = "#d7301f"
+AXIS_LABELS = {"plane": "Axis: plane", "face": "Axis: face", "two points": "Axis: 2 pts"}
+AXIS_TIPS = {
+    "plane": "Joint axis: the work plane's normal (a planar mechanism's hinges)",
+    "face": "Joint axis: the normal of the face clicked first (the work plane's on the grid)",
+    "two points": "Joint axis: two more clicks give its direction",
+}
 GRID_COLOR = "#9fb3c8"
 TOOL_LABELS = {
     "select": "Select",
@@ -87,6 +93,8 @@ class BuildController:
         self._create_menu()
         self.document.changed.connect(self._document_changed)
         self.document.replaced.connect(self._document_replaced)
+        self.document.lock_changed.connect(self._lock_changed)
+        self.tools.cursor_moved.connect(self._cursor_moved)
         window.tree.item_selected.connect(self._selected)
         self.tools.message.connect(self._message)
         self.tools.tool_changed.connect(self._tool_changed)
@@ -147,7 +155,8 @@ class BuildController:
         self.coordinates.setObjectName("buildCoordinates")
         self.coordinates.setPlaceholderText("x, y, z (rod: x1, y1, z1; x2, y2, z2)")
         self.coordinates.setToolTip(
-            "Typed placement: Enter adds the active tool's body (box, cylinder, sphere, rod) here"
+            "Typed placement: Enter places the active tool's body here (a rod: both ends), or "
+            "counts as a click of a joint, spring or trace tool at this point"
         )
         self.coordinates.setMinimumWidth(200)
         self.coordinates.returnPressed.connect(self.place_typed)
@@ -188,21 +197,15 @@ class BuildController:
         self.axis_group = QActionGroup(w)
         self.axis_actions: dict[str, QAction] = {}
         for mode in AXIS_MODES:
-            label = {"normal": "Axis: normal", "two points": "Axis: 2 pts"}.get(mode, mode)
+            label = AXIS_LABELS.get(mode, mode)
             action = QAction(label, w)
             action.setCheckable(True)
             action.setObjectName(f"axis_{mode.replace(' ', '_')}")
-            action.setToolTip(
-                "Joint axis: the picked face normal (or the work plane's normal)"
-                if mode == "normal"
-                else "Joint axis: two more clicks give its direction"
-                if mode == "two points"
-                else f"Joint axis along global {mode}"
-            )
+            action.setToolTip(AXIS_TIPS.get(mode, f"Joint axis along global {mode}"))
             action.triggered.connect(lambda _=False, m=mode: self.set_axis_mode(m))
             self.axis_group.addAction(action)
             self.axis_actions[mode] = action
-        self.axis_actions["normal"].setChecked(True)
+        self.axis_actions[self.tools.axis_mode].setChecked(True)
         self.plane_group = QActionGroup(w)
         self.plane_actions: dict[str, QAction] = {}
         for plane in WORK_PLANES:
@@ -353,9 +356,8 @@ class BuildController:
         self._show_grid(tool != "select")
 
     def set_axis_mode(self, mode: str) -> None:
-        self.tools.axis_mode = mode
-        self.tools.cancel()
-        self.axis_actions[mode].setChecked(True)
+        self.tools.set_axis_mode(mode)
+        self.axis_actions[self.tools.axis_mode].setChecked(True)
         self._message(self.tools.prompt())
 
     def set_work_plane(self, plane: str) -> None:
@@ -449,9 +451,6 @@ class BuildController:
         self._flagged = {}
         if self.tools.tool != "select":
             self._show_grid(True)
-        model = self.document.model
-        if model is not None and not model.bodies:
-            self.frame_work_plane()
         self.schedule_check()
 
     def _document_changed(self, field: str) -> None:
@@ -567,29 +566,63 @@ class BuildController:
     # -- actions -------------------------------------------------------------------------------------
 
     def place_typed(self) -> bool:
-        """Add the active tool's body at the typed coordinates."""
+        """Enter in "at": the active tool's body at the typed coordinates (a rod: both ends),
+        or a click of a joint, spring, distance or trace tool at that point."""
         text = self.coordinates.text()
-        tool = self.tools.tool if self.tools.tool in ("box", "cylinder", "sphere", "rod") else "box"
+        tool = self.tools.tool
+        if tool in ("select", "move"):
+            self._message(
+                "Typed coordinates place a body or a joint point: choose a Build tool first"
+            )
+            return False
         try:
             if tool == "rod":
                 v = parse_numbers(text, (6,))
                 points = [np.array(v[:3]), np.array(v[3:])]
             else:
                 points = [np.array(parse_numbers(text, (3,)))]
-            from app.builder.picking import Pick
-
-            saved = self.tools.tool
-            self.tools.tool = tool
-            try:
-                for p in points:
-                    self.tools._use(Pick(p, d.GROUND, None, "typed"))
-            finally:
-                self.tools.tool = saved
+            for p in points:
+                self.tools.use_typed(p)
         except (ValueError, EditRefused) as error:
             self.tools.cancel()
             self._message(f"Not placed: {error}")
             return False
+        if self.tools.pending:  # a joint or spring waiting for its next point
+            self._message(self.tools.prompt() + " (or type its coordinates)")
         return True
+
+    # -- run lock and cursor ------------------------------------------------------------------
+
+    def _lock_changed(self, reason: str) -> None:
+        """While a run streams, no tool edits the model (the Select tool stays)."""
+        locked = bool(reason)
+        if locked:
+            self.set_tool("select")
+        for action in [
+            *self.tool_actions.values(),
+            self.mesh_action,
+            self.delete_action,
+            self.assemble_action,
+            self.generators_action,
+        ]:
+            if action is not self.tool_actions["select"]:
+                action.setEnabled(not locked)
+        self.coordinates.setEnabled(not locked)
+        self.form.setEnabled(not locked)
+        if locked:
+            self.problems.setText(
+                f"<span style='color:#5a6270'>{_html(reason.capitalize())}.</span>"
+            )
+        else:
+            self.schedule_check()
+
+    def _cursor_moved(self, point, label: str) -> None:
+        readout = self.window.status.cursor
+        if point is None:
+            readout.setText("")
+            return
+        x, y, z = (float(v) + 0.0 for v in point)
+        readout.setText(f"x {x:.3f}  y {y:.3f}  z {z:.3f} m" + (f" ({label})" if label else ""))
 
     def add_mesh_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
