@@ -108,7 +108,7 @@ class Plot:
             axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         if spec.log_y:
             item.setLogMode(y=True)
-        self.legend = pg.LegendItem(offset=None, labelTextSize="8pt", verSpacing=-6)
+        self.legend = pg.LegendItem(offset=None, labelTextSize="8pt", verSpacing=0)
         self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.widget.ci.addItem(self.legend, row=0, col=1)
         self.widget.ci.layout.setAlignment(
