@@ -163,7 +163,9 @@ class Document(QObject):
     def name(self) -> str | None:
         if self.model is None:
             return None
-        return self.model.name or (self.path.stem if self.path else "Untitled")
+        if self.model.name and self.model.name != UNTITLED:
+            return self.model.name
+        return self.path.stem if self.path else UNTITLED  # a new model: its file's name
 
     # -- file operations ---------------------------------------------------------------------
 
@@ -190,14 +192,7 @@ class Document(QObject):
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("no file name")
-        old_name = self.model.name
-        if old_name == UNTITLED and target.stem:
-            self.model.name = target.stem  # a new model takes its first file's name
-        try:
-            save_model(self.model, target)
-        except BaseException:
-            self.model.name = old_name
-            raise
+        save_model(self.model, target)
         if target != self.path:
             self.path = target
             self.path_changed.emit()

@@ -24,9 +24,11 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
+    QFrame,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -203,7 +205,12 @@ class MainWindow(QMainWindow):
         self.messages = MessagesPanel(self)
         self.tree_dock = self._dock("Model", "modelDock", self.tree, left)
         self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, left)
-        self.solver_dock = self._dock("Solver", "solverDock", self.solver_panel, right)
+        solver_scroll = QScrollArea(self)  # its parameters may be many: they scroll
+        solver_scroll.setWidget(self.solver_panel)
+        solver_scroll.setWidgetResizable(True)
+        solver_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        solver_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.solver_dock = self._dock("Solver", "solverDock", solver_scroll, right)
         self.messages_dock = self._dock("Messages", "messagesDock", self.messages, right)
         self.plots_dock = self._dock("Plots", "plotsDock", self.plots, bottom)
         self.splitDockWidget(self.tree_dock, self.properties_dock, Qt.Orientation.Vertical)
@@ -213,7 +220,7 @@ class MainWindow(QMainWindow):
             [self.tree_dock, self.properties_dock], [330, 260], Qt.Orientation.Vertical
         )
         self.resizeDocks(
-            [self.solver_dock, self.messages_dock], [400, 400], Qt.Orientation.Vertical
+            [self.solver_dock, self.messages_dock], [380, 300], Qt.Orientation.Vertical
         )
         self.plot_sizer = PlotDockSizer(self, self.plots_dock, self.plots)
 
@@ -978,6 +985,8 @@ class MainWindow(QMainWindow):
             if len(run):
                 self.viewport.reference = run.row(0).copy()
                 self.playback.set_index(len(run) - 1)
+                if self.fit_run_action.isChecked():  # frames since the last check
+                    self.viewport.keep_in_view(run.row(len(run) - 1))
         self._update_status()
         self._update_actions()
         self._report_outcome(outcome, run)

@@ -156,8 +156,13 @@ class Plot:
         if run is None or len(run) == 0:
             for curve in self.curves.values():
                 curve.setData([], [])
-            if self.spec.log_y and not self.user_range:  # an empty log axis: 1e-16 … 1e-6
-                self.view.setYRange(np.log10(LOG_FLOOR) + 2, -6, padding=0)
+            if not self.user_range:  # an empty plot: 0 … 1 (a log axis 1e-16 … 1e-6)
+                self.view.setXRange(0.0, 1.0, padding=0.02)
+                if self.spec.log_y:
+                    self.view.setYRange(np.log10(LOG_FLOOR) + 2, -6, padding=0)
+                else:
+                    self.view.setYRange(0.0, 1.0, padding=0.02)
+                self.view.enableAutoRange()  # the first data fits again
             return
         try:
             x = run.t if self.spec.x == TIME else run.quantity(self.spec.x)
@@ -180,9 +185,25 @@ class Plot:
         """Fit both axes to the data again (after a zoom or pan) and keep fitting."""
         self.user_range = False
         self.view.enableAutoRange()
+        if self.points() == 0:
+            self.refresh(self.run)  # the default ranges of an empty plot
+            return
+        # The whole curves' bounds, set at once: autorange alone would first fit the part
+        # of the curves clipped to the zoomed view.
+        xs = np.concatenate([np.asarray(c.xData, float) for c in self._drawn()])
+        self.view.setXRange(float(np.nanmin(xs)), float(np.nanmax(xs)))
         if self.spec.log_y:
             self._log_range()
+        else:
+            ys = np.concatenate([np.asarray(c.yData, float) for c in self._drawn()])
+            self.view.setYRange(float(np.nanmin(ys)), float(np.nanmax(ys)))
+        self.view.enableAutoRange()
         self.view.updateAutoRange()
+        if self.spec.log_y:
+            self._log_range()
+
+    def _drawn(self) -> list[Any]:
+        return [c for c in self.curves.values() if c.xData is not None and len(c.xData)]
 
     def _log_range(self) -> None:
         """At least six decades on a log axis, so that a flat 1e-16 does not fill the plot."""
@@ -446,10 +467,8 @@ class PlotsPanel(QWidget):
         """Plot ``run`` (None: no results; the axes fit the data again either way)."""
         self.run = run
         self._index = None
-        for plot in self.plots:
-            plot.user_range = False
-            plot.view.enableAutoRange()
         self.refresh()
+        self.autoscale()
         self.set_cursor(None)
 
     def refresh(self) -> None:

@@ -360,7 +360,7 @@ class Viewport(QWidget):
         floor_center -= 0.02 * self.scale * self.up
         empty = not model.bodies
         self._add_floor(floor_center, 2.0 * EMPTY_EXTENT if empty else max(2.0 * self.scale, 1.0))
-        self._add_origin(0.3 * EMPTY_EXTENT if empty else 0.15 * self.scale)
+        self._add_origin(0.3 * EMPTY_EXTENT if empty else 0.1 * self.scale)
         self._follow_at = None
         self.camera_preset("iso")
         self.plotter.render()
@@ -856,13 +856,21 @@ class Viewport(QWidget):
         if now - self._view_checked < VIEW_CHECK_INTERVAL:
             return
         self._view_checked = now
+        self.keep_in_view(row)
+
+    def keep_in_view(self, row: np.ndarray) -> bool:
+        """Refit the camera if a body's centre at ``row`` is near or past the view's edge;
+        True when it did."""
+        if self.plotter is None or self.cmap is None:
+            return False
         indices = [*self.cmap.rigid.values(), *self.cmap.point.values()]
         indices += [ix for nodes in self.cmap.nodes.values() for ix, _ in nodes]
-        if not indices:
-            return
         step = max(1, len(indices) // 200)  # a large model: a sample of its bodies
-        if not self.points_in_view([row[i : i + 3] for i in indices[::step]]):
-            self._fit_camera()
+        if not indices or self.points_in_view([row[i : i + 3] for i in indices[::step]]):
+            return False
+        self._fit_camera()
+        self.request_render()
+        return True
 
     def points_in_view(self, points, margin: float = VIEW_MARGIN) -> bool:
         """True when every global point projects inside ``margin`` of the view's half-size."""
@@ -1004,9 +1012,9 @@ class Viewport(QWidget):
         self.plotter.renderer.ResetCameraClippingRange()
 
     def _model_bounds(self):
-        if self.model is None or not self.model.bodies:  # the work area around the origin
+        if self.model is None or not self.model.bodies:  # the floor grid around the origin
             e = EMPTY_EXTENT
-            return (-e, e, -e, e, -e, e)
+            return (-e, e, -e, e, -0.2 * e, 0.2 * e)
         pts = scene.model_points(self.model)
         if self._trace_data is not None and self.cmap is not None and len(self._trace_data):
             extra = [self._trace_data[:, i : i + 3] for i in self.cmap.point.values()] + [

@@ -48,6 +48,7 @@ AXIS_TIPS = {
     "two points": "Joint axis: two more clicks give its direction",
 }
 GRID_COLOR = "#9fb3c8"
+GRID_LINES = 20  # the work-plane grid's drawn divisions a side, at most
 TOOL_LABELS = {
     "select": "Select",
     "move": "Move",
@@ -395,14 +396,16 @@ class BuildController:
             n = 40
             while n * step < 1.0:
                 n *= 2
+            # drawn with at most GRID_LINES lines a side (a multiple of the snapping step)
+            drawn = n // max(1, -(-n // GRID_LINES))
             normal = np.asarray(WORK_PLANES[self.picker.plane], float)
             plane = pyvista.Plane(
                 center=tuple(normal * self.picker.plane_offset),
                 direction=tuple(normal),
                 i_size=n * step,
                 j_size=n * step,
-                i_resolution=n,
-                j_resolution=n,
+                i_resolution=drawn,
+                j_resolution=drawn,
             )
             self._grid_actor = plotter.add_mesh(
                 plane,
@@ -527,16 +530,23 @@ class BuildController:
         lines += report.warnings
         tip = "\n".join(lines) or "Degrees of freedom: numerical (rank of Φ_q) and Grübler's count"
         w.dof_label.setToolTip(tip)
-        self.problems.setText(
-            ""
-            if not lines
-            else "<span style='color:#b3261e'>"
-            + "<br>".join(_html(line) for line in lines)
-            + "</span>"
-        )
+        self._show_problems(lines)
         self._flagged = report.flagged()
         self._apply_flags()
         return report
+
+    def _show_problems(self, lines: list[str]) -> None:
+        """The Edit panel's note: why the model is locked (a run), then the check's lines."""
+        html = []
+        if self.document.locked:
+            locked = self.document.locked
+            reason = _html(locked[:1].upper() + locked[1:])
+            html.append(f"<span style='color:#5a6270'>{reason}.</span>")
+        if lines:
+            html.append(
+                "<span style='color:#b3261e'>" + "<br>".join(_html(x) for x in lines) + "</span>"
+            )
+        self.problems.setText("<br>".join(html))
 
     def _apply_flags(self) -> None:
         tree = self.window.tree
@@ -610,9 +620,7 @@ class BuildController:
         self.coordinates.setEnabled(not locked)
         self.form.setEnabled(not locked)
         if locked:
-            self.problems.setText(
-                f"<span style='color:#5a6270'>{_html(reason.capitalize())}.</span>"
-            )
+            self._show_problems([])
         else:
             self.schedule_check()
 

@@ -269,6 +269,7 @@ class Picker:
         hit = plane_hit(origin, direction, self.normal * self.plane_offset, self.normal)
         if hit is None:
             return None
+        hit[int(np.argmax(np.abs(self.normal)))] = self.plane_offset  # on it, not 1e-16 off
         return snap_to_grid(hit, self.grid_step if self.snap else 0.0, self.normal)
 
     def pick(self, x: float, y: float, model: d.Model | None) -> Pick | None:

@@ -117,6 +117,8 @@ class BuildTools(QObject):
         self.last_added: tuple[str, str] | None = None
         self.ask_dependents: Callable[[str, str, list], str | None] = self._ask_dependents
         self._band: tuple[Any, Any] | None = None  # rubber band (mesh, actor)
+        #: the arrow shown after a joint's first click: (point, axis), None when none
+        self.axis_preview: tuple[np.ndarray, np.ndarray] | None = None
         self._hover_at: tuple[float, float] | None = None
         self._hover_timer = QTimer(self)
         self._hover_timer.setSingleShot(True)
@@ -178,6 +180,11 @@ class BuildTools(QObject):
         if kind == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
             self.cancel()
             self.message.emit(self.prompt())
+            return False
+        if kind == QEvent.Type.Leave:  # the cursor left the view: no position to show
+            self._hover_timer.stop()
+            self._hover_at = None
+            self.cursor_moved.emit(None, "")
             return False
         if kind not in (
             QEvent.Type.MouseButtonPress,
@@ -318,6 +325,13 @@ class BuildTools(QObject):
                 if self.axis_mode == "two points" and (tool in NEEDS_AXIS or tool in NEEDS_NORMAL)
                 else 2
             )
+            first = self.pending[0] if len(self.pending) == 1 else None
+            if first is not None and pick.body == first.body:
+                # the first click was on a point several bodies share (a rod end where two
+                # rods meet): the second body is one of them, so the first is another
+                others = [b for b in first.bodies if b != pick.body]
+                if others:
+                    first.body = others[0]
             if len(self.pending) == 1 and not self._second_body(pick):
                 self.message.emit(
                     f"{tool.replace('_', ' ')}: that is the same body; click the second body"
@@ -571,6 +585,7 @@ class BuildTools(QObject):
 
     def _mark_axis(self, point: np.ndarray, axis: np.ndarray) -> None:
         """The joint axis the next click will use, as an arrow at the joint point."""
+        self.axis_preview = (np.asarray(point, float), np.asarray(axis, float))
         plotter = self.viewport.plotter
         if plotter is None:
             return
@@ -585,6 +600,7 @@ class BuildTools(QObject):
         self.viewport.request_render()
 
     def _clear_markers(self) -> None:
+        self.axis_preview = None
         plotter = self.viewport.plotter
         for actor in self._markers:
             if plotter is not None:

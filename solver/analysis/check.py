@@ -42,6 +42,13 @@ ROLLING_NO_SLIP = {"none": 2, "lateral": 1, "longitudinal": 1, "free": 0}
 NODE_COORDINATES = {"ancf_beam2d": 4, "ancf_cable": 6, "ancf_beam3d": 12}
 
 
+def _count(n: int, word: str) -> str:
+    """``"1 body"``, ``"2 bodies"``, ``"0 joints"``."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word[:-1] + 'ies' if word.endswith('y') else word + 's'}"
+
+
 def body_freedoms(body: d.Body) -> int:
     """Degrees of freedom of a free body (rigid 6, point mass 3, ANCF: nodal coordinates)."""
     if isinstance(body, d.RigidBody):
@@ -85,12 +92,20 @@ class CheckReport:
 
     def lines(self) -> list[str]:
         out = [
-            f'model "{self.name}": {self.bodies} bodies, {self.joints} joints, '
-            f"{self.drivers} drivers, {self.forces} forces",
+            f'model "{self.name}": '
+            + ", ".join(
+                _count(n, word)
+                for n, word in (
+                    (self.bodies, "body"),
+                    (self.joints, "joint"),
+                    (self.drivers, "driver"),
+                    (self.forces, "force"),
+                )
+            ),
             f"degrees of freedom (Grübler): {self.grubler_dof} = {self.freedoms} body freedoms"
             f" − {self.holonomic_equations} joint equations"
             + (f" − {self.velocity_equations} rolling equations" if self.velocity_equations else "")
-            + (f" − {self.drivers} drivers" if self.drivers else ""),
+            + (f" − {_count(self.drivers, 'driver')}" if self.drivers else ""),
         ]
         mob = self.mobility
         if mob is None:

@@ -19,7 +19,9 @@ def image_array(image) -> np.ndarray:
     height, width = image.height(), image.width()
     data = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.sizeInBytes())
     # a copy: the array must not outlive the converted image's buffer
-    return data.reshape(height, image.bytesPerLine())[:, : 3 * width].reshape(height, width, 3).copy()
+    return (
+        data.reshape(height, image.bytesPerLine())[:, : 3 * width].reshape(height, width, 3).copy()
+    )
 
 
 def render(qtbot, window) -> None:
