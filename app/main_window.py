@@ -88,7 +88,7 @@ SHORTCUTS = (
     ("Ctrl+Shift+M", "Maximise the plots (again: back)"),
     ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo an edit"),
     ("Mouse", "left: rotate, middle or Shift+left: pan, wheel: zoom, click: select"),
-    ("Plots", "click: go to that time, drag: zoom, double-click: autoscale"),
+    ("Plots", "click: go to that time; wheel, right-drag: zoom; left-drag: pan; double-click: fit"),
 )
 
 

@@ -528,20 +528,26 @@ class BuildController:
         if report.redundant:
             lines.append(report.redundancy_text())
         lines += report.warnings
-        tip = "\n".join(lines) or "Degrees of freedom: numerical (rank of Φ_q) and Grübler's count"
+        notes = [report.passive_text()] if report.passive else []
+        tip = "\n".join(lines + notes) or (
+            "Degrees of freedom: numerical (rank of Φ_q) and Grübler's count"
+        )
         w.dof_label.setToolTip(tip)
-        self._show_problems(lines)
+        self._show_problems(lines, notes)
         self._flagged = report.flagged()
         self._apply_flags()
         return report
 
-    def _show_problems(self, lines: list[str]) -> None:
-        """The Edit panel's note: why the model is locked (a run), then the check's lines."""
+    def _show_problems(self, lines: list[str], notes: list[str] | None = None) -> None:
+        """The Edit panel's note: why the model is locked (a run), the check's notes (grey)
+        and its problems (red)."""
         html = []
         if self.document.locked:
             locked = self.document.locked
             reason = _html(locked[:1].upper() + locked[1:])
             html.append(f"<span style='color:#5a6270'>{reason}.</span>")
+        for note in notes or []:
+            html.append(f"<span style='color:#5a6270'>{_html(note)}</span>")
         if lines:
             html.append(
                 "<span style='color:#b3261e'>" + "<br>".join(_html(x) for x in lines) + "</span>"

@@ -2,8 +2,9 @@
 "Assemble" that closes small gaps in the model itself.
 
 ``live_check(model)`` runs the solver's ``check`` (validation, assembly at t = 0, numerical
-rank of Φ_q) and returns a ``LiveReport``: Grübler's count, the numerical DOF, the redundant
-equations and the joints they involve, or the joints that cannot be closed together. It
+rank of Φ_q) and returns a ``LiveReport``: Grübler's count, the numerical DOF (less the
+passive freedoms the solver's report names), the redundant equations and the joints they
+involve, or the joints that cannot be closed together. It
 never raises: a problem is part of the report. ``assembled_model`` solves the position
 problem and moves every body (with its shapes, points and the joints it carries) to the
 assembled configuration.
@@ -37,6 +38,14 @@ class LiveReport:
     error: str = ""
     warnings: list[str] = field(default_factory=list)
     check_report: CheckReport | None = None  # the solver's report (None: invalid model)
+    #: freedoms that move no joint, force or output point (e.g. a coupler's spin between
+    #: two spherical joints), as the solver's report describes them; ``dof`` counts them
+    passive: list[str] = field(default_factory=list)
+
+    @property
+    def active_dof(self) -> int | None:
+        """The DOF that drivers or the dynamics determine: ``dof`` less the passive ones."""
+        return None if self.dof is None else self.dof - len(self.passive)
 
     def flagged(self) -> dict[tuple[str, str], str]:
         """``(category, name) → explanation`` of every item to highlight."""
@@ -70,10 +79,22 @@ class LiveReport:
         if self.error and self.dof is None:
             grubler = f"Grübler {self.grubler}, " if self.grubler is not None else ""
             return f"DOF ? ({grubler}{self.error.split(':')[0] if self.conflicting_items else 'invalid'})"
-        text = f"DOF {self.dof} (Grübler {self.grubler}"
+        text = f"DOF {self.active_dof} (Grübler {self.grubler}"
+        if self.passive:
+            text += f", {len(self.passive)} passive"
         if self.redundant:
             text += f", {self.redundant} redundant"
         return text + ")"
+
+    def passive_text(self) -> str:
+        """``"1 passive freedom: coupler spin about J1–J2 (not counted: …)"``, or ``""``."""
+        if not self.passive:
+            return ""
+        n = len(self.passive)
+        return (
+            f"{n} passive freedom{'s' if n > 1 else ''}: {'; '.join(self.passive)} (moves no "
+            "joint, force or output point: not counted in the DOF, and no driver takes it)"
+        )
 
 
 def live_check(model: d.Model) -> LiveReport:
@@ -98,6 +119,7 @@ def live_check(model: d.Model) -> LiveReport:
     report.check_report = result
     report.grubler = result.grubler_dof
     report.dof = result.dof
+    report.passive = list(getattr(result, "passive_freedoms", []))
     report.residual = result.assembly_residual
     report.warnings = list(result.warnings)
     if result.mobility is not None:
