@@ -151,7 +151,11 @@ class MainWindow(QMainWindow):
         self._create_status_bar()
         self._connect()
         self.build = install_build(self)  # point-and-click building (app.builder)
-        self.settings.restore_layout(self)
+        if not self.settings.restore_layout(self):
+            # the side columns wide enough for item names and the solver's fields
+            self.resizeDocks(
+                [self.tree_dock, self.solver_dock], [300, 320], Qt.Orientation.Horizontal
+            )
         self._update_actions()
         self._update_title()
         if self.plotter is None:
@@ -209,6 +213,11 @@ class MainWindow(QMainWindow):
         solver_scroll.setWidget(self.solver_panel)
         solver_scroll.setWidgetResizable(True)
         solver_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._solver_scroll = solver_scroll
+        self._fit_solver_width()
+        # after the panel's own refresh (connected first): its parameters change its width
+        self.document.replaced.connect(self._fit_solver_width)
+        self.document.changed.connect(self._fit_solver_width)
         solver_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.solver_dock = self._dock("Solver", "solverDock", solver_scroll, right)
         self.messages_dock = self._dock("Messages", "messagesDock", self.messages, right)
@@ -223,6 +232,14 @@ class MainWindow(QMainWindow):
             [self.solver_dock, self.messages_dock], [380, 300], Qt.Orientation.Vertical
         )
         self.plot_sizer = PlotDockSizer(self, self.plots_dock, self.plots)
+
+    def _fit_solver_width(self, *_args) -> None:
+        """The Solver dock is never narrower than its panel (no clipped fields)."""
+        scroll = self._solver_scroll
+        scroll.setMinimumWidth(
+            self.solver_panel.minimumSizeHint().width()
+            + scroll.verticalScrollBar().sizeHint().width()
+        )
 
     # -- construction: actions -----------------------------------------------------------------
 

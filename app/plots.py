@@ -97,8 +97,11 @@ class Plot:
         item.showGrid(x=True, y=True, alpha=PLOT_GRID_ALPHA)
         item.setLabel("bottom", scene.label_of(spec.x) if spec.x != TIME else "time t (s)")
         item.setLabel("left", spec.y_label)
-        item.setClipToView(True)
-        item.setDownsampling(auto=True, mode="peak")
+        if spec.x == TIME:
+            # Clipping and peak downsampling assume x sorted: against time only (an x-y
+            # plot clipped this way drew nothing).
+            item.setClipToView(True)
+            item.setDownsampling(auto=True, mode="peak")
         for side in ("left", "bottom"):
             axis = item.getAxis(side)
             axis.enableAutoSIPrefix(False)

@@ -172,7 +172,7 @@ def scene_build(app, window, out: Path) -> bool:
     panel.t_end.editingFinished.emit()
     if not _run(app, window):
         return False
-    window.viewport.camera_preset("front")
+    window.viewport.fit()
     window.tree.select("body", "rod2")
     window.show_time(1.9)
     return _save(app, window, out)
