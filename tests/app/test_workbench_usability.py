@@ -355,9 +355,10 @@ def test_plot_export_at_a_chosen_size_without_the_cursor(qtbot, workbench, tmp_p
 def test_maximised_plots_fill_the_window_in_a_grid_and_come_back(qtbot, workbench, screenshot_dir):
     window = workbench
     assert window.open_model(EXAMPLES / "pendulum.json")
-    assert run_and_wait(qtbot, window, t_end=1.0).status == "ok"
+    assert run_and_wait(qtbot, window, t_end=3.0).status == "ok"
     window.plots.add_quantity("bob.x")
-    window.plots.add_quantity("bob.y", "bob.x")
+    xy = window.plots.add_quantity("bob.y", "bob.x")  # x swings back and forth
+    window.show_time(1.2)
     before = window.plots_dock.height()
     qtbot.mouseClick(window.plots.maximise_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.plots_dock.height() > 0.8 * window.height())
@@ -367,6 +368,12 @@ def test_maximised_plots_fill_the_window_in_a_grid_and_come_back(qtbot, workbenc
     assert window.maximise_plots_action.isChecked()
     qtbot.wait(100)
     shoot(window, screenshot_dir, "plots_maximised.png")
+    from PySide6.QtGui import QColor
+
+    color = QColor(xy.spec.colors[0])
+    rgb = [color.red(), color.green(), color.blue()]
+    drawn = (np.linalg.norm(grab(xy.widget).astype(float) - rgb, axis=2) < 40).sum()
+    assert drawn > 500, drawn  # the whole curve, not only its legend
     window.maximise_plots_action.trigger()  # View ▸ Maximise plots again
     qtbot.waitUntil(lambda: abs(window.plots_dock.height() - before) < 10)
     assert window.centralWidget().isVisible() and window.solver_dock.isVisible()
