@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.last_outcome: RunOutcome | None = None
         self._run_t_end = 0.0
         self._run_analysis = ""
+        self._run_model = None  # a copy of the model of the run going on (or last)
         self._dirty_plots = False
         self._plots_refreshed = 0.0
         self._run_started = 0.0
@@ -942,7 +943,7 @@ class MainWindow(QMainWindow):
 
     def _run_columns(self, columns: list[str]) -> None:
         run = RunData(columns)
-        run.model = getattr(self, "_run_model", None)
+        run.model = self._run_model
         self._set_run(run)
         self.playback.setEnabled(False)
 
@@ -989,7 +990,7 @@ class MainWindow(QMainWindow):
         run = self.run_data
         if run is None and outcome.result is not None:
             run = RunData(outcome.result.columns)
-            run.model = getattr(self, "_run_model", None)
+            run.model = self._run_model
             self._set_run(run)
         if run is not None:
             run.result = outcome.result

@@ -39,13 +39,16 @@ class LiveReport:
     warnings: list[str] = field(default_factory=list)
     check_report: CheckReport | None = None  # the solver's report (None: invalid model)
     #: freedoms that move no joint, force or output point (e.g. a coupler's spin between
-    #: two spherical joints), as the solver's report describes them; ``dof`` counts them
+    #: two spherical joints), as the solver's report describes them (one line per body);
+    #: ``dof`` counts them, ``active_dof`` does not
     passive: list[str] = field(default_factory=list)
+    active_dof: int | None = None
 
     @property
-    def active_dof(self) -> int | None:
-        """The DOF that drivers or the dynamics determine: ``dof`` less the passive ones."""
-        return None if self.dof is None else self.dof - len(self.passive)
+    def passive_count(self) -> int:
+        if self.dof is None or self.active_dof is None:
+            return 0
+        return self.dof - self.active_dof
 
     def flagged(self) -> dict[tuple[str, str], str]:
         """``(category, name) → explanation`` of every item to highlight."""
@@ -80,8 +83,8 @@ class LiveReport:
             grubler = f"Grübler {self.grubler}, " if self.grubler is not None else ""
             return f"DOF ? ({grubler}{self.error.split(':')[0] if self.conflicting_items else 'invalid'})"
         text = f"DOF {self.active_dof} (Grübler {self.grubler}"
-        if self.passive:
-            text += f", {len(self.passive)} passive"
+        if self.passive_count:
+            text += f", {self.passive_count} passive"
         if self.redundant:
             text += f", {self.redundant} redundant"
         return text + ")"
@@ -90,7 +93,7 @@ class LiveReport:
         """``"1 passive freedom: coupler spin about J1–J2 (not counted: …)"``, or ``""``."""
         if not self.passive:
             return ""
-        n = len(self.passive)
+        n = self.passive_count or len(self.passive)
         return (
             f"{n} passive freedom{'s' if n > 1 else ''}: {'; '.join(self.passive)} (moves no "
             "joint, force or output point: not counted in the DOF, and no driver takes it)"
@@ -120,6 +123,7 @@ def live_check(model: d.Model) -> LiveReport:
     report.grubler = result.grubler_dof
     report.dof = result.dof
     report.passive = list(getattr(result, "passive_freedoms", []))
+    report.active_dof = getattr(result, "active_dof", result.dof)
     report.residual = result.assembly_residual
     report.warnings = list(result.warnings)
     if result.mobility is not None:
