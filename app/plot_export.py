@@ -44,7 +44,7 @@ def export_plot(plot: Any, path: str | Path, size: tuple[int, int], cursor: int 
     copy = Plot(plot.spec, lambda _t: None)
     try:
         copy.refresh(plot.run)
-        x_auto, y_auto = plot.view.autoRangeEnabled()
+        copy.autoscale()  # the whole curves (no event loop runs to widen a partial fit)
         if plot.user_range:  # keep the user's zoom
             (x0, x1), (y0, y1) = plot.view.viewRange()
             copy.user_range = True

@@ -439,6 +439,7 @@ class PlotsPanel(QWidget):
         self.plots.append(plot)
         self._arrange()
         plot.refresh(self.run)
+        plot.autoscale()  # fitted to the whole run at once
         plot.set_cursor(self.run, self._index)
         return plot
 
