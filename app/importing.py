@@ -65,10 +65,12 @@ def import_into(window, source: Path | None = None, target: Path | None = None) 
     except OSError as exc:
         QMessageBox.critical(window, "Cannot save model", f"{target.name}: {exc.strerror}")
         return False
+    opened = window.open_model(target, ask=False)
+    # logged after opening: a new model starts with a clean Messages panel
     window.log_message(f"imported {source} as {target}")
     for warning in imported.warnings:
         window.log_message(f"  warning: {warning}")
-    if not window.open_model(target, ask=False):
+    if not opened:
         return False
     left_out = f" ({len(imported.warnings)} warnings in the log)" if imported.warnings else ""
     window.statusBar().showMessage(f"Imported {source.name}{left_out}", 10_000)

@@ -23,6 +23,7 @@ class RunData:
         self._iterations = np.zeros(256, dtype=int)
         self.n = 0
         self.result: Any | None = None  # the solver's Result once the run has ended
+        self.model: Any | None = None  # a copy of the model that produced these rows
         self.status = "running"
         self.message = ""
         self.wall_time = 0.0

@@ -425,9 +425,11 @@ class StudyDialog(QDialog):
         window = self.window
         window.playback.stop()
         model_dir = window.document.path.parent if window.document.path else None
-        window.viewport.set_model(study.case_model(index), model_dir)
+        case_model = study.case_model(index)
+        window.viewport.set_model(case_model, model_dir)
         run = RunData(columns)
         run.append(rows)
+        run.model = case_model  # the view and playback stay bound to the case's model
         outcome = study.outcomes[index]
         run.status, run.message = outcome.status, outcome.message
         run.wall_time = float(outcome.summary.get("wall_time_s") or 0.0)

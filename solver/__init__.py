@@ -5,6 +5,7 @@ Stable API (DESIGN §2)::
     from solver import load_model, save_model, check
     model = load_model("examples/pendulum.json")   # raises ModelError naming the bad item
     report = check(model)                          # degrees of freedom, warnings
+    assembly = assemble_model(model)               # poses that close every joint at t = 0
     result = simulate(model, analysis="kinematic", dt=1e-3, t_end=2.0)
     result.to_csv("out.csv")
     for frame in simulate(model, stream=True): ...  # frames as they are computed
@@ -16,9 +17,11 @@ Stable API (DESIGN §2)::
     table = study(model, vary={"solver.dt": [1e-3, 5e-4]})  # one row per case, on Dask
 
 ``check`` raises ``AssemblyError`` when the joints cannot be closed at t = 0 (``.items`` names
-them, ``.residual`` is the remaining ‖Φ‖). ``Model`` objects pickle and deep-copy exactly.
+them, ``.residual`` is the remaining ‖Φ‖, ``.report`` the counts and Grübler's DOF).
+``Model`` objects pickle and deep-copy exactly.
 """
 
+from solver.analysis.assembly import Assembly, Pose, assemble_model
 from solver.analysis.check import CheckReport, check
 from solver.analysis.formulations.parameters import Parameter, formulation_parameters
 from solver.analysis.kinematics import AssemblyError
@@ -38,6 +41,7 @@ from solver.studies import Study, StudyError, study
 __version__ = "0.1.0"
 
 __all__ = [
+    "Assembly",
     "AssemblyError",
     "CheckReport",
     "Frame",
@@ -45,11 +49,13 @@ __all__ = [
     "Model",
     "ModelError",
     "Parameter",
+    "Pose",
     "RESULT_REQUESTS",
     "Result",
     "ResultRequest",
     "Simulation",
     "__version__",
+    "assemble_model",
     "check",
     "formulation_parameters",
     "import_model",

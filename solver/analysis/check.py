@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.analysis.kinematics import assemble
+from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mobility import Mobility, mobility
 from solver.analysis.rolling_consistency import check_rolling_consistency
 from solver.mechanics.system import MultibodySystem
@@ -43,6 +43,13 @@ JOINT_EQUATIONS = {
 ROLLING_NO_SLIP = {"none": 2, "lateral": 1, "longitudinal": 1, "free": 0}
 #: Nodal coordinates per node of each ANCF element type.
 NODE_COORDINATES = {"ancf_beam2d": 4, "ancf_cable": 6, "ancf_beam3d": 12}
+
+
+def _count(n: int, word: str) -> str:
+    """``"1 body"``, ``"2 bodies"``, ``"0 joints"``."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word[:-1] + 'ies' if word.endswith('y') else word + 's'}"
 
 
 def body_freedoms(body: d.Body) -> int:
@@ -99,12 +106,20 @@ class CheckReport:
 
     def lines(self) -> list[str]:
         out = [
-            f'model "{self.name}": {self.bodies} bodies, {self.joints} joints, '
-            f"{self.drivers} drivers, {self.forces} forces",
+            f'model "{self.name}": '
+            + ", ".join(
+                _count(n, word)
+                for n, word in (
+                    (self.bodies, "body"),
+                    (self.joints, "joint"),
+                    (self.drivers, "driver"),
+                    (self.forces, "force"),
+                )
+            ),
             f"degrees of freedom (Grübler): {self.grubler_dof} = {self.freedoms} body freedoms"
             f" − {self.holonomic_equations} joint equations"
             + (f" − {self.velocity_equations} rolling equations" if self.velocity_equations else "")
-            + (f" − {self.drivers} drivers" if self.drivers else ""),
+            + (f" − {_count(self.drivers, 'driver')}" if self.drivers else ""),
         ]
         mob = self.mobility
         if mob is None:
@@ -128,7 +143,8 @@ class CheckReport:
 
 def check(model: d.Model) -> CheckReport:
     """Validate and assemble ``model``; raises ``ModelError`` (also for rolling discs whose
-    no-slip conditions conflict) or ``AssemblyError``."""
+    no-slip conditions conflict) or ``AssemblyError``, whose ``report`` is this report
+    without the numerical part (counts and Grübler's DOF)."""
     validate_model(model)
     holonomic = sum(JOINT_EQUATIONS[j.type] for j in model.joints)
     rolling = sum(
@@ -150,7 +166,11 @@ def check(model: d.Model) -> CheckReport:
     except UnsupportedFeature as exc:
         report.unsupported = str(exc)
         return report
-    assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
+    try:
+        assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
+    except AssemblyError as error:
+        error.report = report  # the counts (Grübler) hold without a configuration
+        raise
     report.assembly_iterations = assembled.iterations
     report.assembly_residual = assembled.residual
     report.mobility = mob = mobility(system, assembled.q)

@@ -90,7 +90,7 @@ def test_check_reports_the_coupler_spin(capsys):
 
 def test_builder_does_not_count_the_passive_freedom():
     report = live_check(load_model(EXAMPLE))
-    assert report.dof == 0 and report.passive == ["coupler spin about J1–J2"]
+    assert report.active_dof == 0 and report.passive == ["coupler spin about J1–J2"]
     assert report.status() == "DOF 0 (Grübler 1, 1 passive)"
 
 
