@@ -17,7 +17,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from solver import ModelError, check, load_model, save_model
+from solver import AssemblyError, ModelError, check, load_model, save_model
 from solver.model import description as d
 
 #: Categories of the model tree: (key, title, attribute of the model).
@@ -30,6 +30,10 @@ CATEGORIES = (
     ("contact", "Contacts"),
     ("output", "Outputs"),
 )
+
+
+#: The name of a new model until it is saved under a file name.
+UNTITLED = "Untitled"
 
 
 class DocumentError(Exception):
@@ -54,9 +58,14 @@ def load_checked(path: str | Path) -> tuple[d.Model, Any]:
         report = check(model)
     except (ModelError, OSError) as error:
         raise DocumentError(check_message(path, error)) from None
-    except (ArithmeticError, RuntimeError, ValueError, np.linalg.LinAlgError) as error:
-        # An assembly failure (the solver's AssemblyError, a RuntimeError, is not public
-        # API) or a numerical problem: one line, as the CLI prints it.
+    except (
+        AssemblyError,
+        RuntimeError,
+        ArithmeticError,
+        ValueError,
+        np.linalg.LinAlgError,
+    ) as error:
+        # joints that cannot be closed, or a numerical problem: one line, as the CLI prints it
         raise DocumentError(check_message(path, error)) from None
     return model, report
 
@@ -128,12 +137,15 @@ class Document(QObject):
     changed = Signal(str)
     modified_changed = Signal(bool)
     path_changed = Signal()
+    lock_changed = Signal(str)  # why edits are refused ("" = unlocked)
+    refused = Signal(str)  # an edit refused while locked: the reason
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.model: d.Model | None = None
         self.path: Path | None = None
         self.report: Any | None = None  # the CheckReport of the model as opened
+        self.locked = ""  # while set (the reason), the model is not edited
         self.undo_stack = QUndoStack(self)
         # a bound slot (not a lambda): Qt drops the connection when the document is deleted
         self.undo_stack.cleanChanged.connect(self._clean_changed)
@@ -151,13 +163,21 @@ class Document(QObject):
     def name(self) -> str | None:
         if self.model is None:
             return None
-        return self.model.name or (self.path.stem if self.path else "Untitled")
+        if self.model.name and self.model.name != UNTITLED:
+            return self.model.name
+        return self.path.stem if self.path else UNTITLED  # a new model: its file's name
 
     # -- file operations ---------------------------------------------------------------------
 
+    def set_locked(self, reason: str) -> None:
+        """Refuse edits while ``reason`` is set (a run streams); ``""`` unlocks."""
+        if reason != self.locked:
+            self.locked = reason
+            self.lock_changed.emit(reason)
+
     def new(self) -> None:
         """An empty model (no file yet)."""
-        self._replace(d.Model(name="Untitled"), None, None)
+        self._replace(d.Model(name=UNTITLED), None, None)
 
     def open(self, path: str | Path) -> None:
         """Make the model at ``path`` the document; ``DocumentError`` keeps the current one."""
@@ -204,6 +224,9 @@ class Document(QObject):
     def set_field(self, target: Any, field: str, value: Any, text: str | None = None) -> None:
         """Undoable ``target.field = value`` (no-op when equal)."""
         if getattr(target, field) == value:
+            return
+        if self.locked:
+            self.refused.emit(self.locked)
             return
         label = text or f"Set {field}"
         self.undo_stack.push(SetFieldCommand(self, target, field, value, label))

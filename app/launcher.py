@@ -11,7 +11,7 @@ import os
 import sys
 
 #: First arguments handled by the headless command line (``solver.cli``).
-HEADLESS_COMMANDS = frozenset({"check", "run"})
+HEADLESS_COMMANDS = frozenset({"check", "run", "import", "study", "compare"})
 #: Options answered by ``solver.cli`` as well (its help lists every command, GUI included).
 CLI_OPTIONS = frozenset({"-h", "--help", "--version"})
 
@@ -20,7 +20,8 @@ def _gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biela",
         description="Open the Biela multibody dynamics workbench.",
-        epilog="Headless: 'biela check MODEL', 'biela run MODEL ...' (see 'biela --help').",
+        epilog="Headless: 'biela check MODEL', 'biela run MODEL ...', 'biela import SOURCE -o "
+        "MODEL.json' (see 'biela --help').",
     )
     parser.add_argument("model", nargs="?", metavar="MODEL", help="model file (*.json) to open")
     return parser
@@ -57,12 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
 
     if args and (args[0] in HEADLESS_COMMANDS or args[0] in CLI_OPTIONS):
-        from solver import cli
-
         try:
+            from solver import cli
+
             return int(cli.main(args) or 0)
         except SystemExit as error:  # argparse's --help, --version and usage errors
             return _exit_code(error)
+        except KeyboardInterrupt:  # Ctrl-C while the solver was still being imported
+            print("biela: interrupted", file=sys.stderr)
+            return 130
 
     try:
         options = _gui_parser().parse_args(args)

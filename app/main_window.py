@@ -3,13 +3,15 @@
 Importing this module imports Qt (VTK when a window is built); ``app.launcher`` imports it
 only when the GUI starts. The window wires the parts together:
 
-- ``Document`` (model, file, undo stack) ← panels edit it;
-- ``SimulationRunner`` (solver in a QThread) → ``RunData`` → plots, playback, viewport;
+- ``Document`` (model, file, undo stack) ← panels edit it; locked while a run streams, so
+  the view, the plots and the playback always show the model that produced the results;
+- ``SimulationRunner`` (solver in its own process) → ``RunData`` → plots, playback, viewport;
 - the viewport renders on this (GUI) thread at ≤ 60 fps, the live plots refresh at 2 Hz.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import signal
 import time
@@ -17,39 +19,50 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
-    QLabel,
+    QFrame,
     QMainWindow,
+    QMenu,
     QMessageBox,
-    QPlainTextEdit,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
-from app import export
+from app import export, result_quantities
 from app import viewport as viewport_module
 from app.application import get_application
 from app.builder.controller import install_build
 from app.document import Document, DocumentError
+from app.examples import EXAMPLES_DIR, example_entries
 from app.icons import icon
+from app.messages import MessagesPanel
 from app.panels import ModelTree, PropertyPanel, SolverPanel
 from app.playback import PlaybackBar
-from app.plots import AddPlotDialog, PlotsPanel
-from app.progress import ProgressBar
+from app.plot_dock import PlotDockSizer
+from app.plot_export import PlotExportDialog
+from app.plots import DEFAULT_EXPORT_SIZE, AddPlotDialog, PlotsPanel
+from app.run_report import (
+    accuracy_warning,
+    count,
+    energy_exchanged,
+    stability_warning,
+)
 from app.rundata import RunData
 from app.settings import Settings
-from app.viewport import Viewport
+from app.status import StatusFields
+from app.study_dialog import install_study
+from app.viewport import DEFORMATION_SCALES, Viewport
 from app.worker import FrameBatch, RunOutcome, SimulationRunner
 
 log = logging.getLogger(__name__)
 
 APP_TITLE = "Biela"
 MODEL_FILE_FILTER = "Biela models (*.json);;All files (*)"
-EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 # During a run the status labels refresh at 4 Hz and the live plots at 2 Hz: a refresh of
 # the two default plots costs ≈ 35 ms CPU (pyqtgraph re-ranges and re-draws the axes), which
 # at 4 Hz took a fifth of the GUI's CPU budget from the viewport (measured, software GL).
@@ -57,6 +70,8 @@ PLOT_REFRESH_MS = 250
 LIVE_PLOT_INTERVAL = 0.5  # s
 CURSOR_REFRESH_MS = 100  # plot cursors during playback
 RUN_MAX_FPS = 40  # viewport during a run: smooth enough, and leaves the CPU to the solver
+#: Why the model cannot be edited while a run streams (status bar, Edit panel, refusals).
+RUN_LOCK = "the model is locked while the run streams: stop the run (Shift+F5) to edit it"
 
 SHORTCUTS = (
     ("Ctrl+N", "New model"),
@@ -71,8 +86,10 @@ SHORTCUTS = (
     ("Space", "Play / pause the results"),
     ("1 / 2 / 3 / 4", "Iso / front / top / side view"),
     ("F", "Fit the model in the view"),
+    ("Ctrl+Shift+M", "Maximise the plots (again: back)"),
     ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo an edit"),
     ("Mouse", "left: rotate, middle or Shift+left: pan, wheel: zoom, click: select"),
+    ("Plots", "click: go to that time; wheel, right-drag: zoom; left-drag: pan; double-click: fit"),
 )
 
 
@@ -83,11 +100,12 @@ def window_title(model_name: str | None, modified: bool = False) -> str:
     return f"{model_name}{' *' if modified else ''} — {APP_TITLE}"
 
 
-def stability_warning(result) -> str | None:
-    """The stability monitor's warning of a finished run (the step exceeds its estimate of
-    the largest stable step, ``Result.stability``), or ``None``."""
-    stability = getattr(result, "stability", None) or {}
-    return stability.get("warning")
+def file_message(path: Path, error: BaseException | str) -> str:
+    """``"<file>: <reason>"``, without naming the file twice when the reason already does."""
+    text = str(error)
+    if path.name in text:
+        return text
+    return f"{path.name}: {text}"
 
 
 class MainWindow(QMainWindow):
@@ -105,6 +123,8 @@ class MainWindow(QMainWindow):
         self.run_data: RunData | None = None
         self.last_outcome: RunOutcome | None = None
         self._run_t_end = 0.0
+        self._run_analysis = ""
+        self._run_model = None  # a copy of the model of the run going on (or last)
         self._dirty_plots = False
         self._plots_refreshed = 0.0
         self._run_started = 0.0
@@ -133,11 +153,19 @@ class MainWindow(QMainWindow):
         self._create_status_bar()
         self._connect()
         self.build = install_build(self)  # point-and-click building (app.builder)
-        self.settings.restore_layout(self)
+        if not self.settings.restore_layout(self):
+            # the side columns wide enough for item names and the solver's fields
+            self.resizeDocks(
+                [self.tree_dock, self.solver_dock], [300, 320], Qt.Orientation.Horizontal
+            )
         self._update_actions()
         self._update_title()
         if self.plotter is None:
             self.statusBar().showMessage("3D view unavailable (no OpenGL context)")
+        self.log_message(
+            "Open a model (File ▸ Open, File ▸ Examples) or start one (File ▸ New) and build "
+            "it with the Build tools."
+        )
 
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setInterval(PLOT_REFRESH_MS)
@@ -160,7 +188,7 @@ class MainWindow(QMainWindow):
     def model_name(self) -> str | None:
         return self.document.name
 
-    # -- construction ------------------------------------------------------------------------
+    # -- construction: docks -------------------------------------------------------------------
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -173,29 +201,49 @@ class MainWindow(QMainWindow):
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         right = Qt.DockWidgetArea.RightDockWidgetArea
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        # The right column (solver settings, messages) runs down to the status bar: the
+        # Messages panel gets the height, the plots the width under the view and the tree.
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
         self.tree = ModelTree(self)
         self.properties = PropertyPanel(self.document, self)
         self.solver_panel = SolverPanel(self.document, self)
         self.plots = PlotsPanel(self)
-        self.messages = QPlainTextEdit(self)
-        self.messages.setObjectName("messages")
-        self.messages.setReadOnly(True)
-        self.messages.setMaximumBlockCount(2000)
+        self.messages = MessagesPanel(self)
         self.tree_dock = self._dock("Model", "modelDock", self.tree, left)
         self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, left)
-        self.solver_dock = self._dock("Solver", "solverDock", self.solver_panel, right)
+        solver_scroll = QScrollArea(self)  # its parameters may be many: they scroll
+        solver_scroll.setWidget(self.solver_panel)
+        solver_scroll.setWidgetResizable(True)
+        solver_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._solver_scroll = solver_scroll
+        self._fit_solver_width()
+        # after the panel's own refresh (connected first): its parameters change its width
+        self.document.replaced.connect(self._fit_solver_width)
+        self.document.changed.connect(self._fit_solver_width)
+        solver_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.solver_dock = self._dock("Solver", "solverDock", solver_scroll, right)
         self.messages_dock = self._dock("Messages", "messagesDock", self.messages, right)
         self.plots_dock = self._dock("Plots", "plotsDock", self.plots, bottom)
         self.splitDockWidget(self.tree_dock, self.properties_dock, Qt.Orientation.Vertical)
         self.splitDockWidget(self.solver_dock, self.messages_dock, Qt.Orientation.Vertical)
-        self.resizeDocks([self.tree_dock, self.solver_dock], [270, 290], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.plots_dock], [300], Qt.Orientation.Vertical)
+        self.resizeDocks([self.tree_dock, self.solver_dock], [270, 300], Qt.Orientation.Horizontal)
         self.resizeDocks(
             [self.tree_dock, self.properties_dock], [330, 260], Qt.Orientation.Vertical
         )
         self.resizeDocks(
-            [self.solver_dock, self.messages_dock], [380, 200], Qt.Orientation.Vertical
+            [self.solver_dock, self.messages_dock], [380, 300], Qt.Orientation.Vertical
         )
+        self.plot_sizer = PlotDockSizer(self, self.plots_dock, self.plots)
+
+    def _fit_solver_width(self, *_args) -> None:
+        """The Solver dock is never narrower than its panel (no clipped fields)."""
+        scroll = self._solver_scroll
+        scroll.setMinimumWidth(
+            self.solver_panel.minimumSizeHint().width()
+            + scroll.verticalScrollBar().sizeHint().width()
+        )
+
+    # -- construction: actions -----------------------------------------------------------------
 
     def _action(
         self, text: str, slot, shortcut=None, tip: str = "", icon_name: str | None = None
@@ -212,11 +260,21 @@ class MainWindow(QMainWindow):
         return action
 
     def _create_actions(self) -> None:
+        self._create_file_actions()
+        self._create_edit_actions()
+        self._create_view_actions()
+        self._create_simulate_actions()
+        self._create_help_actions()
+
+    def _create_file_actions(self) -> None:
         std = QKeySequence.StandardKey
         a = self._action
         self.new_action = a("&New", self.new_model, std.New, "Start an empty model", "new")
         self.open_action = a(
             "&Open…", self.open_model_dialog, std.Open, "Open a model file (*.json)", "open"
+        )
+        self.import_action = a(
+            "&Import…", self.import_model_dialog, None, "A MUBODYNA folder, an MJCF or URDF file"
         )
         self.save_action = a("&Save", self.save_model, std.Save, "Save the model", "save")
         self.save_as_action = a(
@@ -224,7 +282,6 @@ class MainWindow(QMainWindow):
         )
         self.quit_action = a("&Quit", self.close, std.Quit, "Quit Biela")
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-
         self.export_csv_action = a(
             "Results &CSV…", self.export_csv_dialog, None, "The run's results, as biela run --csv"
         )
@@ -242,11 +299,19 @@ class MainWindow(QMainWindow):
             "&Animation (GIF/MP4)…", self.export_movie_dialog, None, "Save the motion as a movie"
         )
 
-        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
+    def _create_edit_actions(self) -> None:
+        std = QKeySequence.StandardKey
+        stack = self.document.undo_stack
+        self.undo_action = stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(std.Undo)
-        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action = stack.createRedoAction(self, "&Redo")
         self.redo_action.setShortcut(std.Redo)
+        # the stack enables its actions itself; while a run streams they stay off
+        stack.canUndoChanged.connect(self._update_undo_actions)
+        stack.canRedoChanged.connect(self._update_undo_actions)
 
+    def _create_view_actions(self) -> None:
+        a = self._action
         self.view_actions: dict[str, QAction] = {}
         for key, text, shortcut in (
             ("iso", "&Isometric", "1"),
@@ -264,6 +329,15 @@ class MainWindow(QMainWindow):
         self.fit_action = a(
             "Fit &all", self.viewport.fit, QKeySequence("F"), "Fit the model in the view", "fit"
         )
+        self.fit_run_action = QAction("Fit the view &during runs", self)
+        self.fit_run_action.setCheckable(True)
+        self.fit_run_action.setChecked(self.settings.view_flag("fit_during_run", True))
+        self.fit_run_action.setStatusTip(
+            "While a run streams, zoom out when the mechanism leaves the view"
+        )
+        self.fit_run_action.toggled.connect(
+            lambda on: self.settings.set_view_flag("fit_during_run", on)
+        )
         self.toggle_actions: dict[str, QAction] = {}
         for group, text in (
             ("joints", "&Joints"),
@@ -271,6 +345,7 @@ class MainWindow(QMainWindow):
             ("markers", "Output &markers"),
             ("traces", "&Traces"),
             ("floor", "Floor &grid"),
+            ("origin", "&Origin triad"),
             ("forces", "F&orces and contacts"),
         ):
             action = QAction(text, self)
@@ -280,7 +355,25 @@ class MainWindow(QMainWindow):
             self.viewport.set_group_visible(group, visible)
             action.toggled.connect(lambda on, g=group: self._toggle_group(g, on))
             self.toggle_actions[group] = action
+        self.maximise_plots_action = a(
+            "&Maximise plots",
+            lambda _=False: self.plot_sizer.set_maximised(not self.plot_sizer.maximised),
+            QKeySequence("Ctrl+Shift+M"),
+            "Plots fill the window (again: back to the 3D view)",
+        )
+        self.maximise_plots_action.setCheckable(True)
+        self.deformation_group = QActionGroup(self)
+        self.deformation_actions: dict[float, QAction] = {}
+        for scale in DEFORMATION_SCALES:
+            action = QAction(f"× {scale:g}", self)
+            action.setCheckable(True)
+            action.setChecked(scale == 1.0)
+            action.triggered.connect(lambda _=False, s=scale: self.set_deformation_scale(s))
+            self.deformation_group.addAction(action)
+            self.deformation_actions[scale] = action
 
+    def _create_simulate_actions(self) -> None:
+        a = self._action
         self.check_action = a(
             "&Check", self.check_model, QKeySequence("F7"), "Validate and count DOF", "check"
         )
@@ -309,47 +402,72 @@ class MainWindow(QMainWindow):
         self.add_plot_action = a(
             "Add &plot…", self.add_plot_dialog, None, "Plot any result quantity", "plot"
         )
+
+    def _create_help_actions(self) -> None:
+        a = self._action
         self.shortcuts_action = a("&Keyboard shortcuts", self.show_shortcuts, None, "", "help")
         self.about_action = a("&About Biela", self.show_about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
 
+    # -- construction: menus ---------------------------------------------------------------------
+
     def _create_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addAction(self.new_action)
-        file_menu.addAction(self.open_action)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.examples_menu = file_menu.addMenu("&Examples")
-        file_menu.addSeparator()
-        file_menu.addAction(self.save_action)
-        file_menu.addAction(self.save_as_action)
-        file_menu.addSeparator()
-        self.export_menu = file_menu.addMenu("&Export")
+        self.file_menu = self._create_file_menu(bar)
+        self.edit_menu = self._create_edit_menu(bar)
+        self.view_menu = self._create_view_menu(bar)
+        self.simulate_menu = self._create_simulate_menu(bar)
+        self.help_menu = self._create_help_menu(bar)
+
+    def _create_file_menu(self, bar) -> QMenu:
+        menu = bar.addMenu("&File")
+        menu.addAction(self.new_action)
+        menu.addAction(self.open_action)
+        self.recent_menu = menu.addMenu("Open &Recent")
+        self.examples_menu = menu.addMenu("&Examples")
+        menu.addAction(self.import_action)
+        menu.addSeparator()
+        menu.addAction(self.save_action)
+        menu.addAction(self.save_as_action)
+        menu.addSeparator()
+        self.export_menu = menu.addMenu("&Export")
         self.export_menu.addAction(self.export_csv_action)
         self.export_plot_menu = self.export_menu.addMenu("&Plot")
         self.export_plot_menu.aboutToShow.connect(self._fill_plot_export_menu)
         self.export_menu.addAction(self.export_screenshot_action)
         self.export_menu.addAction(self.export_window_action)
         self.export_menu.addAction(self.export_movie_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
+        menu.addSeparator()
+        menu.addAction(self.quit_action)
         self._fill_recent_menu()
         self._fill_examples_menu()
+        return menu
 
-        edit_menu = bar.addMenu("&Edit")
-        edit_menu.addAction(self.undo_action)
-        edit_menu.addAction(self.redo_action)
+    def _create_edit_menu(self, bar) -> QMenu:
+        menu = bar.addMenu("&Edit")
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
+        return menu
 
-        view_menu = bar.addMenu("&View")
-        camera = view_menu.addMenu("&Camera")
+    def _create_view_menu(self, bar) -> QMenu:
+        menu = bar.addMenu("&View")
+        camera = menu.addMenu("&Camera")
         for action in self.view_actions.values():
             camera.addAction(action)
-        view_menu.addAction(self.fit_action)
-        view_menu.addSeparator()
+        menu.addAction(self.fit_action)
+        self.follow_menu = menu.addMenu("F&ollow body")
+        self.follow_menu.aboutToShow.connect(self._fill_follow_menu)
+        menu.addAction(self.fit_run_action)
+        menu.addSeparator()
         for action in self.toggle_actions.values():
-            view_menu.addAction(action)
-        view_menu.addSeparator()
-        panels = view_menu.addMenu("&Panels")
+            menu.addAction(action)
+        self.deformation_menu = menu.addMenu("Flexible &deformation")
+        self.deformation_menu.setToolTipsVisible(True)
+        for action in self.deformation_actions.values():
+            self.deformation_menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(self.maximise_plots_action)
+        panels = menu.addMenu("&Panels")
         for dock in (
             self.tree_dock,
             self.properties_dock,
@@ -358,20 +476,27 @@ class MainWindow(QMainWindow):
             self.messages_dock,
         ):
             panels.addAction(dock.toggleViewAction())
+        return menu
 
-        sim_menu = bar.addMenu("&Simulate")
+    def _create_simulate_menu(self, bar) -> QMenu:
+        menu = bar.addMenu("&Simulate")
         for action in (self.check_action, self.assemble_action):
-            sim_menu.addAction(action)
-        sim_menu.addSeparator()
+            menu.addAction(action)
+        menu.addSeparator()
         for action in (self.run_action, self.pause_action, self.stop_action, self.reset_action):
-            sim_menu.addAction(action)
-        sim_menu.addSeparator()
-        sim_menu.addAction(self.play_action)
-        sim_menu.addAction(self.add_plot_action)
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(self.play_action)
+        menu.addAction(self.add_plot_action)
+        menu.addSeparator()
+        install_study(self, menu)  # Simulate ▸ Study… (app.study_dialog)
+        return menu
 
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self.shortcuts_action)
-        help_menu.addAction(self.about_action)
+    def _create_help_menu(self, bar) -> QMenu:
+        menu = bar.addMenu("&Help")
+        menu.addAction(self.shortcuts_action)
+        menu.addAction(self.about_action)
+        return menu
 
     def _create_toolbar(self) -> None:
         tb = self.addToolBar("Main")
@@ -396,30 +521,15 @@ class MainWindow(QMainWindow):
         self.toolbar = tb
 
     def _create_status_bar(self) -> None:
-        sb = self.statusBar()
-        self.time_label = QLabel("t = –", self)
-        self.wall_label = QLabel("wall –", self)
-        self.rtf_label = QLabel("RTF –", self)
-        self.newton_label = QLabel("Newton –", self)
-        self.dof_label = QLabel("DOF –", self)
-        self.fps_label = QLabel("", self)
-        self.progress = ProgressBar(self)
-        self.progress.setRange(0, 1000)
-        self.progress.setMaximumWidth(180)
-        self.progress.setTextVisible(True)
-        self.progress.setFormat("%p%")
-        self.progress.setValue(0)
-        for widget, tip in (
-            (self.time_label, "Simulated time"),
-            (self.wall_label, "Wall-clock time of the run"),
-            (self.rtf_label, "Real-time factor: simulated seconds per wall second"),
-            (self.newton_label, "Newton iterations: last step / total"),
-            (self.dof_label, "Degrees of freedom (rank of the constraint Jacobian)"),
-            (self.fps_label, "Viewport frames per second"),
-        ):
-            widget.setToolTip(tip)
-            sb.addPermanentWidget(widget)
-        sb.addPermanentWidget(self.progress)
+        self.status = StatusFields(self.statusBar(), self)
+        # the names the rest of the workbench (and its tests) use
+        self.time_label = self.status.time
+        self.wall_label = self.status.wall
+        self.rtf_label = self.status.rtf
+        self.newton_label = self.status.newton
+        self.dof_label = self.status.dof
+        self.fps_label = self.status.fps
+        self.progress = self.status.progress
 
     def _connect(self) -> None:
         doc = self.document
@@ -427,6 +537,7 @@ class MainWindow(QMainWindow):
         doc.changed.connect(self._document_changed)
         doc.modified_changed.connect(lambda _m: self._update_title())
         doc.path_changed.connect(self._update_title)
+        doc.refused.connect(lambda reason: self.statusBar().showMessage(f"Not changed: {reason}"))
         self.tree.item_selected.connect(self._item_selected)
         self.viewport.picked.connect(self._picked)
         self.runner.columns_ready.connect(self._run_columns)
@@ -441,6 +552,8 @@ class MainWindow(QMainWindow):
         self._cursor_timer.timeout.connect(self._update_cursors)
         self.plots.time_requested.connect(self.playback.set_time)
         self.plots.add_plot_requested.connect(self.add_plot_dialog)
+        self.plots.maximise_requested.connect(self.plot_sizer.set_maximised)
+        self.plot_sizer.maximised_changed.connect(self.maximise_plots_action.setChecked)
 
     # -- menus that change -----------------------------------------------------------------------
 
@@ -463,13 +576,15 @@ class MainWindow(QMainWindow):
         self._fill_recent_menu()
 
     def _fill_examples_menu(self) -> None:
+        """The examples by their model titles (the file name in the status tip)."""
         self.examples_menu.clear()
-        paths = sorted(EXAMPLES_DIR.glob("*.json")) if EXAMPLES_DIR.is_dir() else []
-        for path in paths:
-            action = self.examples_menu.addAction(path.stem.replace("_", " "))
-            action.setStatusTip(str(path))
+        entries = example_entries(EXAMPLES_DIR)
+        for title, path in entries:
+            action = self.examples_menu.addAction(title)
+            action.setStatusTip(f"{path.name}: {path}")
+            action.setToolTip(path.name)
             action.triggered.connect(lambda _=False, p=path: self.open_model(p))
-        self.examples_menu.setEnabled(bool(paths))
+        self.examples_menu.setEnabled(bool(entries))
 
     def _fill_plot_export_menu(self) -> None:
         menu = self.export_plot_menu
@@ -478,11 +593,47 @@ class MainWindow(QMainWindow):
             action = menu.addAction(f"{plot.spec.title} (PNG/SVG)…")
             action.triggered.connect(lambda _=False, p=plot: self.export_plot_dialog(p))
 
+    def _fill_follow_menu(self) -> None:
+        """ "None" and every rigid body and point mass of the model (checked: followed)."""
+        menu = self.follow_menu
+        menu.clear()
+        group = QActionGroup(menu)
+        names = [None]
+        model = self.document.model
+        if model is not None:
+            names += [b.name for b in model.bodies if b.type in ("rigid", "point_mass")]
+        for name in names:
+            action = menu.addAction(name or "None (fixed camera)")
+            action.setCheckable(True)
+            action.setChecked(self.viewport.follow == name)
+            action.triggered.connect(lambda _=False, n=name: self.follow_body(n))
+            group.addAction(action)
+
+    def follow_body(self, name: str | None) -> None:
+        """View ▸ Follow body: the camera moves with ``name``'s centre (None: it stays)."""
+        self.viewport.set_follow(name)
+        self.statusBar().showMessage(
+            f"The camera follows {name}" if name else "The camera stays where it is", 5000
+        )
+
+    def set_deformation_scale(self, scale: float) -> None:
+        """View ▸ Flexible deformation: draw flexible bodies' deformation ``scale`` × larger."""
+        self.viewport.set_deformation_scale(scale)
+        self.deformation_actions[scale].setChecked(True)
+        if self.run_data is not None and len(self.run_data):
+            self._show_index(min(self.playback.index, len(self.run_data) - 1))
+
     # -- state of actions and labels -------------------------------------------------------------
 
     def _update_title(self) -> None:
+        # The "*" is part of the title (no "[*]" placeholder, so no setWindowModified).
         self.setWindowTitle(window_title(self.document.name, self.document.is_modified))
-        self.setWindowModified(self.document.is_modified)
+
+    def _update_undo_actions(self, *_args) -> None:
+        stack = self.document.undo_stack
+        locked = bool(self.document.locked)
+        self.undo_action.setEnabled(stack.canUndo() and not locked)
+        self.redo_action.setEnabled(stack.canRedo() and not locked)
 
     def _update_actions(self) -> None:
         has_model = self.document.model is not None
@@ -508,14 +659,17 @@ class MainWindow(QMainWindow):
         self.solver_panel.setEnabled(has_model and not running)
         self.properties.setEnabled(not running)
         self.play_action.setEnabled(finished)
+        has_flexible = has_model and any(
+            b.type.startswith("ancf") for b in self.document.model.bodies
+        )
+        self.deformation_menu.setEnabled(has_flexible)
         paused = self.runner.paused
         self.pause_action.setText("Res&ume" if paused else "&Pause")
         self.pause_action.setIcon(icon("run" if paused else "pause", self))
+        self._update_undo_actions()
 
     def log_message(self, text: str) -> None:
-        stamp = time.strftime("%H:%M:%S")
-        for line in text.splitlines() or [""]:
-            self.messages.appendPlainText(f"{stamp}  {line}")
+        self.messages.log(text)
 
     # -- document --------------------------------------------------------------------------------
 
@@ -540,6 +694,7 @@ class MainWindow(QMainWindow):
         if self.runner.running or not self.maybe_save():
             return False
         self.document.new()
+        self.log_message("new model")
         self.statusBar().showMessage("New model", 5000)
         return True
 
@@ -561,7 +716,7 @@ class MainWindow(QMainWindow):
             QApplication.restoreOverrideCursor()
         if error is not None:
             self.statusBar().showMessage(f"Could not open {path.name}", 10_000)
-            self.log_message(f"cannot open {path}: {error}")
+            self.log_message(f"cannot open {file_message(path, error)}")
             QMessageBox.critical(self, "Cannot open model", error)
             return False
         self.settings.add_recent(path)
@@ -586,6 +741,12 @@ class MainWindow(QMainWindow):
             return False
         return self.open_model(path, ask=False)
 
+    def import_model_dialog(self) -> bool:
+        """File ▸ Import…: a MUBODYNA folder, an MJCF or URDF file (``app.importing``)."""
+        from app.importing import import_into
+
+        return import_into(self)
+
     def save_model(self) -> bool:
         if self.document.model is None:
             return False
@@ -596,8 +757,9 @@ class MainWindow(QMainWindow):
     def save_model_as(self) -> bool:
         if self.document.model is None:
             return False
-        start = str(self.document.path or Path.cwd() / "model.json")
-        path, _ = QFileDialog.getSaveFileName(self, "Save model as", start, MODEL_FILE_FILTER)
+        name = self.document.path.name if self.document.path else "model.json"
+        start = self._save_folder() / name
+        path, _ = QFileDialog.getSaveFileName(self, "Save model as", str(start), MODEL_FILE_FILTER)
         if not path:
             return False
         if not path.endswith(".json"):
@@ -608,17 +770,40 @@ class MainWindow(QMainWindow):
         try:
             saved = self.document.save(path)
         except Exception as exc:  # OSError, ModelError: one line
-            QMessageBox.critical(self, "Cannot save model", f"{path.name}: {exc}")
+            QMessageBox.critical(self, "Cannot save model", file_message(path, exc))
             return False
         self.settings.add_recent(saved)
+        self.settings.set_folder("models", saved.parent)
         self._fill_recent_menu()
+        self._update_title()
         self.statusBar().showMessage(f"Saved {saved}", 10_000)
         self.log_message(f"saved {saved}")
         return True
 
+    def _save_folder(self, kind: str = "models") -> Path:
+        """Where a save or export dialog starts: the folder last used for ``kind``, else the
+        model's own folder unless it is the examples folder that ships with Biela, else the
+        current folder."""
+        last = self.settings.folder(kind)
+        if last is not None and last.is_dir():
+            return last
+        model_path = self.document.path
+        if model_path is not None and model_path.parent.resolve() != EXAMPLES_DIR.resolve():
+            return model_path.parent
+        return Path.cwd()
+
     def _document_replaced(self) -> None:
+        """A new or opened model: everything of the previous one goes (results, added plots,
+        status figures, messages, zoom, followed body)."""
         self.playback.stop()
+        self.plot_sizer.set_maximised(False)
         self._set_run(None)
+        self.last_outcome = None
+        self.plots.remove_user_plots()
+        self.status.reset()
+        self.messages.clear()
+        self.viewport.set_follow(None)
+        self.set_deformation_scale(1.0)
         model = self.document.model
         self.tree.set_model(model)
         self.properties.show_item(None, None)
@@ -678,7 +863,8 @@ class MainWindow(QMainWindow):
 
     def run_simulation(self, **overrides: Any) -> bool:
         """Start the model's analysis (settings of the solver panel, or ``overrides`` such as
-        ``t_end=0.2``) in the worker thread. False if nothing was started."""
+        ``t_end=0.2``) in the solver process. The model is locked until the run ends. False if
+        nothing was started."""
         model = self.document.model
         if model is None or self.runner.running:
             return False
@@ -689,7 +875,7 @@ class MainWindow(QMainWindow):
         self._set_run(None)
         self.last_outcome = None
         self._run_started = time.perf_counter()
-        self.progress.setValue(0)
+        self.status.reset()
         described = ", ".join(f"{k}={v}" for k, v in overrides.items())
         self.log_message(
             f"run: {self._run_analysis}"
@@ -700,12 +886,15 @@ class MainWindow(QMainWindow):
             )
             + (f" [{described}]" if described else "")
         )
+        self._run_model = copy.deepcopy(model)  # what the results belong to
+        self.document.set_locked(RUN_LOCK)
         self.viewport.max_fps = RUN_MAX_FPS
         self.viewport.cpu_duty = viewport_module.RUN_RENDER_DUTY
+        self.viewport.fit_during_run = self.fit_run_action.isChecked()
         self.runner.start(model, overrides, self.solver_target)
         self._refresh_timer.start()
         self._update_actions()
-        self.statusBar().showMessage("Running…")
+        self.statusBar().showMessage("Running… (the model is locked until the run ends)")
         return True
 
     def pause_simulation(self) -> None:
@@ -743,7 +932,7 @@ class MainWindow(QMainWindow):
         if camera is not None:
             self.plotter.camera_position = camera
             self.plotter.render()
-        self.progress.setValue(0)
+        self.status.reset()
         self._update_actions()
 
     def _set_run(self, run: RunData | None) -> None:
@@ -751,19 +940,25 @@ class MainWindow(QMainWindow):
         self.plots.set_run(run)
         self.playback.set_run(run)
         self.viewport.set_trace_data(None)
+        self.viewport.reference = run.row(0).copy() if run is not None and len(run) else None
         if run is not None:
             self.viewport.set_columns(run.columns)
 
     def _run_columns(self, columns: list[str]) -> None:
-        self._set_run(RunData(columns))
+        run = RunData(columns)
+        run.model = self._run_model
+        self._set_run(run)
         self.playback.setEnabled(False)
 
     def _run_frames(self, batch: FrameBatch) -> None:
         run = self.run_data
         if run is None:
             return
+        first = len(run) == 0
         run.append(batch.rows, batch.iterations)
         run.wall_time = batch.wall_time
+        if first:
+            self.viewport.reference = run.row(0).copy()
         self.viewport.set_trace_data(run.data)
         self.viewport.show_row(batch.rows[-1])
         self._dirty_plots = True
@@ -785,27 +980,20 @@ class MainWindow(QMainWindow):
         self.fps_label.setText(f"{fps:.0f} fps" if fps else "")
 
     def _update_status(self) -> None:
-        run = self.run_data
-        if run is None or len(run) == 0:
-            return
-        t = float(run.t[-1])
-        wall = max(run.wall_time, 1e-9)
-        self.time_label.setText(f"t = {t:.4f} s")
-        self.wall_label.setText(f"wall {wall:.2f} s")
-        self.rtf_label.setText(f"RTF {t / wall:.3g}×")
-        its = run.iterations
-        self.newton_label.setText(f"Newton {int(its[-1])} / {int(its.sum())}")
-        if self._run_t_end > 0:
-            self.progress.setValue(int(1000 * min(1.0, t / self._run_t_end)))
+        if self.run_data is not None:
+            self.status.show_run(self.run_data, self._run_t_end)
 
     def _run_finished(self, outcome: RunOutcome) -> None:
         self._refresh_timer.stop()
+        self.document.set_locked("")
         self.viewport.max_fps = viewport_module.MAX_FPS
         self.viewport.cpu_duty = None
+        self.viewport.fit_during_run = False
         self.last_outcome = outcome
         run = self.run_data
         if run is None and outcome.result is not None:
             run = RunData(outcome.result.columns)
+            run.model = self._run_model
             self._set_run(run)
         if run is not None:
             run.result = outcome.result
@@ -816,27 +1004,35 @@ class MainWindow(QMainWindow):
             self.plots.refresh()
             self.playback.set_run(run)
             if len(run):
+                self.viewport.reference = run.row(0).copy()
                 self.playback.set_index(len(run) - 1)
+                if self.fit_run_action.isChecked():  # frames since the last check
+                    self.viewport.keep_in_view(run.row(len(run) - 1))
         self._update_status()
         self._update_actions()
-        frames = len(run) if run is not None else 0
+        self._report_outcome(outcome, run)
+        self.run_finished.emit(outcome)
+
+    def _report_outcome(self, outcome: RunOutcome, run: RunData | None) -> None:
+        """Status bar, Messages panel and, for a failure, a dialog."""
+        frames = count(len(run) if run is not None else 0, "frame")
         summary = outcome.summary or {}
         if outcome.status == "ok":
             self.progress.setValue(1000)
-            text = f"{self._run_analysis} done: {frames} frames in {outcome.wall_time:.2f} s"
+            text = f"{self._run_analysis} done: {frames} in {outcome.wall_time:.2f} s"
             if summary.get("steps"):
-                text += f", {summary['steps']} steps"
+                text += f", {count(summary['steps'], 'step')}"
             if summary.get("max_energy_drift") is not None:
                 text += f", max energy drift {summary['max_energy_drift']:.3g} J"
-            warning = stability_warning(outcome.result)
-            if warning:  # the step exceeds the stability monitor's estimate
+            warnings = self._step_warnings(outcome, run)
+            for warning in warnings:
                 text += f"; warning: {warning}"
-            self.statusBar().showMessage(text, 30_000 if warning else 15_000)
+            self.statusBar().showMessage(text, 30_000 if warnings else 15_000)
             self.log_message(text)
             if summary.get("dof") is not None:
                 self.dof_label.setText(f"DOF {summary['dof']}")
         elif outcome.status == "cancelled":
-            text = f"stopped: {outcome.message or 'cancelled'}; {frames} frames kept"
+            text = f"stopped: {outcome.message or 'cancelled'}; {frames} kept"
             self.statusBar().showMessage(text, 15_000)
             self.log_message(text)
         elif outcome.status == "failed":
@@ -845,14 +1041,26 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(
                 self,
                 "Simulation failed",
-                f"{outcome.message}\n\nThe {frames} frames computed up to the failure are kept: "
+                f"{outcome.message}\n\nThe {frames} computed up to the failure are kept: "
                 "play them back, plot them or export them.",
             )
         else:
             self.log_message(f"cannot run: {outcome.message}")
             self.statusBar().showMessage("Cannot run", 15_000)
             QMessageBox.critical(self, "Cannot run the analysis", outcome.message)
-        self.run_finished.emit(outcome)
+
+    def _step_warnings(self, outcome: RunOutcome, run: RunData | None) -> list[str]:
+        """The time step's stability and accuracy warnings (``app.run_report``)."""
+        unstable = stability_warning(outcome.result)
+        if unstable:  # the step exceeds the stability monitor's estimate
+            return [unstable]
+        if run is None or len(run) < 2:
+            return []
+        stability = getattr(outcome.result, "stability", None)
+        inaccurate = accuracy_warning(
+            outcome.summary or {}, stability, energy_exchanged(run.columns, run.data)
+        )
+        return [inaccurate] if inaccurate else []
 
     def _show_index(self, index: int) -> None:
         run = self.run_data
@@ -889,15 +1097,25 @@ class MainWindow(QMainWindow):
                 self, "Add plot", "Run the model first: there is nothing to plot."
             )
             return
-        dialog = AddPlotDialog(run.quantities(), self)
+        model = self.document.model
+        dialog = AddPlotDialog(result_quantities.available(model, run), self)
         if dialog.exec():
             y, x = dialog.choice()
+            try:  # reactions, efforts, ... not requested by the model: from the run's rows
+                result_quantities.ensure(model, run, (y, x), model.solver.analysis)
+            except (ValueError, ArithmeticError) as exc:
+                QMessageBox.warning(self, "Add plot", f"Cannot plot {y}: {exc}")
+                return
             self.plots.add_quantity(y, x)
 
     def _ask_save_path(self, title: str, default: str, filters: str) -> Path | None:
-        start = (self.document.path.parent if self.document.path else Path.cwd()) / default
+        """A save dialog starting in the folder of the last export (``_save_folder``)."""
+        start = self._save_folder("exports") / default
         path, _ = QFileDialog.getSaveFileName(self, title, str(start), filters)
-        return Path(path) if path else None
+        if not path:
+            return None
+        self.settings.set_folder("exports", Path(path).parent)
+        return Path(path)
 
     def _stem(self) -> str:
         return self.document.path.stem if self.document.path else "biela"
@@ -915,26 +1133,31 @@ class MainWindow(QMainWindow):
         try:
             self.export_csv(path)
         except Exception as exc:
-            QMessageBox.critical(self, "Cannot export", f"{path.name}: {exc}")
+            QMessageBox.critical(self, "Cannot export", file_message(path, exc))
             return
         self.log_message(f"results written to {path}")
 
-    def export_plot_dialog(self, plot) -> None:
-        path = self._ask_save_path(
-            "Export plot",
-            f"{self._stem()}_{plot.spec.key}.png",
-            "PNG image (*.png);;SVG vector image (*.svg)",
-        )
-        if path is None:
-            return
-        if path.suffix.lower() not in (".png", ".svg"):
-            path = path.with_suffix(".png")
+    def export_plot_dialog(self, plot) -> PlotExportDialog:
+        """File ▸ Export ▸ Plot: file, size in pixels, time cursor or not (non-blocking)."""
+        start = self._save_folder("exports") / f"{self._stem()}_{plot.spec.key}.png"
+        size = self.settings.export_size() or DEFAULT_EXPORT_SIZE
+        dialog = PlotExportDialog(plot.spec.title, start, size, self)
+        dialog.accepted.connect(lambda: self._export_plot_chosen(plot, dialog))
+        self.plot_export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _export_plot_chosen(self, plot, dialog: PlotExportDialog) -> None:
+        path, size, with_cursor = dialog.choice()
+        cursor = self.playback.index if with_cursor and self.run_data is not None else None
         try:
-            plot.export(path)
+            plot.export(path, size, cursor)
         except Exception as exc:
-            QMessageBox.critical(self, "Cannot export", f"{path.name}: {exc}")
+            QMessageBox.critical(self, "Cannot export", file_message(path, exc))
             return
-        self.log_message(f"plot written to {path}")
+        self.settings.set_folder("exports", path.parent)
+        self.settings.set_export_size(size)
+        self.log_message(f"plot written to {path} ({size[0]} × {size[1]} px)")
 
     def export_screenshot(self, path: str | Path) -> Path:
         path = Path(path)
@@ -951,7 +1174,7 @@ class MainWindow(QMainWindow):
         try:
             self.export_screenshot(path)
         except Exception as exc:
-            QMessageBox.critical(self, "Cannot save screenshot", f"{path.name}: {exc}")
+            QMessageBox.critical(self, "Cannot save screenshot", file_message(path, exc))
             return
         self.log_message(f"screenshot written to {path}")
 
@@ -996,7 +1219,7 @@ class MainWindow(QMainWindow):
         try:
             self.export_movie(path)
         except Exception as exc:
-            QMessageBox.critical(self, "Cannot export animation", f"{path.name}: {exc}")
+            QMessageBox.critical(self, "Cannot export animation", file_message(path, exc))
             return
         finally:
             QApplication.restoreOverrideCursor()
@@ -1034,6 +1257,7 @@ class MainWindow(QMainWindow):
             self.runner.wait()
         self._refresh_timer.stop()
         self.playback.stop()
+        self.plot_sizer.set_maximised(False)  # save the normal layout
         self.settings.save_layout(self)
         self.settings.sync()
         # Release VTK's OpenGL resources while the context still exists.
@@ -1059,4 +1283,4 @@ def run_gui(model_path: str | None = None) -> int:
     return int(app.exec())
 
 
-__all__ = ["MainWindow", "run_gui", "window_title"]
+__all__ = ["MainWindow", "file_message", "run_gui", "stability_warning", "window_title"]

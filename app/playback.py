@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QSlider,
     QStyle,
+    QStyleOptionSlider,
     QToolButton,
     QWidget,
 )
@@ -25,6 +26,33 @@ from app.rundata import RunData
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 TICK_MS = 16  # ≤ 60 updates a second; the viewport drops what it cannot draw
+
+
+class TimeSlider(QSlider):
+    """A horizontal slider that jumps to the clicked position (Qt's default steps a page
+    towards it) and can be dragged on from there."""
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if event.button() == Qt.MouseButton.LeftButton and self.maximum() > self.minimum():
+            option = QStyleOptionSlider()
+            self.initStyleOption(option)
+            style = self.style()
+            groove = style.subControlRect(
+                QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderGroove, self
+            )
+            handle = style.subControlRect(
+                QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, self
+            )
+            pos = event.position().toPoint()
+            if not handle.contains(pos):
+                span = max(groove.width() - handle.width(), 1)
+                x = pos.x() - groove.x() - handle.width() // 2
+                self.setValue(
+                    QStyle.sliderValueFromPosition(
+                        self.minimum(), self.maximum(), x, span, option.upsideDown
+                    )
+                )
+        super().mousePressEvent(event)
 
 
 class PlaybackBar(QWidget):
@@ -56,7 +84,7 @@ class PlaybackBar(QWidget):
         self.start_button.setToolTip("Go to t = 0")
         self.start_button.clicked.connect(lambda: self.set_index(0))
         layout.addWidget(self.start_button)
-        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider = TimeSlider(Qt.Orientation.Horizontal, self)
         self.slider.setObjectName("timeSlider")
         self.slider.setRange(0, 0)
         self.slider.valueChanged.connect(self._slider_moved)

@@ -2,7 +2,10 @@
 
 The panel draws from ``RunData`` when ``refresh()`` is called (the main window calls it at a
 bounded rate during a run), so a burst of frames costs one redraw. Every plot against time
-has a time cursor; dragging it asks for that time (``time_requested``).
+has a time cursor; dragging it, or clicking the plot, asks for that time
+(``time_requested``); on an x-y plot a click asks for the time of the nearest point. The
+legends sit beside the data, the axes fit the data until the user zooms or pans (Autoscale
+or a double click fits them again), and the panes are resizable.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -22,6 +25,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -29,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import scene
+from app.run_report import count
 from app.rundata import RunData
 from app.theme import (
     CONSTRAINT_COLORS,
@@ -57,6 +62,9 @@ CONSTRAINT_CURVES = (
     ("constraint.velocity", "‖Φ̇‖ (m/s, rad/s)"),
 )
 TIME = "t"
+NO_RESULTS = "No results yet: Simulate ▸ Run (F5)"
+#: Pixel size of a plot export unless chosen otherwise.
+DEFAULT_EXPORT_SIZE = (1200, 800)
 
 
 @dataclass
@@ -73,20 +81,27 @@ class PlotSpec:
 
 
 class Plot:
-    """A PlotWidget with its curves and time cursor."""
+    """A plot pane: a PlotItem with its curves and time cursor, and the legend beside it
+    (outside the data: a legend over the curves hid the newest values at the right edge)."""
 
-    def __init__(self, spec: PlotSpec, on_cursor_dragged) -> None:
+    def __init__(self, spec: PlotSpec, seek) -> None:
         self.spec = spec
-        self.widget = pg.PlotWidget()
+        self.run: RunData | None = None
+        self._seek = seek  # called with a time (s) when the user drags the cursor or clicks
+        self.widget = pg.GraphicsLayoutWidget()
         self.widget.setObjectName(f"plot_{spec.key}")
-        self.widget.setMinimumSize(220, 150)
-        item = self.widget.getPlotItem()
+        self.widget.setMinimumSize(240, 150)
+        self.widget.ci.setContentsMargins(2, 2, 2, 2)
+        item = self.item = self.widget.addPlot(row=0, col=0)
         item.setTitle(spec.title, size="10pt")
         item.showGrid(x=True, y=True, alpha=PLOT_GRID_ALPHA)
         item.setLabel("bottom", scene.label_of(spec.x) if spec.x != TIME else "time t (s)")
         item.setLabel("left", spec.y_label)
-        item.setClipToView(True)
-        item.setDownsampling(auto=True, mode="peak")
+        if spec.x == TIME:
+            # Clipping and peak downsampling assume x sorted: against time only (an x-y
+            # plot clipped this way drew nothing).
+            item.setClipToView(True)
+            item.setDownsampling(auto=True, mode="peak")
         for side in ("left", "bottom"):
             axis = item.getAxis(side)
             axis.enableAutoSIPrefix(False)
@@ -96,16 +111,21 @@ class Plot:
             axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         if spec.log_y:
             item.setLogMode(y=True)
-        self.legend = item.addLegend(offset=(-8, 8), labelTextSize="8pt")
-        self.legend.setBrush(pg.mkBrush(255, 255, 255, 200))
+        self.legend = pg.LegendItem(offset=None, labelTextSize="8pt", verSpacing=0)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.widget.ci.addItem(self.legend, row=0, col=1)
+        self.widget.ci.layout.setAlignment(
+            self.legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft
+        )
         self.curves: dict[str, Any] = {}
         for index, (name, legend) in enumerate(spec.curves):
             color = spec.colors[index] if index < len(spec.colors) else TRACE_PALETTE[index % 7]
             width = 2.2 if name == "energy.total" else 1.6
-            curve = item.plot([], [], pen=pg.mkPen(color, width=width), name=legend)
+            curve = item.plot([], [], pen=pg.mkPen(color, width=width))
             # Cached as a pixmap, a curve is not drawn again when only the time cursor moves
             # (measured: 24 → 6 ms CPU a cursor step with 1 250-point curves).
             curve.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            self.legend.addItem(curve, legend)
             self.curves[name] = curve
         self.cursor = None
         self.marker = None
@@ -115,17 +135,37 @@ class Plot:
             )
             self.cursor.setHoverPen(pg.mkPen(CURSOR_COLOR, width=3))
             self.cursor.setVisible(False)
-            self.cursor.sigDragged.connect(lambda line: on_cursor_dragged(float(line.value())))
+            self.cursor.sigDragged.connect(lambda line: seek(float(line.value())))
             item.addItem(self.cursor, ignoreBounds=True)
         else:
             self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(CURSOR_COLOR), pen=None)
             self.marker.setVisible(False)
             item.addItem(self.marker)
+        #: the user zoomed or panned: refreshes keep that range until ``autoscale``
+        self.user_range = False
+        self.view.sigRangeChangedManually.connect(self._range_changed_by_user)
+        item.hideButtons()  # the panel's Autoscale button and a double click do it
+        self.widget.scene().sigMouseClicked.connect(self._clicked)
+
+    def _range_changed_by_user(self, *_args) -> None:
+        self.user_range = True
+
+    @property
+    def view(self) -> Any:
+        return self.item.getViewBox()
 
     def refresh(self, run: RunData | None) -> None:
+        self.run = run
         if run is None or len(run) == 0:
             for curve in self.curves.values():
                 curve.setData([], [])
+            if not self.user_range:  # an empty plot: 0 … 1 (a log axis 1e-16 … 1e-6)
+                self.view.setXRange(0.0, 1.0, padding=0.02)
+                if self.spec.log_y:
+                    self.view.setYRange(np.log10(LOG_FLOOR) + 2, -6, padding=0)
+                else:
+                    self.view.setYRange(0.0, 1.0, padding=0.02)
+                self.view.enableAutoRange()  # the first data fits again
             return
         try:
             x = run.t if self.spec.x == TIME else run.quantity(self.spec.x)
@@ -136,14 +176,37 @@ class Plot:
                 curve.setData(x, y)
         except KeyError:
             return  # a quantity the current run does not have (another model)
-        if self.spec.log_y:
+        if self.spec.log_y and not self.user_range:
             self._log_range()
         # Fit the range now rather than when the plot paints: pyqtgraph fits it in the paint,
         # whose region then misses the axes, so every refresh painted the plot twice
         # (measured: 4 paints for 2 plots, ≈ 60 → 35 ms CPU a refresh).
-        view = self.widget.getPlotItem().getViewBox()
-        view.updateAutoRange()
-        view.updateMatrix()
+        self.view.updateAutoRange()
+        self.view.updateMatrix()
+
+    def autoscale(self) -> None:
+        """Fit both axes to the data again (after a zoom or pan) and keep fitting."""
+        self.user_range = False
+        self.view.enableAutoRange()
+        if self.points() == 0:
+            self.refresh(self.run)  # the default ranges of an empty plot
+            return
+        # The whole curves' bounds, set at once: autorange alone would first fit the part
+        # of the curves clipped to the zoomed view.
+        xs = np.concatenate([np.asarray(c.xData, float) for c in self._drawn()])
+        self.view.setXRange(float(np.nanmin(xs)), float(np.nanmax(xs)))
+        if self.spec.log_y:
+            self._log_range()
+        else:
+            ys = np.concatenate([np.asarray(c.yData, float) for c in self._drawn()])
+            self.view.setYRange(float(np.nanmin(ys)), float(np.nanmax(ys)))
+        self.view.enableAutoRange()
+        self.view.updateAutoRange()
+        if self.spec.log_y:
+            self._log_range()
+
+    def _drawn(self) -> list[Any]:
+        return [c for c in self.curves.values() if c.xData is not None and len(c.xData)]
 
     def _log_range(self) -> None:
         """At least six decades on a log axis, so that a flat 1e-16 does not fill the plot."""
@@ -159,7 +222,46 @@ class Plot:
         lo = np.log10(max(min(bottom), LOG_FLOOR))
         if hi - lo < 6:
             hi = max(hi + 1, lo + 6)
-        self.widget.getPlotItem().setYRange(lo, hi, padding=0.04)
+        self.view.setYRange(lo, hi, padding=0.04)  # (y autorange off: refit at each refresh)
+
+    def _clicked(self, event: Any) -> None:
+        """A click in the data area seeks there (a time, or the nearest point of an x-y
+        plot); a double click fits the axes to the data again."""
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        pos = event.scenePos()
+        if not self.view.sceneBoundingRect().contains(pos):
+            return
+        if event.double():
+            self.autoscale()
+            return
+        run = self.run
+        if run is None or len(run) == 0:
+            return
+        point = self.view.mapSceneToView(pos)
+        if self.spec.x == TIME:
+            self._seek(float(point.x()))
+            return
+        index = self._nearest(pos)
+        if index is not None:
+            self._seek(float(run.t[index]))
+
+    def _nearest(self, scene_pos: Any) -> int | None:
+        """Index of the frame drawn nearest to a scene point (pixels), on the first curve."""
+        curve = next(iter(self.curves.values()), None)
+        if curve is None or curve.xData is None or not len(curve.xData):
+            return None
+        x = np.asarray(curve.xData, float)
+        y = np.asarray(curve.yData, float)
+        if self.spec.log_y:
+            y = np.log10(np.maximum(y, LOG_FLOOR))
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        rect = self.view.sceneBoundingRect()
+        px = (x - x0) / max(x1 - x0, 1e-300) * rect.width()
+        py = (y - y0) / max(y1 - y0, 1e-300) * rect.height()
+        cx = scene_pos.x() - rect.left()
+        cy = rect.bottom() - scene_pos.y()
+        return int(np.argmin((px - cx) ** 2 + (py - cy) ** 2))
 
     def set_cursor(self, run: RunData | None, index: int | None) -> None:
         if run is None or index is None or len(run) == 0:
@@ -188,40 +290,17 @@ class Plot:
             return 0
         return len(curve.xData)
 
-    def export(self, path: str | Path) -> Path:
-        """Write the plot as PNG or SVG, by the file's suffix."""
-        from pyqtgraph.exporters import ImageExporter
+    def export(
+        self,
+        path: str | Path,
+        size: tuple[int, int] = DEFAULT_EXPORT_SIZE,
+        cursor_index: int | None = None,
+    ) -> Path:
+        """Write the plot as PNG or SVG (by the suffix) at ``size`` pixels, without the time
+        cursor unless ``cursor_index`` is given; the current zoom is kept."""
+        from app.plot_export import export_plot
 
-        path = Path(path)
-        item = self.widget.getPlotItem()
-        if path.suffix.lower() == ".svg":
-            self._export_svg(path)
-        else:
-            exporter = ImageExporter(item)
-            width = max(int(item.boundingRect().width()), 400)
-            exporter.parameters()["width"] = max(width, 1200)
-            exporter.export(str(path))
-        return path
-
-    def _export_svg(self, path: Path) -> None:
-        """Vector SVG through Qt's SVG painter (pyqtgraph's SVG exporter fails on some
-        log-axis paths)."""
-        from PySide6.QtCore import QRect, QSize
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
-
-        size = self.widget.size()
-        generator = QSvgGenerator()
-        generator.setFileName(str(path))
-        generator.setSize(QSize(size.width(), size.height()))
-        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
-        generator.setTitle(self.spec.title)
-        generator.setDescription("Biela plot")
-        painter = QPainter(generator)
-        try:
-            self.widget.render(painter)
-        finally:
-            painter.end()
+        return export_plot(self, path, size, cursor_index)
 
 
 class AddPlotDialog(QDialog):
@@ -253,32 +332,47 @@ class AddPlotDialog(QDialog):
 
 
 class PlotsPanel(QWidget):
-    """The plots dock: energies, constraint errors, added plots side by side."""
+    """The plots dock: energies, constraint errors and added plots, in resizable panes (side
+    by side, or in a grid of ``columns`` when the panel is maximised)."""
 
     time_requested = Signal(float)
     add_plot_requested = Signal()
+    maximise_requested = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.run: RunData | None = None
         self.plots: list[Plot] = []
+        self.columns: int | None = None
         self._index: int | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.setSpacing(2)
         bar = QHBoxLayout()
-        self.info = QLabel("No results yet: Simulate ▸ Run (F5)", self)
+        self.info = QLabel(NO_RESULTS, self)
         self.info.setObjectName("plotInfo")
         bar.addWidget(self.info, 1)
-        self.add_button = QToolButton(self)
-        self.add_button.setText("Add plot…")
-        self.add_button.setToolTip("Plot any quantity of the results against time or another")
+        self.autoscale_button = self._button(
+            "Autoscale", "Fit every plot to its data again (or double-click a plot)"
+        )
+        self.autoscale_button.clicked.connect(self.autoscale)
+        self.maximise_button = self._button(
+            "Maximise", "Plots fill the window (again: back to the 3D view)"
+        )
+        self.maximise_button.setObjectName("maximisePlots")
+        self.maximise_button.setCheckable(True)
+        self.maximise_button.toggled.connect(self.maximise_requested)
+        self.add_button = self._button(
+            "Add plot…", "Plot any quantity of the results against time or another"
+        )
         self.add_button.clicked.connect(self.add_plot_requested)
-        bar.addWidget(self.add_button)
+        for button in (self.autoscale_button, self.maximise_button, self.add_button):
+            bar.addWidget(button)
         layout.addLayout(bar)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.setChildrenCollapsible(False)
-        layout.addWidget(self.splitter, 1)
+        self.grid = QSplitter(Qt.Orientation.Vertical, self)
+        self.grid.setObjectName("plotGrid")
+        self.grid.setChildrenCollapsible(False)
+        layout.addWidget(self.grid, 1)
         self.energy = self.add(
             PlotSpec(
                 "energy",
@@ -299,11 +393,53 @@ class PlotsPanel(QWidget):
             )
         )
 
+    def _button(self, text: str, tip: str) -> QToolButton:
+        button = QToolButton(self)
+        button.setText(text)
+        button.setToolTip(tip)
+        return button
+
+    # -- panes -----------------------------------------------------------------------------
+
+    def set_columns(self, columns: int | None) -> None:
+        """Arrange the panes in rows of ``columns`` (None: one row)."""
+        self.columns = columns
+        self._arrange()
+        with QSignalBlocker(self.maximise_button):
+            self.maximise_button.setChecked(columns is not None)
+
+    def rows(self) -> list[QSplitter]:
+        return [self.grid.widget(i) for i in range(self.grid.count())]
+
+    def _arrange(self) -> None:
+        per_row = self.columns or max(len(self.plots), 1)
+        needed = max(1, -(-len(self.plots) // per_row))
+        rows = self.rows()
+        while len(rows) < needed:
+            row = QSplitter(Qt.Orientation.Horizontal, self.grid)
+            row.setChildrenCollapsible(False)
+            self.grid.addWidget(row)
+            rows.append(row)
+        for k, plot in enumerate(self.plots):
+            row = rows[k // per_row]
+            position = k % per_row
+            if row.indexOf(plot.widget) != position:
+                row.insertWidget(position, plot.widget)
+        for row in rows[needed:]:
+            row.setParent(None)
+            row.deleteLater()
+        for row in self.rows():  # equal panes
+            count = row.count()
+            if count:
+                row.setSizes([1000] * count)
+        self.grid.setSizes([1000] * self.grid.count())
+
     def add(self, spec: PlotSpec) -> Plot:
         plot = Plot(spec, self.time_requested.emit)
         self.plots.append(plot)
-        self.splitter.addWidget(plot.widget)
+        self._arrange()
         plot.refresh(self.run)
+        plot.autoscale()  # fitted to the whole run at once
         plot.set_cursor(self.run, self._index)
         return plot
 
@@ -327,20 +463,30 @@ class PlotsPanel(QWidget):
             plot.widget.setParent(None)
             plot.widget.deleteLater()
         del self.plots[2:]
+        self._arrange()
+
+    # -- data --------------------------------------------------------------------------------
 
     def set_run(self, run: RunData | None) -> None:
+        """Plot ``run`` (None: no results; the axes fit the data again either way)."""
         self.run = run
         self._index = None
         self.refresh()
+        self.autoscale()
         self.set_cursor(None)
 
     def refresh(self) -> None:
         for plot in self.plots:
             plot.refresh(self.run)
-        if self.run is not None and len(self.run):
-            self.info.setText(
-                f"{len(self.run)} frames, t = {self.run.t[0]:.4g} … {self.run.t[-1]:.4g} s"
-            )
+        run = self.run
+        if run is not None and len(run):
+            self.info.setText(f"{count(len(run), 'frame')}, t = {run.t[0]:.4g} … {run.t[-1]:.4g} s")
+        else:
+            self.info.setText(NO_RESULTS)
+
+    def autoscale(self) -> None:
+        for plot in self.plots:
+            plot.autoscale()
 
     def set_cursor(self, index: int | None) -> None:
         self._index = index

@@ -23,6 +23,7 @@ class RunData:
         self._iterations = np.zeros(256, dtype=int)
         self.n = 0
         self.result: Any | None = None  # the solver's Result once the run has ended
+        self.model: Any | None = None  # a copy of the model that produced these rows
         self.status = "running"
         self.message = ""
         self.wall_time = 0.0
@@ -42,6 +43,16 @@ class RunData:
         if iterations is not None:
             self._iterations[self.n : self.n + k] = iterations
         self.n += k
+
+    def add_columns(self, names: list[str], values: np.ndarray) -> None:
+        """Columns computed after the run (``values``: frames × names)."""
+        values = np.asarray(values, float).reshape(self.n, len(names))
+        grown = np.empty((len(self._buffer), len(self.columns) + len(names)))
+        grown[: self.n, : len(self.columns)] = self._buffer[: self.n]
+        grown[: self.n, len(self.columns) :] = values
+        self._buffer = grown
+        self.columns = self.columns + list(names)
+        self.cmap = scene.ColumnMap.from_columns(self.columns)
 
     def __len__(self) -> int:
         return self.n

@@ -50,12 +50,32 @@ UNITS = {
     "t": "s",
 }
 
+#: Units of the requested quantities (``reaction.J.Fx``, ``effort.D.torque``, ``B.ax``, …).
+REQUESTED_UNITS = {
+    **{f"F{c}{b}": "N" for c in "xyz" for b in ("", "_body")},
+    **{f"T{c}{b}": "N·m" for c in "xyz" for b in ("", "_body")},
+    "torque": "N·m",
+    "force": "N",
+    **{f"a{c}": "m/s²" for c in "xyz"},
+    **{f"alpha{c}": "rad/s²" for c in "xyz"},
+    **{f"w{c}_body": "rad/s" for c in "xyz"},
+}
+JOINT_UNITS = {
+    "angle": "rad",
+    "angle_rate": "rad/s",
+    "displacement": "m",
+    "displacement_rate": "m/s",
+}
+
 _NODE = re.compile(r"^(?P<body>.+)\.n(?P<node>\d+)\.(?P<field>x|y|z|tx|ty|tz)$")
 
 
 def unit_of(column: str) -> str:
     """SI unit of a result column (``"m"``, ``"J"``, ...)."""
-    return UNITS.get(column.rsplit(".", 1)[-1], "")
+    last = column.rsplit(".", 1)[-1]
+    if column.startswith("joint.") and column.count(".") >= 2:
+        return JOINT_UNITS.get(last, "")
+    return REQUESTED_UNITS.get(last) or UNITS.get(last, "")
 
 
 def label_of(column: str) -> str:
@@ -184,17 +204,29 @@ def transform_point(matrix: np.ndarray, p) -> np.ndarray:
 
 
 def node_curve(
-    cmap: ColumnMap, row: np.ndarray, body: d.FlexibleBody, samples: int = 6
+    cmap: ColumnMap,
+    row: np.ndarray,
+    body: d.FlexibleBody,
+    samples: int = 6,
+    reference: np.ndarray | None = None,
+    scale: float = 1.0,
 ) -> np.ndarray:
     """Centre line of a flexible body at ``row``: cubic Hermite between the nodes when the
-    slopes are in the row (``F.nK.tx..``), straight segments otherwise. (n, 3) array."""
+    slopes are in the row (``F.nK.tx..``), straight segments otherwise. (n, 3) array.
+    With a ``reference`` row (t = 0) and ``scale`` ≠ 1 the deformation is drawn magnified
+    (``scaled_deformation``)."""
     nodes = cmap.nodes.get(body.name)
     if not nodes:
         return np.asarray(body.node_positions(), dtype=float)
     xs = np.array([row[ix : ix + 3] for ix, _ in nodes], dtype=float)
-    if any(it is None for _, it in nodes) or len(nodes) < 2:
+    slopes = not any(it is None for _, it in nodes)
+    ts = np.array([row[it : it + 3] for _, it in nodes], dtype=float) if slopes else None
+    if reference is not None and scale != 1.0:
+        xs0 = np.array([reference[ix : ix + 3] for ix, _ in nodes], dtype=float)
+        ts0 = np.array([reference[it : it + 3] for _, it in nodes], dtype=float) if slopes else None
+        xs, ts = scaled_deformation(xs, ts, xs0, ts0, scale)
+    if ts is None or len(nodes) < 2:
         return xs
-    ts = np.array([row[it : it + 3] for _, it in nodes], dtype=float)
     (a, b) = (np.asarray(p, float) for p in body.points)
     length = float(np.linalg.norm(b - a)) / max(1, len(nodes) - 1)
     s = np.linspace(0.0, 1.0, samples, endpoint=False)
@@ -211,6 +243,39 @@ def node_curve(
     ]
     parts.append(xs[-1:])
     return np.vstack(parts)
+
+
+def rigid_fit(reference: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(R, c)``: the rotation and translation that carry the ``reference`` points closest
+    to the ``current`` ones in the least-squares sense (Kabsch), ``x ≈ R x₀ + c``."""
+    c0 = reference.mean(axis=0)
+    c1 = current.mean(axis=0)
+    h = (reference - c0).T @ (current - c1)
+    u, _, vt = np.linalg.svd(h)
+    sign = 1.0 if np.linalg.det(vt.T @ u.T) >= 0 else -1.0
+    rot = vt.T @ np.diag([1.0, 1.0, sign]) @ u.T
+    return rot, c1 - rot @ c0
+
+
+def scaled_deformation(
+    xs: np.ndarray,
+    ts: np.ndarray | None,
+    xs0: np.ndarray,
+    ts0: np.ndarray | None,
+    scale: float,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Node positions ``xs`` and slopes ``ts`` with the deformation magnified ``scale``
+    times: relative to the best-fitting rigid placement ``(R, c)`` of the reference nodes
+    ``xs0`` (``rigid_fit``), ``x' = R x₀ + c + scale (x − R x₀ − c)`` and
+    ``t' = R t₀ + scale (t − R t₀)``. The rigid motion is drawn as it is; bending and
+    stretching grow by ``scale``."""
+    rot, shift = rigid_fit(xs0, xs)
+    placed = xs0 @ rot.T + shift
+    out_x = placed + scale * (xs - placed)
+    if ts is None or ts0 is None:
+        return out_x, ts
+    turned = ts0 @ rot.T
+    return out_x, turned + scale * (ts - turned)
 
 
 def section_radius(body: d.FlexibleBody) -> float:

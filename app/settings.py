@@ -1,4 +1,5 @@
-"""Persistent preferences (QSettings): recent files, window layout, view toggles."""
+"""Persistent preferences (QSettings): recent files, window layout, view toggles, the
+folders last used for saving and exporting, the size of plot exports."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow
 
 MAX_RECENT = 10
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # 2: the right column reaches the status bar
 
 
 class Settings:
@@ -66,6 +67,28 @@ class Settings:
 
     def set_view_flag(self, name: str, value: bool) -> None:
         self.qs.setValue(f"view/{name}", bool(value))
+
+    # -- folders and export size ---------------------------------------------------------------
+
+    def folder(self, kind: str) -> Path | None:
+        """The folder last used for ``kind`` (``"models"``, ``"exports"``), if any."""
+        value = self.qs.value(f"folders/{kind}", "")
+        return Path(str(value)) if value else None
+
+    def set_folder(self, kind: str, folder: str | Path) -> None:
+        self.qs.setValue(f"folders/{kind}", str(Path(folder).resolve()))
+
+    def export_size(self) -> tuple[int, int] | None:
+        """The pixel size of the last plot export."""
+        value = self.qs.value("export/plot_size", "")
+        try:
+            width, height = (int(v) for v in str(value).split("x"))
+        except ValueError:
+            return None
+        return width, height
+
+    def set_export_size(self, size: tuple[int, int]) -> None:
+        self.qs.setValue("export/plot_size", f"{int(size[0])}x{int(size[1])}")
 
     def sync(self) -> None:
         self.qs.sync()

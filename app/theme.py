@@ -53,6 +53,15 @@ def apply_style(app: QApplication) -> None:
     palette.setColor(QPalette.ColorRole.Highlight, QColor("#2f6fb3"))
     palette.setColor(QPalette.ColorRole.HighlightedText, QColor("#ffffff"))
     palette.setColor(QPalette.ColorRole.Link, QColor("#2f6fb3"))
+    # Disabled controls look disabled (the colours above are set for every state).
+    disabled = QPalette.ColorGroup.Disabled
+    for role in (
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+    ):
+        palette.setColor(disabled, role, QColor("#9aa1ab"))
+    palette.setColor(disabled, QPalette.ColorRole.Base, QColor("#f0f1f3"))
     app.setPalette(palette)
     font = QFont(app.font())
     if font.pointSizeF() < 9.5:

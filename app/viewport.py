@@ -50,7 +50,19 @@ RENDER_DUTY = 0.8
 #: wall time: on a busy machine a frame waits longer for the CPU but costs no more.
 RUN_RENDER_DUTY = 0.7
 #: Groups of actors the View menu shows and hides.
-GROUPS = ("bodies", "joints", "frames", "markers", "traces", "floor", "forces")
+GROUPS = ("bodies", "joints", "frames", "markers", "traces", "floor", "forces", "origin")
+#: An empty model shows the work area around the origin: this half-width (m).
+EMPTY_EXTENT = 1.0
+#: During a run with ``fit_during_run``, the view is checked this often (s) and refitted
+#: when a body's centre comes closer to its edge than ``VIEW_MARGIN`` (of the half-size).
+VIEW_CHECK_INTERVAL = 0.25
+VIEW_MARGIN = 0.92
+NO_MODEL_HINT = (
+    "No model yet. Open one (Ctrl+O, or File > Examples),\n"
+    "or start one (Ctrl+N) and build it with the Build tools."
+)
+#: Deformation scales offered for flexible bodies.
+DEFORMATION_SCALES = (1.0, 10.0, 100.0, 1000.0)
 
 
 @dataclass
@@ -149,6 +161,17 @@ class Viewport(QWidget):
         self.frames_rendered = 0
         self._render_times: list[float] = []
         self._press: QPoint | None = None
+        #: body whose centre the camera follows (None: a fixed camera)
+        self.follow: str | None = None
+        self._follow_at: np.ndarray | None = None
+        #: refit the view when the mechanism leaves it (the main window sets it during runs)
+        self.fit_during_run = False
+        self._view_checked = 0.0
+        #: flexible bodies' deformation drawn this many times larger (relative to ``reference``)
+        self.deformation_scale = 1.0
+        self.reference: np.ndarray | None = None  # the run's row at t = 0
+        self.origin_length = 0.0
+        self._hint: Any | None = None  # the text shown without a model
 
         problem = opengl_problem()
         if problem is None:
@@ -203,9 +226,25 @@ class Viewport(QWidget):
         key.position = (0.6, 1.0, 1.0)
         p.add_light(key)
         p.add_axes(interactive=False, line_width=2, labels_off=False)
-        self._add_floor(np.zeros(3), 10.0)
-        p.view_isometric()
-        p.reset_camera()
+        self._show_empty()
+
+    def _show_empty(self) -> None:
+        """No model: the work area around the origin, in an isometric view, and a hint."""
+        self.scale = 1.0
+        self.up = np.array([0.0, 0.0, 1.0])
+        self._add_floor(np.zeros(3), 2.0 * EMPTY_EXTENT)
+        self._add_origin(0.3 * EMPTY_EXTENT)
+        self.camera_preset("iso")
+        if self._hint is None:
+            self._hint = self.plotter.add_text(
+                NO_MODEL_HINT,
+                position="upper_edge",
+                font_size=11,
+                color="#c8d0da",
+                name="no_model_hint",
+                render=False,
+            )
+        self._hint.SetVisibility(True)
 
     def _add_floor(self, center: np.ndarray, size: float) -> None:
         import pyvista
@@ -239,12 +278,44 @@ class Viewport(QWidget):
         self.groups["floor"].append(actor)
         actor.SetVisibility(self.visible["floor"])
 
+    def _add_origin(self, length: float) -> None:
+        """The global frame at the origin: x red, y green, z blue (as the corner axes)."""
+        import pyvista
+
+        p = self.plotter
+        for actor in self.groups["origin"]:
+            p.remove_actor(actor, render=False)
+        self.groups["origin"] = []
+        self.origin_length = length
+        for k, color in enumerate(("#e41a1c", "#4daf4a", "#377eb8")):
+            arrow = pyvista.Arrow(
+                start=(0.0, 0.0, 0.0),
+                direction=tuple(np.eye(3)[k]),
+                scale=length,
+                tip_length=0.22,
+                tip_radius=0.07,
+                shaft_radius=0.022,
+                tip_resolution=12,
+                shaft_resolution=12,
+            )
+            actor = p.add_mesh(
+                arrow,
+                name=f"origin_{'xyz'[k]}",
+                color=color,
+                pickable=False,
+                lighting=False,
+                reset_camera=False,
+                render=False,
+            )
+            actor.SetVisibility(self.visible["origin"])
+            self.groups["origin"].append(actor)
+
     def clear(self) -> None:
-        """Remove the model's actors (the floor and axes stay)."""
+        """Remove the model's actors (the floor, origin and axes stay)."""
         if self.plotter is None:
             return
         for group, actors in self.groups.items():
-            if group == "floor":
+            if group in ("floor", "origin"):
                 continue
             for actor in actors:
                 self.plotter.remove_actor(actor, render=False)
@@ -259,6 +330,8 @@ class Viewport(QWidget):
         self._pending = None
         self._trace_data = None
         self._current_row = None
+        self.reference = None
+        self._follow_at = None
         self.selected = None
 
     def set_model(self, model: d.Model | None, model_dir: Path | None = None) -> None:
@@ -269,8 +342,11 @@ class Viewport(QWidget):
             return
         self.clear()
         if model is None:
+            self._show_empty()
             self.plotter.render()
             return
+        if self._hint is not None:
+            self._hint.SetVisibility(False)
         self.scale = scene.model_scale(model)
         self.up = scene.up_vector(model)
         try:
@@ -282,7 +358,10 @@ class Viewport(QWidget):
         low = float((pts @ self.up).min())
         floor_center = center - (float(center @ self.up) - low) * self.up
         floor_center -= 0.02 * self.scale * self.up
-        self._add_floor(floor_center, max(2.0 * self.scale, 1.0))
+        empty = not model.bodies
+        self._add_floor(floor_center, 2.0 * EMPTY_EXTENT if empty else max(2.0 * self.scale, 1.0))
+        self._add_origin(0.3 * EMPTY_EXTENT if empty else 0.1 * self.scale)
+        self._follow_at = None
         self.camera_preset("iso")
         self.plotter.render()
 
@@ -437,6 +516,8 @@ class Viewport(QWidget):
                 return None
             if shape.scale:
                 mesh = mesh.scale(shape.scale)
+            if shape.center is not None:  # the enclosed volume's centroid goes to center
+                mesh = mesh.translate(np.subtract(shape.center, _mesh_centroid(mesh)))
             return mesh
         return None
 
@@ -735,7 +816,9 @@ class Viewport(QWidget):
             else:
                 link.mesh.points = np.vstack([a, b])
         for body, line, _tube in self.flexible:
-            curve = scene.node_curve(self.cmap, row, body)
+            curve = scene.node_curve(
+                self.cmap, row, body, reference=self.reference, scale=self.deformation_scale
+            )
             if len(curve) != line.n_points:
                 line.copy_from(self._pv.lines_from_points(curve))
             else:
@@ -750,6 +833,71 @@ class Viewport(QWidget):
                 if len(pts) < 2:
                     pts = np.vstack([pts, pts])
                 mesh.copy_from(self._pv.lines_from_points(pts))
+        if self.follow is not None:
+            self._follow(row)
+        elif self.fit_during_run:
+            self._keep_in_view(row)
+
+    def _follow(self, row: np.ndarray) -> None:
+        """Move the camera with the followed body's centre (same direction and distance)."""
+        at = scene.point_of(self.cmap, row, self.follow)
+        if at is None:
+            return
+        if self._follow_at is not None:
+            delta = at - self._follow_at
+            camera = self.plotter.camera
+            camera.position = tuple(np.asarray(camera.position, float) + delta)
+            camera.focal_point = tuple(np.asarray(camera.focal_point, float) + delta)
+            self.plotter.renderer.ResetCameraClippingRange()
+        self._follow_at = at
+
+    def _keep_in_view(self, row: np.ndarray) -> None:
+        """Refit the camera (to the model and its path so far) when a body's centre nears
+        the edge of the view; checked every ``VIEW_CHECK_INTERVAL``."""
+        now = time.perf_counter()
+        if now - self._view_checked < VIEW_CHECK_INTERVAL:
+            return
+        self._view_checked = now
+        self.keep_in_view(row)
+
+    def keep_in_view(self, row: np.ndarray) -> bool:
+        """Refit the camera if a body's centre at ``row`` is near or past the view's edge;
+        True when it did."""
+        if self.plotter is None or self.cmap is None:
+            return False
+        indices = [*self.cmap.rigid.values(), *self.cmap.point.values()]
+        indices += [ix for nodes in self.cmap.nodes.values() for ix, _ in nodes]
+        step = max(1, len(indices) // 200)  # a large model: a sample of its bodies
+        if not indices or self.points_in_view([row[i : i + 3] for i in indices[::step]]):
+            return False
+        self._fit_camera()
+        self.request_render()
+        return True
+
+    def points_in_view(self, points, margin: float = VIEW_MARGIN) -> bool:
+        """True when every global point projects inside ``margin`` of the view's half-size."""
+        renderer = self.plotter.renderer
+        for p in points:
+            renderer.SetWorldPoint(float(p[0]), float(p[1]), float(p[2]), 1.0)
+            renderer.WorldToView()
+            x, y, _z = renderer.GetViewPoint()
+            if abs(x) > margin or abs(y) > margin:
+                return False
+        return True
+
+    def set_follow(self, name: str | None) -> None:
+        """Follow body ``name``'s centre with the camera (None: stop following)."""
+        self.follow = name or None
+        self._follow_at = None
+        if self._current_row is not None and self.follow is not None and self.cmap is not None:
+            self._follow_at = scene.point_of(self.cmap, self._current_row, self.follow)
+
+    def set_deformation_scale(self, scale: float) -> None:
+        """Draw flexible bodies' deformation ``scale`` times larger (redraws the frame)."""
+        self.deformation_scale = float(scale)
+        if self._current_row is not None and self._pending is None:
+            self._pending = self._current_row
+        self.request_render()
 
     # -- selection --------------------------------------------------------------------------------
 
@@ -842,10 +990,13 @@ class Viewport(QWidget):
         """Frame the model (its points at t = 0 and, after a run, the traces)."""
         if self.plotter is None:
             return
+        self._fit_camera()
+        self.plotter.render()
+
+    def _fit_camera(self) -> None:
         bounds = self._model_bounds()
         if bounds is None:
             self.plotter.reset_camera()
-            self.plotter.render()
             return
         lo = np.array(bounds[0::2])
         hi = np.array(bounds[1::2])
@@ -861,11 +1012,11 @@ class Viewport(QWidget):
         camera.focal_point = tuple(center)
         camera.position = tuple(center + direction * distance)
         self.plotter.renderer.ResetCameraClippingRange()
-        self.plotter.render()
 
     def _model_bounds(self):
-        if self.model is None:
-            return None
+        if self.model is None or not self.model.bodies:  # the floor grid around the origin
+            e = EMPTY_EXTENT
+            return (-e, e, -e, e, -0.2 * e, 0.2 * e)
         pts = scene.model_points(self.model)
         if self._trace_data is not None and self.cmap is not None and len(self._trace_data):
             extra = [self._trace_data[:, i : i + 3] for i in self.cmap.point.values()] + [
@@ -894,3 +1045,20 @@ def _unit(v) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     n = float(np.linalg.norm(v))
     return v / n if n > 0 else np.array([0.0, 0.0, 1.0])
+
+
+def _mesh_centroid(mesh) -> np.ndarray:
+    """Centroid of the volume a mesh encloses (of its bounding box if it encloses none)."""
+    import pyvista
+
+    from app.builder.shapes import mesh_mass_properties
+
+    try:
+        surface = mesh
+        if not isinstance(surface, pyvista.PolyData):
+            surface = surface.extract_surface(algorithm="dataset_surface")
+        surface = surface.triangulate()
+        faces = np.asarray(surface.faces).reshape(-1, 4)[:, 1:]
+        return mesh_mass_properties(np.asarray(surface.points, float), faces, 1.0)[1]
+    except (ValueError, AttributeError):
+        return np.asarray(mesh.center, float)

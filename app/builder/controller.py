@@ -36,11 +36,19 @@ from app.builder.generators_dialog import GeneratorsDialog
 from app.builder.live_check import LiveReport, assembled_model, live_check
 from app.builder.picking import WORK_PLANES
 from app.builder.tools import AXIS_MODES, JOINT_TOOLS, BuildTools
+from solver import AssemblyError
 from solver.model import ModelError
 from solver.model import description as d
 
 FLAG_COLOR = "#d7301f"
+AXIS_LABELS = {"plane": "Axis: plane", "face": "Axis: face", "two points": "Axis: 2 pts"}
+AXIS_TIPS = {
+    "plane": "Joint axis: the work plane's normal (a planar mechanism's hinges)",
+    "face": "Joint axis: the normal of the face clicked first (the work plane's on the grid)",
+    "two points": "Joint axis: two more clicks give its direction",
+}
 GRID_COLOR = "#9fb3c8"
+GRID_LINES = 20  # the work-plane grid's drawn divisions a side, at most
 TOOL_LABELS = {
     "select": "Select",
     "move": "Move",
@@ -86,6 +94,8 @@ class BuildController:
         self._create_menu()
         self.document.changed.connect(self._document_changed)
         self.document.replaced.connect(self._document_replaced)
+        self.document.lock_changed.connect(self._lock_changed)
+        self.tools.cursor_moved.connect(self._cursor_moved)
         window.tree.item_selected.connect(self._selected)
         self.tools.message.connect(self._message)
         self.tools.tool_changed.connect(self._tool_changed)
@@ -146,7 +156,8 @@ class BuildController:
         self.coordinates.setObjectName("buildCoordinates")
         self.coordinates.setPlaceholderText("x, y, z (rod: x1, y1, z1; x2, y2, z2)")
         self.coordinates.setToolTip(
-            "Typed placement: Enter adds the active tool's body (box, cylinder, sphere, rod) here"
+            "Typed placement: Enter places the active tool's body here (a rod: both ends), or "
+            "counts as a click of a joint, spring or trace tool at this point"
         )
         self.coordinates.setMinimumWidth(200)
         self.coordinates.returnPressed.connect(self.place_typed)
@@ -187,21 +198,15 @@ class BuildController:
         self.axis_group = QActionGroup(w)
         self.axis_actions: dict[str, QAction] = {}
         for mode in AXIS_MODES:
-            label = {"normal": "Axis: normal", "two points": "Axis: 2 pts"}.get(mode, mode)
+            label = AXIS_LABELS.get(mode, mode)
             action = QAction(label, w)
             action.setCheckable(True)
             action.setObjectName(f"axis_{mode.replace(' ', '_')}")
-            action.setToolTip(
-                "Joint axis: the picked face normal (or the work plane's normal)"
-                if mode == "normal"
-                else "Joint axis: two more clicks give its direction"
-                if mode == "two points"
-                else f"Joint axis along global {mode}"
-            )
+            action.setToolTip(AXIS_TIPS.get(mode, f"Joint axis along global {mode}"))
             action.triggered.connect(lambda _=False, m=mode: self.set_axis_mode(m))
             self.axis_group.addAction(action)
             self.axis_actions[mode] = action
-        self.axis_actions["normal"].setChecked(True)
+        self.axis_actions[self.tools.axis_mode].setChecked(True)
         self.plane_group = QActionGroup(w)
         self.plane_actions: dict[str, QAction] = {}
         for plane in WORK_PLANES:
@@ -352,9 +357,8 @@ class BuildController:
         self._show_grid(tool != "select")
 
     def set_axis_mode(self, mode: str) -> None:
-        self.tools.axis_mode = mode
-        self.tools.cancel()
-        self.axis_actions[mode].setChecked(True)
+        self.tools.set_axis_mode(mode)
+        self.axis_actions[self.tools.axis_mode].setChecked(True)
         self._message(self.tools.prompt())
 
     def set_work_plane(self, plane: str) -> None:
@@ -392,14 +396,16 @@ class BuildController:
             n = 40
             while n * step < 1.0:
                 n *= 2
+            # drawn with at most GRID_LINES lines a side (a multiple of the snapping step)
+            drawn = n // max(1, -(-n // GRID_LINES))
             normal = np.asarray(WORK_PLANES[self.picker.plane], float)
             plane = pyvista.Plane(
                 center=tuple(normal * self.picker.plane_offset),
                 direction=tuple(normal),
                 i_size=n * step,
                 j_size=n * step,
-                i_resolution=n,
-                j_resolution=n,
+                i_resolution=drawn,
+                j_resolution=drawn,
             )
             self._grid_actor = plotter.add_mesh(
                 plane,
@@ -448,9 +454,6 @@ class BuildController:
         self._flagged = {}
         if self.tools.tool != "select":
             self._show_grid(True)
-        model = self.document.model
-        if model is not None and not model.bodies:
-            self.frame_work_plane()
         self.schedule_check()
 
     def _document_changed(self, field: str) -> None:
@@ -525,18 +528,31 @@ class BuildController:
         if report.redundant:
             lines.append(report.redundancy_text())
         lines += report.warnings
-        tip = "\n".join(lines) or "Degrees of freedom: numerical (rank of Φ_q) and Grübler's count"
-        w.dof_label.setToolTip(tip)
-        self.problems.setText(
-            ""
-            if not lines
-            else "<span style='color:#b3261e'>"
-            + "<br>".join(_html(line) for line in lines)
-            + "</span>"
+        notes = [report.passive_text()] if report.passive else []
+        tip = "\n".join(lines + notes) or (
+            "Degrees of freedom: numerical (rank of Φ_q) and Grübler's count"
         )
+        w.dof_label.setToolTip(tip)
+        self._show_problems(lines, notes)
         self._flagged = report.flagged()
         self._apply_flags()
         return report
+
+    def _show_problems(self, lines: list[str], notes: list[str] | None = None) -> None:
+        """The Edit panel's note: why the model is locked (a run), the check's notes (grey)
+        and its problems (red)."""
+        html = []
+        if self.document.locked:
+            locked = self.document.locked
+            reason = _html(locked[:1].upper() + locked[1:])
+            html.append(f"<span style='color:#5a6270'>{reason}.</span>")
+        for note in notes or []:
+            html.append(f"<span style='color:#5a6270'>{_html(note)}</span>")
+        if lines:
+            html.append(
+                "<span style='color:#b3261e'>" + "<br>".join(_html(x) for x in lines) + "</span>"
+            )
+        self.problems.setText("<br>".join(html))
 
     def _apply_flags(self) -> None:
         tree = self.window.tree
@@ -566,29 +582,61 @@ class BuildController:
     # -- actions -------------------------------------------------------------------------------------
 
     def place_typed(self) -> bool:
-        """Add the active tool's body at the typed coordinates."""
+        """Enter in "at": the active tool's body at the typed coordinates (a rod: both ends),
+        or a click of a joint, spring, distance or trace tool at that point."""
         text = self.coordinates.text()
-        tool = self.tools.tool if self.tools.tool in ("box", "cylinder", "sphere", "rod") else "box"
+        tool = self.tools.tool
+        if tool in ("select", "move"):
+            self._message(
+                "Typed coordinates place a body or a joint point: choose a Build tool first"
+            )
+            return False
         try:
             if tool == "rod":
                 v = parse_numbers(text, (6,))
                 points = [np.array(v[:3]), np.array(v[3:])]
             else:
                 points = [np.array(parse_numbers(text, (3,)))]
-            from app.builder.picking import Pick
-
-            saved = self.tools.tool
-            self.tools.tool = tool
-            try:
-                for p in points:
-                    self.tools._use(Pick(p, d.GROUND, None, "typed"))
-            finally:
-                self.tools.tool = saved
+            for p in points:
+                self.tools.use_typed(p)
         except (ValueError, EditRefused) as error:
             self.tools.cancel()
             self._message(f"Not placed: {error}")
             return False
+        if self.tools.pending:  # a joint or spring waiting for its next point
+            self._message(self.tools.prompt() + " (or type its coordinates)")
         return True
+
+    # -- run lock and cursor ------------------------------------------------------------------
+
+    def _lock_changed(self, reason: str) -> None:
+        """While a run streams, no tool edits the model (the Select tool stays)."""
+        locked = bool(reason)
+        if locked:
+            self.set_tool("select")
+        for action in [
+            *self.tool_actions.values(),
+            self.mesh_action,
+            self.delete_action,
+            self.assemble_action,
+            self.generators_action,
+        ]:
+            if action is not self.tool_actions["select"]:
+                action.setEnabled(not locked)
+        self.coordinates.setEnabled(not locked)
+        self.form.setEnabled(not locked)
+        if locked:
+            self._show_problems([])
+        else:
+            self.schedule_check()
+
+    def _cursor_moved(self, point, label: str) -> None:
+        readout = self.window.status.cursor
+        if point is None:
+            readout.setText("")
+            return
+        x, y, z = (float(v) + 0.0 for v in point)
+        readout.setText(f"x {x:.3f}  y {y:.3f}  z {z:.3f} m" + (f" ({label})" if label else ""))
 
     def add_mesh_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -634,7 +682,7 @@ class BuildController:
             assembled, residual, iterations = assembled_model(model)
             before = Snapshot.of(model)
             after = Snapshot.of(validated(assembled))
-        except (ModelError, EditRefused, RuntimeError, ArithmeticError, ValueError) as error:
+        except (ModelError, EditRefused, AssemblyError, ArithmeticError, ValueError) as error:
             self._message(f"Cannot assemble: {error}")
             self.window.log_message(f"assemble: {error}")
             return None

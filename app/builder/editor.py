@@ -227,6 +227,8 @@ class ModelEditor:
 
     def apply(self, text: str, change: Callable[[d.Model], Any]) -> None:
         """Apply ``change`` to a copy, validate, push one undoable edit (or raise)."""
+        if self.document.locked:
+            raise EditRefused(self.document.locked)
         model = self.model
         result = self.trial(change)
         before = Snapshot.of(model)

@@ -264,6 +264,7 @@ class ItemForm(QWidget):
         while self.layout_.count():
             w = self.layout_.takeAt(0).widget()
             if w is not None:
+                w.hide()  # gone from the screen now, not when the event loop deletes it
                 w.deleteLater()
         self.rows.clear()
         item = self.item()

@@ -2,8 +2,9 @@
 "Assemble" that closes small gaps in the model itself.
 
 ``live_check(model)`` runs the solver's ``check`` (validation, assembly at t = 0, numerical
-rank of Φ_q) and returns a ``LiveReport``: Grübler's count, the numerical DOF, the redundant
-equations and the joints they involve, or the joints that cannot be closed together. It
+rank of Φ_q) and returns a ``LiveReport``: Grübler's count, the numerical DOF (less the
+passive freedoms the solver's report names), the redundant equations and the joints they
+involve, or the joints that cannot be closed together. It
 never raises: a problem is part of the report. ``assembled_model`` solves the position
 problem and moves every body (with its shapes, points and the joints it carries) to the
 assembled configuration.
@@ -16,8 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.analysis.check import check
-from solver.model import ModelError
+from solver import AssemblyError, CheckReport, ModelError, assemble_model, check
 from solver.model import description as d
 from solver.model.mass_properties import rotation_matrix
 
@@ -37,6 +37,18 @@ class LiveReport:
     residual: float = 0.0
     error: str = ""
     warnings: list[str] = field(default_factory=list)
+    check_report: CheckReport | None = None  # the solver's report (None: invalid model)
+    #: freedoms that move no joint, force or output point (e.g. a coupler's spin between
+    #: two spherical joints), as the solver's report describes them (one line per body);
+    #: ``dof`` counts them, ``active_dof`` does not
+    passive: list[str] = field(default_factory=list)
+    active_dof: int | None = None
+
+    @property
+    def passive_count(self) -> int:
+        if self.dof is None or self.active_dof is None:
+            return 0
+        return self.dof - self.active_dof
 
     def flagged(self) -> dict[tuple[str, str], str]:
         """``(category, name) → explanation`` of every item to highlight."""
@@ -70,10 +82,22 @@ class LiveReport:
         if self.error and self.dof is None:
             grubler = f"Grübler {self.grubler}, " if self.grubler is not None else ""
             return f"DOF ? ({grubler}{self.error.split(':')[0] if self.conflicting_items else 'invalid'})"
-        text = f"DOF {self.dof} (Grübler {self.grubler}"
+        text = f"DOF {self.active_dof} (Grübler {self.grubler}"
+        if self.passive_count:
+            text += f", {self.passive_count} passive"
         if self.redundant:
             text += f", {self.redundant} redundant"
         return text + ")"
+
+    def passive_text(self) -> str:
+        """``"1 passive freedom: coupler spin about J1–J2 (not counted: …)"``, or ``""``."""
+        if not self.passive:
+            return ""
+        n = self.passive_count or len(self.passive)
+        return (
+            f"{n} passive freedom{'s' if n > 1 else ''}: {'; '.join(self.passive)} (moves no "
+            "joint, force or output point: not counted in the DOF, and no driver takes it)"
+        )
 
 
 def live_check(model: d.Model) -> LiveReport:
@@ -84,17 +108,22 @@ def live_check(model: d.Model) -> LiveReport:
     except ModelError as error:
         report.error = str(error)
         return report
-    except RuntimeError as error:  # AssemblyError: the joints that cannot be closed
+    except AssemblyError as error:  # the joints that cannot be closed
         report.error = str(error)
-        report.conflicting_items = list(getattr(error, "items", []))
-        report.residual = float(getattr(error, "residual", float("nan")))
-        report.grubler = _grubler(model)
+        report.conflicting_items = list(error.items)
+        report.residual = float(error.residual)
+        if error.report is not None:
+            report.check_report = error.report
+            report.grubler = error.report.grubler_dof
         return report
     except (ArithmeticError, ValueError, np.linalg.LinAlgError) as error:
         report.error = f"{type(error).__name__}: {error}"
         return report
+    report.check_report = result
     report.grubler = result.grubler_dof
     report.dof = result.dof
+    report.passive = list(getattr(result, "passive_freedoms", []))
+    report.active_dof = getattr(result, "active_dof", result.dof)
     report.residual = result.assembly_residual
     report.warnings = list(result.warnings)
     if result.mobility is not None:
@@ -103,46 +132,24 @@ def live_check(model: d.Model) -> LiveReport:
     return report
 
 
-def _grubler(model: d.Model) -> int | None:
-    from solver.analysis.check import JOINT_EQUATIONS, ROLLING_NO_SLIP, body_freedoms
-
-    try:
-        return (
-            sum(body_freedoms(b) for b in model.bodies)
-            - sum(JOINT_EQUATIONS[j.type] for j in model.joints)
-            - sum(
-                ROLLING_NO_SLIP[j.slip or "none"] for j in model.joints if j.type == "rolling_disk"
-            )
-            - len(model.drivers)
-        )
-    except (KeyError, AttributeError):
-        return None
-
-
 def assembled_model(model: d.Model) -> tuple[d.Model, float, int]:
     """``(assembled copy, residual, Newton iterations)``: bodies moved to satisfy the joints
-    at t = 0. Raises ``ModelError`` or the solver's assembly error (a ``RuntimeError``)."""
+    at t = 0. Raises ``ModelError`` or ``AssemblyError``."""
     from app.builder.editor import move_body_in
-    from solver.analysis.kinematics import assemble
-    from solver.mechanics.system import MultibodySystem
-    from solver.model.validation import validate_model
 
-    validate_model(model)
-    system = MultibodySystem(model)
-    result = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
-    state = system.body_state(result.q, np.zeros(system.n))
+    assembly = assemble_model(model)
     new = copy.deepcopy(model)
     motions: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for body in model.bodies:
-        if isinstance(body, d.FlexibleBody) or body.name not in state:
+        pose = assembly.poses.get(body.name)
+        if pose is None:
             continue
-        s = state[body.name]
         old_p = np.asarray(body.position, float)
-        if isinstance(body, d.RigidBody):
-            rot = rotation_matrix(s[3:7]) @ rotation_matrix(body.orientation).T
+        if isinstance(body, d.RigidBody) and pose.orientation is not None:
+            rot = rotation_matrix(pose.orientation) @ rotation_matrix(body.orientation).T
         else:
             rot = np.eye(3)
-        shift = s[:3] - old_p
+        shift = pose.position - old_p
         if np.abs(shift).max() < 1e-15 and np.abs(rot - np.eye(3)).max() < 1e-15:
             continue
         motions[body.name] = (rot, old_p, shift)
@@ -165,7 +172,7 @@ def assembled_model(model: d.Model) -> tuple[d.Model, float, int]:
         if joint.axis2 is not None and joint.body2 in motions:
             rot = motions[joint.body2][0]
             joint.axis2 = tuple(float(v) for v in rot @ np.asarray(joint.axis2, float))
-    return new, result.residual, result.iterations
+    return new, assembly.residual, assembly.iterations
 
 
 def _moved(p, rot, centre, shift):

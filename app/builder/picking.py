@@ -172,6 +172,41 @@ def _face_normal(picker: Any, actor: Any) -> np.ndarray | None:
     return -n if n @ toward > 0 else n
 
 
+def contains(shape: d.Shape, point: np.ndarray, tol: float = 1e-9) -> bool:
+    """True when ``point`` (global, t = 0) is inside or on a solid shape."""
+    p = np.asarray(point, float)
+    if shape.type == "sphere" and shape.center is not None and shape.radius:
+        return float(np.linalg.norm(p - np.asarray(shape.center, float))) <= shape.radius + tol
+    if shape.type == "box" and shape.center is not None and shape.size is not None:
+        rot = rotation_matrix(shape.orientation or (1.0, 0.0, 0.0, 0.0))
+        local = rot.T @ (p - np.asarray(shape.center, float))
+        return bool(np.all(np.abs(local) <= 0.5 * np.asarray(shape.size, float) + tol))
+    if shape.type in ("cylinder", "rod") and shape.start is not None and shape.end is not None:
+        a, b = np.asarray(shape.start, float), np.asarray(shape.end, float)
+        axis = b - a
+        length = float(np.linalg.norm(axis))
+        if length == 0:
+            return False
+        s = float((p - a) @ axis) / length**2
+        radial = float(np.linalg.norm(p - a - s * axis))
+        return -tol <= s * length <= length + tol and radial <= (shape.radius or 0.0) + tol
+    return False
+
+
+def bodies_at(model: d.Model, point: np.ndarray, tol: float = 1e-9) -> tuple[str, ...]:
+    """The bodies a typed point belongs to: those with a snapping point there (a rod end
+    shared by two rods gives both), else those whose shapes contain it; empty: ground."""
+    p = np.asarray(point, float)
+    for s in snap_points(model):
+        if float(np.linalg.norm(s.point - p)) <= tol and s.bodies:
+            return s.bodies
+    return tuple(
+        body.name
+        for body in model.bodies
+        if not isinstance(body, d.FlexibleBody) and any(contains(sh, p, tol) for sh in body.shapes)
+    )
+
+
 class Picker:
     """Resolves clicks on a ``Viewport`` (see the module docstring)."""
 
@@ -234,6 +269,7 @@ class Picker:
         hit = plane_hit(origin, direction, self.normal * self.plane_offset, self.normal)
         if hit is None:
             return None
+        hit[int(np.argmax(np.abs(self.normal)))] = self.plane_offset  # on it, not 1e-16 off
         return snap_to_grid(hit, self.grid_step if self.snap else 0.0, self.normal)
 
     def pick(self, x: float, y: float, model: d.Model | None) -> Pick | None:

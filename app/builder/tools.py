@@ -9,8 +9,13 @@ normal, and the tool makes its edit through the ``ModelEditor`` once it has its 
 - ``box``, ``cylinder``, ``sphere``: one click (on the grid, or on a body: the new body
   sits on the picked face);
 - ``rod``: two clicks, its ends; joint types: click the joint point on the first body (or
-  on the grid: ground), then click the second body; with the axis mode ``two points`` two
-  more clicks give the axis direction. ``distance`` and ``spring``: a point on each body.
+  on the grid: ground), then click the second body. The axis is the work plane's normal
+  unless chosen otherwise (the clicked face's normal, a global axis, or with ``two points``
+  two more clicks); an arrow shows it from the first click on. ``distance`` and
+  ``spring``: a point on each body. Between the clicks of a rod, a spring or a distance a
+  line follows the cursor (rubber band).
+- typed coordinates (``use_typed``) count as a click at that point, on the bodies that have
+  it (a shared rod end, a point inside a shape) or on ground.
 - ``trace``: a point on a body becomes an output point;
 - ``move``: drag a body; it follows the cursor in the work plane and is moved by one
   undoable edit on release.
@@ -22,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QLineEdit, QMenu, QMessageBox, QWidget
 
 from app.builder import shapes
@@ -47,7 +52,13 @@ JOINT_TOOLS = (
     "distance",
 )
 TOOLS = ("select", "move", *BODY_TOOLS, *JOINT_TOOLS, "spring", "trace")
-AXIS_MODES = ("normal", "X", "Y", "Z", "two points")
+#: Where a joint's axis (or a planar joint's normal) comes from: the work plane's normal
+#: (default), the normal of the face clicked first, a global axis, or two more clicks.
+AXIS_MODES = ("plane", "face", "X", "Y", "Z", "two points")
+AXIS_ALIASES = {"normal": "face"}
+#: Tools whose second click is previewed by a line from the first (rubber band).
+BAND_TOOLS = ("rod", "spring", "distance")
+HOVER_MS = 30  # mouse moves are handled at most this often (picking costs a few ms)
 NEEDS_AXIS = {"revolute", "prismatic", "cylindrical", "point_on_line", "universal"}
 NEEDS_NORMAL = {"planar", "point_on_plane"}
 PROMPTS = {
@@ -80,6 +91,9 @@ class BuildTools(QObject):
     message = Signal(str)  # prompts and results for the status bar
     trace_added = Signal(str)  # the name of a new output point
     tool_changed = Signal(str)
+    #: the point under the cursor (what a click would use, None: off the work plane) and
+    #: what it snapped to
+    cursor_moved = Signal(object, str)
 
     def __init__(self, viewport: Any, editor: ModelEditor, parent: QWidget) -> None:
         super().__init__(parent)
@@ -88,7 +102,7 @@ class BuildTools(QObject):
         self.picker = Picker(viewport)
         self.parent_widget = parent
         self.tool = "select"
-        self.axis_mode = "normal"
+        self.axis_mode = "plane"
         self.density = shapes.STEEL
         self.size = 0.1  # m: box edge, sphere and cylinder diameter, cylinder length
         self.rod_radius = 0.015  # m
@@ -102,6 +116,14 @@ class BuildTools(QObject):
         self.dialog: ItemDialog | None = None
         self.last_added: tuple[str, str] | None = None
         self.ask_dependents: Callable[[str, str, list], str | None] = self._ask_dependents
+        self._band: tuple[Any, Any] | None = None  # rubber band (mesh, actor)
+        #: the arrow shown after a joint's first click: (point, axis), None when none
+        self.axis_preview: tuple[np.ndarray, np.ndarray] | None = None
+        self._hover_at: tuple[float, float] | None = None
+        self._hover_timer = QTimer(self)
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(HOVER_MS)
+        self._hover_timer.timeout.connect(self._hover)
         if viewport.plotter is not None:
             viewport.plotter.installEventFilter(self)
 
@@ -138,9 +160,17 @@ class BuildTools(QObject):
             )
         return ""
 
+    def set_axis_mode(self, mode: str) -> None:
+        mode = AXIS_ALIASES.get(mode, mode)
+        if mode not in AXIS_MODES:
+            raise KeyError(mode)
+        self.axis_mode = mode
+        self.cancel()
+
     def cancel(self) -> None:
         self.pending.clear()
         self._clear_markers()
+        self._clear_band()
         self._drag = None
 
     # -- events ----------------------------------------------------------------------------------
@@ -150,6 +180,11 @@ class BuildTools(QObject):
         if kind == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
             self.cancel()
             self.message.emit(self.prompt())
+            return False
+        if kind == QEvent.Type.Leave:  # the cursor left the view: no position to show
+            self._hover_timer.stop()
+            self._hover_at = None
+            self.cursor_moved.emit(None, "")
             return False
         if kind not in (
             QEvent.Type.MouseButtonPress,
@@ -167,6 +202,10 @@ class BuildTools(QObject):
                     self.show_context_menu(pos.x(), pos.y())
                 self._press = None
             return False
+        if kind == QEvent.Type.MouseMove and event.buttons() == Qt.MouseButton.NoButton:
+            self._hover_at = (pos.x(), pos.y())
+            if not self._hover_timer.isActive():
+                self._hover_timer.start()
         if self.tool == "select":
             return False
         if kind == QEvent.Type.MouseMove:
@@ -202,6 +241,76 @@ class BuildTools(QObject):
             self.cancel()
             self.message.emit(f"Not added: {error}")
 
+    def use_typed(self, point) -> None:
+        """Typed coordinates: a click of the active tool at ``point`` (global, m), on the
+        bodies that have that point (``picking.bodies_at``) or on ground."""
+        from app.builder.picking import bodies_at
+
+        p = np.asarray(point, float)
+        bodies = bodies_at(self.editor.document.model or d.Model(), p)
+        self._use(Pick(p, bodies[0] if bodies else d.GROUND, None, "typed", bodies))
+
+    # -- hovering: cursor read-out and rubber band -----------------------------------------------
+
+    def _hover(self) -> None:
+        if self._hover_at is None or self.viewport.plotter is None:
+            return
+        x, y = self._hover_at
+        model = self.editor.document.model
+        if self.tool == "select" or model is None:
+            point, label = self.picker.plane_point(x, y), f"{self.picker.plane} plane"
+        else:
+            pick = self.picker.pick(x, y, model)
+            point = pick.point if pick is not None else None
+            label = (pick.snapped or pick.body) if pick is not None else ""
+        self.cursor_moved.emit(point, label)
+        if point is not None and self.tool in BAND_TOOLS and len(self.pending) == 1:
+            self._show_band(self.pending[0].point, point)
+
+    def _show_band(self, a: np.ndarray, b: np.ndarray) -> None:
+        """A line from the first click to the cursor: a rod's axis or a spring's coils."""
+        plotter = self.viewport.plotter
+        if plotter is None:
+            return
+        import pyvista
+
+        from app import scene
+
+        if self.tool == "spring":
+            length = float(np.linalg.norm(b - a))
+            points = scene.helix(a, b, min(0.06 * max(length, 1e-6), 0.05))
+        else:
+            points = np.vstack([a, b])
+        if self._band is None:
+            mesh = pyvista.lines_from_points(points)
+            actor = plotter.add_mesh(
+                mesh,
+                color="#e6550d",
+                line_width=3,
+                pickable=False,
+                lighting=False,
+                reset_camera=False,
+                render=False,
+                name="build_rubber_band",
+            )
+            self._band = (mesh, actor)
+        else:
+            self._band[0].copy_from(pyvista.lines_from_points(points))
+        self.viewport.request_render()
+
+    def band_points(self) -> np.ndarray | None:
+        """The rubber band's end points (tests), None when none is shown."""
+        if self._band is None:
+            return None
+        pts = np.asarray(self._band[0].points)
+        return np.vstack([pts[0], pts[-1]])
+
+    def _clear_band(self) -> None:
+        if self._band is not None and self.viewport.plotter is not None:
+            self.viewport.plotter.remove_actor(self._band[1], render=False)
+            self.viewport.request_render()
+        self._band = None
+
     def _use(self, pick: Pick) -> None:
         tool = self.tool
         if tool in ("box", "cylinder", "sphere"):
@@ -216,6 +325,13 @@ class BuildTools(QObject):
                 if self.axis_mode == "two points" and (tool in NEEDS_AXIS or tool in NEEDS_NORMAL)
                 else 2
             )
+            first = self.pending[0] if len(self.pending) == 1 else None
+            if first is not None and pick.body == first.body:
+                # the first click was on a point several bodies share (a rod end where two
+                # rods meet): the second body is one of them, so the first is another
+                others = [b for b in first.bodies if b != pick.body]
+                if others:
+                    first.body = others[0]
             if len(self.pending) == 1 and not self._second_body(pick):
                 self.message.emit(
                     f"{tool.replace('_', ' ')}: that is the same body; click the second body"
@@ -283,6 +399,8 @@ class BuildTools(QObject):
         return None
 
     def axis_for(self, first: Pick, picks: list[Pick] | None) -> np.ndarray:
+        """The joint axis of the axis mode: a global axis, the two extra clicks, the clicked
+        face's normal (``face``; the work plane's on the grid) or the work plane's normal."""
         mode = self.axis_mode
         if mode in ("X", "Y", "Z"):
             return np.eye(3)["XYZ".index(mode)]
@@ -291,7 +409,7 @@ class BuildTools(QObject):
             if np.linalg.norm(axis) <= 0:
                 raise EditRefused("the two axis points coincide: the axis has zero length")
             return _unit(axis)
-        if first.normal is not None and np.linalg.norm(first.normal) > 0:
+        if mode == "face" and first.normal is not None and np.linalg.norm(first.normal) > 0:
             return _unit(first.normal)
         return self.picker.normal
 
@@ -467,6 +585,7 @@ class BuildTools(QObject):
 
     def _mark_axis(self, point: np.ndarray, axis: np.ndarray) -> None:
         """The joint axis the next click will use, as an arrow at the joint point."""
+        self.axis_preview = (np.asarray(point, float), np.asarray(axis, float))
         plotter = self.viewport.plotter
         if plotter is None:
             return
@@ -481,6 +600,7 @@ class BuildTools(QObject):
         self.viewport.request_render()
 
     def _clear_markers(self) -> None:
+        self.axis_preview = None
         plotter = self.viewport.plotter
         for actor in self._markers:
             if plotter is not None:
@@ -495,9 +615,14 @@ class BuildTools(QObject):
         model = self.editor.document.model
         if model is None or self.viewport.plotter is None:
             return None
-        pick = self.picker.pick(x, y, model)
         menu = QMenu(self.parent_widget)
         menu.setObjectName("buildContextMenu")
+        if self.editor.document.locked:
+            menu.addAction(f"Not now: {self.editor.document.locked}").setEnabled(False)
+            self.context_menu = menu
+            menu.popup(self.viewport.plotter.mapToGlobal(QPoint(int(x), int(y))))
+            return menu
+        pick = self.picker.pick(x, y, model)
         item = pick.item if pick is not None else None
         if pick is not None and pick.body != d.GROUND:
             body = pick.body

@@ -4,7 +4,10 @@
 (Grübler–Kutzbach, spatial), assembles the initial configuration (minimum-norm Newton;
 ``AssemblyError`` names the joints that cannot be closed and the residual) and takes the
 numerical rank of ``Φ_q`` there: DOF, redundant constraints and the joints involved,
-and a warning near a singular position.
+the passive freedoms (a body's spin that moves none of its joint, force or output points:
+"1 passive freedom: coupler spin about J1–J2") and a warning near a singular position.
+Everything after validation is sparse for large models, so a check costs time and memory
+in proportion to the number of bodies.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.analysis.kinematics import assemble
+from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mobility import Mobility, mobility
 from solver.analysis.rolling_consistency import check_rolling_consistency
 from solver.mechanics.system import MultibodySystem
@@ -40,6 +43,13 @@ JOINT_EQUATIONS = {
 ROLLING_NO_SLIP = {"none": 2, "lateral": 1, "longitudinal": 1, "free": 0}
 #: Nodal coordinates per node of each ANCF element type.
 NODE_COORDINATES = {"ancf_beam2d": 4, "ancf_cable": 6, "ancf_beam3d": 12}
+
+
+def _count(n: int, word: str) -> str:
+    """``"1 body"``, ``"2 bodies"``, ``"0 joints"``."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word[:-1] + 'ies' if word.endswith('y') else word + 's'}"
 
 
 def body_freedoms(body: d.Body) -> int:
@@ -76,8 +86,19 @@ class CheckReport:
 
     @property
     def dof(self) -> int:
-        """Numerical DOF when available, else Grübler's count."""
+        """Numerical DOF when available (passive freedoms included), else Grübler's count."""
         return self.mobility.dof if self.mobility else self.grubler_dof
+
+    @property
+    def passive_freedoms(self) -> list[str]:
+        """One description per body with passive freedoms, e.g. "coupler spin about J1–J2"."""
+        return [f.describe() for f in self.mobility.passive] if self.mobility else []
+
+    @property
+    def active_dof(self) -> int:
+        """The DOF that drivers or the dynamics determine: ``dof`` less the passive
+        freedoms (what a kinematic analysis needs driven, and the builder shows)."""
+        return self.mobility.active_dof if self.mobility else self.grubler_dof
 
     @property
     def redundant(self) -> int:
@@ -85,12 +106,20 @@ class CheckReport:
 
     def lines(self) -> list[str]:
         out = [
-            f'model "{self.name}": {self.bodies} bodies, {self.joints} joints, '
-            f"{self.drivers} drivers, {self.forces} forces",
+            f'model "{self.name}": '
+            + ", ".join(
+                _count(n, word)
+                for n, word in (
+                    (self.bodies, "body"),
+                    (self.joints, "joint"),
+                    (self.drivers, "driver"),
+                    (self.forces, "force"),
+                )
+            ),
             f"degrees of freedom (Grübler): {self.grubler_dof} = {self.freedoms} body freedoms"
             f" − {self.holonomic_equations} joint equations"
             + (f" − {self.velocity_equations} rolling equations" if self.velocity_equations else "")
-            + (f" − {self.drivers} drivers" if self.drivers else ""),
+            + (f" − {_count(self.drivers, 'driver')}" if self.drivers else ""),
         ]
         mob = self.mobility
         if mob is None:
@@ -100,6 +129,8 @@ class CheckReport:
             f"degrees of freedom (rank of the constraint Jacobian): {mob.dof} = "
             f"{mob.coordinates} coordinates − rank {mob.rank} of {mob.equations} equations"
         )
+        if mob.passive:
+            out.append(mob.describe_passive())
         if mob.redundant:
             out.append(f"redundant constraints: {mob.redundant}, among {mob.describe_redundancy()}")
         else:
@@ -112,7 +143,8 @@ class CheckReport:
 
 def check(model: d.Model) -> CheckReport:
     """Validate and assemble ``model``; raises ``ModelError`` (also for rolling discs whose
-    no-slip conditions conflict) or ``AssemblyError``."""
+    no-slip conditions conflict) or ``AssemblyError``, whose ``report`` is this report
+    without the numerical part (counts and Grübler's DOF)."""
     validate_model(model)
     holonomic = sum(JOINT_EQUATIONS[j.type] for j in model.joints)
     rolling = sum(
@@ -134,7 +166,11 @@ def check(model: d.Model) -> CheckReport:
     except UnsupportedFeature as exc:
         report.unsupported = str(exc)
         return report
-    assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
+    try:
+        assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
+    except AssemblyError as error:
+        error.report = report  # the counts (Grübler) hold without a configuration
+        raise
     report.assembly_iterations = assembled.iterations
     report.assembly_residual = assembled.residual
     report.mobility = mob = mobility(system, assembled.q)

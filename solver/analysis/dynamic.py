@@ -14,6 +14,9 @@ their onset speeds there; the adaptive formulation also hands over its internal 
 and the contacts integrate their own work over those states (an impact is shorter than
 an output step), which replaces their share of the power here. A fixed-step formulation
 whose step is too large for a contact that starts is stopped (``contact.check_step``).
+
+A step that fails is retried in substeps (``step_control``); its frame records the
+smallest substep (``Frame.substep``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from solver.analysis.rolling_consistency import (
     check_formulation_handles_rolling,
     check_rolling_consistency,
 )
+from solver.analysis.step_control import StepControl
 from solver.compiled.frames import compiled_stepper
 from solver.mechanics.forces.contact import check_step
 from solver.mechanics.system import MultibodySystem
@@ -103,15 +107,20 @@ def numpy_frames(
     # an adaptive integrator takes many steps per dt: there the power is the better record
     secant = meter.forces and not getattr(formulation, "adaptive", False)
     dt = settings.dt
+    control = StepControl.for_settings(settings)  # a failed step: retried in substeps
     for k in range(k0, steps + 1):
+        substep = None
         if k > k0:
-            state = formulation.step(state, dt)
-            if not (np.all(np.isfinite(state.q)) and np.all(np.isfinite(state.qd))):
+            try:
+                state, substep = control.step(formulation, state, dt)
+            except SimulationError as exc:
+                if "non-finite" not in exc.reason:
+                    raise
                 raise SimulationError(
-                    state.t,
+                    exc.t,
                     f"the solution became non-finite with {settings.formulation} at dt = {dt:g} s",
                     "reduce dt, or use an implicit formulation (augmented_lagrangian, null_space)",
-                )
+                ) from None
         ms = system.marker_state(state.q, state.qd)
         c = system.constraints(state.q, state.qd, state.t, ms)
         if state.qdd is None:
@@ -143,6 +152,7 @@ def numpy_frames(
             constraint_velocity=velocity_error(system, state, c, ms),
             iterations=state.iterations,
             qdd=None if state.qdd is None else state.qdd.copy(),
+            substep=substep,
         )
         if k > k0 or first:
             yield frame, k

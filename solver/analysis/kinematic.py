@@ -1,8 +1,11 @@
 """Driven kinematic simulation: position, velocity and acceleration at every step.
 
-The model must be fully driven (numerical DOF 0). At each step the position problem is
-solved by Newton from a second-order prediction, then ``Φ_q q̇ = −Φ_t`` and
-``Φ_q q̈ = γ``. Inverse dynamics gives the multipliers, hence the power the drivers
+The model must be fully driven: every freedom left is *passive* (a body's spin that moves
+none of its joint, force or output points, e.g. the coupler of an RSSR four-bar; see
+``passive``). At each step the position problem is solved by minimum-norm Newton from a
+second-order prediction, then ``Φ_q q̇ = −Φ_t`` and ``Φ_q q̈ = γ`` by minimum-norm least
+squares: a passive freedom is held where it is, with zero rate and acceleration of its
+spin (the minimum-norm solution has no component along it). Inverse dynamics gives the multipliers, hence the power the drivers
 deliver, so the energy columns balance: ``energy.work`` is the work of the drivers and
 of the non-conservative forces.
 """
@@ -37,10 +40,12 @@ def kinematic_frames(
             0.0, str(exc), "correct the initial positions or the joint data"
         ) from None
     mob = mobility(system, start.q)
-    if mob.dof > 0:
+    if mob.active_dof > 0:
+        passive = f" besides {mob.describe_passive()}" if mob.passive else ""
         raise SimulationError(
             0.0,
-            f"a kinematic analysis needs the motion fully driven, but {mob.dof} degree(s) of freedom remain",
+            "a kinematic analysis needs the motion fully driven, but "
+            f"{mob.active_dof} degree(s) of freedom remain{passive}",
             "add drivers to the remaining joints, or run a dynamic analysis",
         )
     drows = driver_rows(system)

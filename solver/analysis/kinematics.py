@@ -20,12 +20,15 @@ from solver.mechanics.system import MultibodySystem
 
 
 class AssemblyError(RuntimeError):
-    """The position problem has no solution near the given configuration."""
+    """The position problem has no solution near the given configuration. ``items``: the
+    joints and drivers that stay violated; ``residual``: max |Φ| left; ``report``: set by
+    ``check`` to its report without the numerical part (None elsewhere)."""
 
     def __init__(self, message: str, residual: float, items: list[str]) -> None:
         super().__init__(message)
         self.residual = residual
         self.items = items
+        self.report = None
 
 
 @dataclass

@@ -13,33 +13,58 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 
 from solver.analysis.blas_threads import single_blas_thread
 from solver.analysis.dynamic import dynamic_frames
-from solver.analysis.errors import SimulationError
+from solver.analysis.errors import NonFiniteFunction, SimulationError
 from solver.analysis.formulations import formulation_class
 from solver.analysis.kinematic import kinematic_frames
 from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mass_check import check_mass
 from solver.analysis.mobility import mobility
+from solver.analysis.step_control import StepControl
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
 from solver.model.errors import UnsupportedFeature
+from solver.model.validation import check_settings
 from solver.results import Frame, Result
 
 ANALYSES_AVAILABLE = ("dynamic", "kinematic", "static", "modes", "assembly")
 
 
-def settings_with(model: d.Model, **overrides) -> d.SolverSettings:
-    """The model's solver settings with the non-``None`` keyword overrides applied."""
+def settings_with(
+    model: d.Model,
+    *,
+    source: str = "simulate()",
+    names: dict[str, str] | None = None,
+    **overrides,
+) -> d.SolverSettings:
+    """The model's solver settings with the non-``None`` keyword overrides applied, checked
+    by the model format's rules (``check_settings``: a ``ModelError`` names the field).
+
+    An error in an override is located at ``source`` and names it as ``names`` says (the
+    command line passes ``"command line"`` and ``{"dt": "--dt", ...}``); by default as
+    the keyword argument of ``simulate()``. A ``dt`` given without ``output_dt`` raises
+    the file's output interval to ``dt`` where it was smaller (every step an output)."""
     given = {k: v for k, v in overrides.items() if v is not None}
+    values = {k: v for k, v in asdict(model.solver).items() if v is not None}
     params = given.pop("parameters", None)
-    settings = replace(model.solver, **given)
-    if params:
-        settings.parameters = {**model.solver.parameters, **params}
+    values.update(given)
+    # the file's output interval was chosen for the file's dt: with a larger dt given
+    # instead, every step is an output (an output_dt given too must fit the rules)
+    out, dt = values.get("output_dt"), given.get("dt")
+    numbers = isinstance(out, float | int) and isinstance(dt, float | int)
+    if numbers and "output_dt" not in given and out < dt:
+        values["output_dt"] = dt
+    if params is not None:
+        merged = {**model.solver.parameters, **params} if isinstance(params, dict) else params
+        values["parameters"] = merged  # not a dict: refused by the rules, naming it
+        given["parameters"] = params
+    labels = {k: (names or {}).get(k, k) for k in given}
+    settings = check_settings(values, labels, source)
     if settings.output_dt is None:
         settings.output_dt = settings.dt
     return settings
@@ -50,10 +75,20 @@ class Simulation:
 
     def __init__(self, model: d.Model, settings: d.SolverSettings) -> None:
         self.model = model
+        check_settings(settings)  # settings built by hand follow the rules too
+        if settings.output_dt is None:
+            settings = replace(settings, output_dt=settings.dt)
         self.settings = settings
         self._check_available()
         self.system = MultibodySystem(model, settings.coordinates)
         self.result = Result.for_system(self.system)
+        self.requested = None
+        if model.requests:
+            from solver.analysis.outputs import RequestedOutputs
+
+            self.requested = RequestedOutputs(model, self.system, settings.analysis)
+            self.result.columns += self.requested.columns
+            self.result.n_requested = len(self.requested.columns)
         self._cancel = threading.Event()
         self.wall_time = 0.0
         self._first_q = None
@@ -165,6 +200,18 @@ class Simulation:
             0,
         )
 
+    def _requested(self, frame: Frame, fallback: bool = False) -> np.ndarray | None:
+        """The requested quantities at ``frame`` (None when the model requests none);
+        ``fallback``: NaN where they cannot be computed (the state a run failed after)."""
+        if self.requested is None:
+            return None
+        try:
+            return self.requested.values(frame.t, frame.q, frame.qd)
+        except (np.linalg.LinAlgError, FloatingPointError, ValueError, NonFiniteFunction):
+            if not fallback:
+                raise
+            return None
+
     def __iter__(self) -> Iterator[Frame]:
         s = self.settings
         every = max(1, int(round(s.output_dt / s.dt)))
@@ -174,6 +221,7 @@ class Simulation:
         mark = time.perf_counter()
         steps = iterations = 0
         last = None
+        self.step_control = StepControl()  # the record of retried steps
         if s.analysis == "dynamic" and s.parameters.get("group_method") != "structural_groups":
             from solver.analysis.stability import StabilityMonitor
 
@@ -183,6 +231,8 @@ class Simulation:
         try:
             for frame, k in self._steps():
                 steps, iterations = k, iterations + frame.iterations
+                if frame.substep is not None:
+                    self.step_control.record(frame.t - s.dt, frame.substep)
                 if self.monitor is not None:
                     self.monitor.observe(frame, k)
                 if self.on_step is not None and k % every:
@@ -191,7 +241,7 @@ class Simulation:
                     self._first_q = frame.q
                 last = frame
                 if k % every == 0:
-                    out = self.result.append(self.system, frame)
+                    out = self.result.append(self.system, frame, self._requested(frame))
                     busy, mark = busy + time.perf_counter() - mark, None
                     yield out
                     mark = time.perf_counter()
@@ -203,13 +253,21 @@ class Simulation:
                     )
                     break
             if last is not None:  # always keep the final instant
-                out = self.result.append(self.system, last)
+                out = self.result.append(self.system, last, self._requested(last))
                 busy, mark = busy + time.perf_counter() - mark, None
                 yield out
                 mark = time.perf_counter()
-        except (SimulationError, np.linalg.LinAlgError, FloatingPointError) as exc:
-            if not isinstance(exc, SimulationError):  # a matrix-level failure inside a step
-                t = last.t if last is not None else (self.result.t[-1] if len(self.result) else 0.0)
+        except (
+            SimulationError,
+            NonFiniteFunction,
+            np.linalg.LinAlgError,
+            FloatingPointError,
+        ) as exc:
+            if isinstance(exc, NonFiniteFunction):  # a driver's or force's function
+                exc = exc.simulation_error()
+            elif not isinstance(exc, SimulationError):  # a matrix-level failure in a step
+                stats = self.result.statistics
+                t = last.t if last is not None else (float(stats.last[0]) if stats.frames else 0.0)
                 exc = SimulationError(
                     t,
                     f"numerical failure after this time ({type(exc).__name__}: {exc})",
@@ -217,7 +275,7 @@ class Simulation:
                 )
             self.result.status, self.result.message = "failed", exc.message
             if last is not None:  # keep the last state computed before the failure
-                self.result.append(self.system, last)
+                self.result.append(self.system, last, self._requested(last, fallback=True))
         finally:
             threads.__exit__(None, None, None)
             if mark is not None:  # not closed by the consumer while it held a frame
@@ -228,6 +286,7 @@ class Simulation:
     def _summarise(self, steps: int, iterations: int) -> None:
         r = self.result
         s = self.settings
+        stats = r.statistics
         summary = {
             "model": self.model.name,
             "analysis": s.analysis,
@@ -242,22 +301,31 @@ class Simulation:
             "frames": len(r),
             "wall_time_s": self.wall_time,
             "newton_iterations": iterations,
-            "max_constraint_position": float(r.column("constraint.position").max())
-            if len(r)
-            else None,
-            "max_constraint_velocity": float(r.column("constraint.velocity").max())
-            if len(r)
-            else None,
-            "max_energy_drift": r.max_energy_drift() if len(r) else None,
+            "max_constraint_position": stats.max_constraint_position if stats.frames else None,
+            "max_constraint_velocity": stats.max_constraint_velocity if stats.frames else None,
+            "max_energy_drift": stats.max_energy_drift if stats.frames else None,
         }
         if s.analysis == "dynamic":
+            control = getattr(self, "step_control", StepControl()).summary(s.dt)
+            summary["retried_steps"] = control["retried_steps"]
+            summary["smallest_substep"] = control["smallest_substep"]
+            if "warning" in control:
+                summary["warnings"] = [control["warning"]]
             r.stability = self.monitor.report() if self.monitor is not None else None
             summary["dt_max_estimate"] = r.stability["dt_max_estimate"] if r.stability else None
             summary["orientation"] = s.orientation
+        if r.n_requested and len(r):
+            summary["requested"] = stats.peaks()
         if getattr(r, "modes", None) is not None:
             summary["modes"] = r.modes.table()
-        mob = mobility(self.system, self._first_q if self._first_q is not None else self.system.q0)
-        summary["dof"], summary["redundant_constraints"] = mob.dof, mob.redundant
+        try:
+            q = self._first_q if self._first_q is not None else self.system.q0
+            mob = mobility(self.system, q)
+            summary["dof"], summary["redundant_constraints"] = mob.dof, mob.redundant
+            summary["passive_freedoms"] = [f.describe() for f in mob.passive]
+        except (NonFiniteFunction, np.linalg.LinAlgError, ValueError):
+            # a driver unusable at t = 0 (the run's message says which), a broken state
+            summary["dof"] = summary["redundant_constraints"] = None
         r.summary = summary
 
 
@@ -271,11 +339,16 @@ def simulate(
     t_end: float | None = None,
     output_dt: float | None = None,
     tolerance: float | None = None,
+    max_iterations: int | None = None,
     parameters: dict | None = None,
     orientation: str | None = None,
     stream: bool = False,
 ):
     """Run an analysis; ``Result`` (or a ``Simulation`` to iterate when ``stream``).
+
+    The keyword arguments override the model's solver settings and follow the model
+    format's rules (``ModelError`` names the argument, e.g. ``simulate(): dt must be
+    positive (got 0)``).
 
     ``orientation`` overrides ``solver.orientation`` (the rotation parameters integrated by
     ``central_differences``: ``euler_parameters``, ``euler_zxz``, ``rodrigues``, ``gibbs``).
@@ -289,6 +362,7 @@ def simulate(
         t_end=t_end,
         output_dt=output_dt,
         tolerance=tolerance,
+        max_iterations=max_iterations,
         parameters=parameters,
         orientation=orientation,
     )

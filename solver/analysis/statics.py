@@ -32,6 +32,7 @@ default 1, i.e. try the full load first).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -85,7 +86,9 @@ def kkt_solve(k, a, f: np.ndarray, g: np.ndarray, scale: float):
             kkt[:n, n:] = np.asarray(a).T
             kkt[n:, :n] = a
             kkt[n:, n:] = -eps * np.eye(m)
-            sol = sla.solve(kkt, rhs, check_finite=False)
+            with warnings.catch_warnings():  # ill-conditioning is judged by the result below
+                warnings.simplefilter("ignore", sla.LinAlgWarning)
+                sol = sla.solve(kkt, rhs, check_finite=False)
         if np.all(np.isfinite(sol)):
             return sol[:n], sol[n:]
     except (RuntimeError, ValueError, np.linalg.LinAlgError):

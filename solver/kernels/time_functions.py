@@ -45,8 +45,8 @@ in the function's data], ``OP_T``, ``OP_NEG``, ``OP_ADD``, ``OP_SUB``, ``OP_MUL`
 :func:`jet` is for other kernels (the time loop): it allocates nothing and uses the
 table's scratch stack ``stack`` (one row per stack level: :func:`function_table` sizes it
 for the deepest expression), so one thread at a time may evaluate a given table with it.
-:func:`jet_safe` and :func:`jets` (arrays of t, e.g. for plots) use a stack of their own;
-:func:`evaluate` is their Python front end.
+:func:`jets` (arrays of t, e.g. for plots) uses a stack of its own, and so does
+:func:`evaluate`, the front end for Python (a float or an array of t).
 """
 
 from __future__ import annotations
@@ -239,6 +239,14 @@ def function_table(items: Sequence[Encoded | tuple]) -> FunctionTable:
 
 
 # -- kernels -------------------------------------------------------------------------------
+#
+# Cost per call from another kernel: the dispatch of ``jet`` and the closed forms of every
+# kind but the expression are inlined into the caller (``inline="always"``, so they take the
+# caller's error model: call ``jet`` from ``@kernel`` functions). A call that is not inlined
+# and receives arrays keeps Numba from removing their reference counting (tens of ns per
+# call); inlining the expression interpreter too would save little of that and multiply
+# the compile time of every caller, so it is one function (``_expression``), compiled once,
+# whose jet arithmetic is done by functions of floats only (``_unary``, ``_binary``).
 
 
 @kernel
@@ -250,123 +258,97 @@ def _scaled(g, a):
 
 
 @kernel
-def _chain(stack, k, g0, g1, g2):
-    """Replace the jet ``a`` at level k by that of ``g(a)`` from ``g(a), g'(a), g''(a)``."""
-    a1 = stack[k, 1]
-    a2 = stack[k, 2]
-    stack[k, 0] = g0
-    stack[k, 1] = _scaled(g1, a1)
-    stack[k, 2] = _scaled(g2, a1 * a1) + _scaled(g1, a2)
+def _chain(a1, a2, g0, g1, g2):
+    """The jet of ``g(a)`` from ``a', a''`` and ``g(a), g'(a), g''(a)``."""
+    return g0, _scaled(g1, a1), _scaled(g2, a1 * a1) + _scaled(g1, a2)
 
 
 @kernel
-def _unary(op, stack, k):
-    """Apply the unary function ``op`` to the jet at level k."""
-    a = stack[k, 0]
+def _unary(op, a, a1, a2):
+    """The jet of the unary function ``op`` of the jet ``(a, a', a'')``."""
     if op == OP_SIN:
         s = np.sin(a)
-        _chain(stack, k, s, np.cos(a), -s)
-    elif op == OP_COS:
+        return _chain(a1, a2, s, np.cos(a), -s)
+    if op == OP_COS:
         c = np.cos(a)
-        _chain(stack, k, c, -np.sin(a), -c)
-    elif op == OP_TAN:
+        return _chain(a1, a2, c, -np.sin(a), -c)
+    if op == OP_TAN:
         v = np.tan(a)
         sec2 = 1.0 + v * v
-        _chain(stack, k, v, sec2, 2.0 * v * sec2)
-    elif op in (OP_ASIN, OP_ACOS):
+        return _chain(a1, a2, v, sec2, 2.0 * v * sec2)
+    if op in (OP_ASIN, OP_ACOS):
         w = 1.0 - a * a
         g1 = 1.0 / np.sqrt(w)
         g2 = a * g1 / w
         if op == OP_ASIN:
-            _chain(stack, k, np.arcsin(a), g1, g2)
-        else:
-            _chain(stack, k, np.arccos(a), -g1, -g2)
-    elif op == OP_ATAN:
+            return _chain(a1, a2, np.arcsin(a), g1, g2)
+        return _chain(a1, a2, np.arccos(a), -g1, -g2)
+    if op == OP_ATAN:
         w = 1.0 / (1.0 + a * a)
-        _chain(stack, k, np.arctan(a), w, -2.0 * a * w * w)
-    elif op == OP_SINH:
+        return _chain(a1, a2, np.arctan(a), w, -2.0 * a * w * w)
+    if op == OP_SINH:
         s = np.sinh(a)
-        _chain(stack, k, s, np.cosh(a), s)
-    elif op == OP_COSH:
+        return _chain(a1, a2, s, np.cosh(a), s)
+    if op == OP_COSH:
         c = np.cosh(a)
-        _chain(stack, k, c, np.sinh(a), c)
-    elif op == OP_TANH:
+        return _chain(a1, a2, c, np.sinh(a), c)
+    if op == OP_TANH:
         v = np.tanh(a)
         w = 1.0 - v * v
-        _chain(stack, k, v, w, -2.0 * v * w)
-    elif op == OP_EXP:
+        return _chain(a1, a2, v, w, -2.0 * v * w)
+    if op == OP_EXP:
         v = np.exp(a)
-        _chain(stack, k, v, v, v)
-    elif op == OP_LOG:
+        return _chain(a1, a2, v, v, v)
+    if op == OP_LOG:
         r = 1.0 / a
-        _chain(stack, k, np.log(a), r, -r * r)
-    elif op == OP_SQRT:
+        return _chain(a1, a2, np.log(a), r, -r * r)
+    if op == OP_SQRT:
         v = np.sqrt(a)
         g1 = 0.5 / v
-        _chain(stack, k, v, g1, -0.5 * g1 / a)
-    else:  # OP_ABS: the active branch, +a at a == 0
-        s = 1.0 if a >= 0.0 else -1.0
-        stack[k, 0] = s * a
-        stack[k, 1] = s * stack[k, 1]
-        stack[k, 2] = s * stack[k, 2]
+        return _chain(a1, a2, v, g1, -0.5 * g1 / a)
+    s = 1.0 if a >= 0.0 else -1.0  # OP_ABS: the active branch, +a at a == 0
+    return s * a, s * a1, s * a2
 
 
 @kernel
-def _binary(op, stack, k):
-    """Replace the jets x at level k and y at k + 1 by that of ``x op y`` at level k."""
-    a, a1, a2 = stack[k, 0], stack[k, 1], stack[k, 2]
-    b, b1, b2 = stack[k + 1, 0], stack[k + 1, 1], stack[k + 1, 2]
+def _power(a, a1, a2, b, b1, b2):
+    """The jet of ``a**b``."""
+    v = np.power(a, b)
+    if b1 == 0.0 and b2 == 0.0:
+        # locally constant exponent: (a**b)' = b a**(b-1) a', (a**b)'' = b (b-1) ... ,
+        # so negative bases work with integer exponents
+        g1 = 0.0 if b == 0.0 else b * np.power(a, b - 1.0)
+        bb = b * (b - 1.0)
+        g2 = 0.0 if bb == 0.0 else bb * np.power(a, b - 2.0)
+        return v, _scaled(g1, a1), _scaled(g2, a1 * a1) + _scaled(g1, a2)
+    # a**b = exp(u), u = b log a: (a**b)' = v u', (a**b)'' = v (u'' + u'^2)
+    log_a = np.log(a)
+    r1 = a1 / a
+    u1 = _scaled(log_a, b1) + _scaled(b, r1)
+    u2 = _scaled(log_a, b2) + 2.0 * _scaled(r1, b1) + _scaled(b, a2 / a - r1 * r1)
+    return v, v * u1, v * (u2 + u1 * u1)
+
+
+@kernel
+def _binary(op, a, a1, a2, b, b1, b2):
+    """The jet of ``x op y`` from the jets x = ``(a, a', a'')`` and y = ``(b, b', b'')``."""
     if op == OP_ADD:
-        v, d1, d2 = a + b, a1 + b1, a2 + b2
-    elif op == OP_SUB:
-        v, d1, d2 = a - b, a1 - b1, a2 - b2
-    elif op == OP_MUL:
-        v, d1, d2 = a * b, a1 * b + a * b1, a2 * b + 2.0 * a1 * b1 + a * b2
-    elif op == OP_DIV:
-        v = a / b
-        d1 = (a1 - _scaled(v, b1)) / b
-        d2 = (a2 - 2.0 * _scaled(d1, b1) - _scaled(v, b2)) / b
-    else:  # OP_POW
-        v = np.power(a, b)
-        if b1 == 0.0 and b2 == 0.0:
-            # locally constant exponent: (a**b)' = b a**(b-1) a', (a**b)'' = b (b-1) ... ,
-            # so negative bases work with integer exponents
-            g1 = 0.0 if b == 0.0 else b * np.power(a, b - 1.0)
-            bb = b * (b - 1.0)
-            g2 = 0.0 if bb == 0.0 else bb * np.power(a, b - 2.0)
-            d1 = _scaled(g1, a1)
-            d2 = _scaled(g2, a1 * a1) + _scaled(g1, a2)
-        else:
-            # a**b = exp(u), u = b log a: (a**b)' = v u', (a**b)'' = v (u'' + u'^2)
-            log_a = np.log(a)
-            r1 = a1 / a
-            u1 = _scaled(log_a, b1) + _scaled(b, r1)
-            u2 = _scaled(log_a, b2) + 2.0 * _scaled(r1, b1) + _scaled(b, a2 / a - r1 * r1)
-            d1 = v * u1
-            d2 = v * (u2 + u1 * u1)
-    stack[k, 0] = v
-    stack[k, 1] = d1
-    stack[k, 2] = d2
+        return a + b, a1 + b1, a2 + b2
+    if op == OP_SUB:
+        return a - b, a1 - b1, a2 - b2
+    if op == OP_MUL:
+        return a * b, a1 * b + a * b1, a2 * b + 2.0 * a1 * b1 + a * b2
+    if op == OP_DIV:
+        q = a / b
+        q1 = (a1 - _scaled(q, b1)) / b
+        return q, q1, (a2 - 2.0 * _scaled(q1, b1) - _scaled(q, b2)) / b
+    return _power(a, a1, a2, b, b1, b2)
 
 
-@kernel
-def _select(smallest, stack, k, n):
-    """Replace the n jets from level k by the one with the smallest (``smallest``) or
-    largest value, the first of equal ones."""
-    best = k
-    for j in range(k + 1, k + n):
-        better = stack[j, 0] < stack[best, 0] if smallest else stack[j, 0] > stack[best, 0]
-        if better:
-            best = j
-    if best != k:
-        stack[k, 0] = stack[best, 0]
-        stack[k, 1] = stack[best, 1]
-        stack[k, 2] = stack[best, 2]
-
-
-@kernel
-def _expression(ops, first, last, data, base, t, stack):
-    """Run the postfix instructions ``ops[first:last]`` (constants at ``data[base:]``)."""
+@kernel(inline="always")
+def _run(ops, first, last, data, base, t, stack):
+    """Run the postfix instructions ``ops[first:last]`` (constants at ``data[base:]``)
+    on the jets ``stack[level] = (v, v', v'')``."""
     top = 0  # number of jets on the stack
     for k in range(first, last):
         op = ops[k, 0]
@@ -386,18 +368,44 @@ def _expression(ops, first, last, data, base, t, stack):
             stack[top - 1, 2] = -stack[top - 1, 2]
         elif op <= OP_POW:
             top -= 1
-            _binary(op, stack, top - 1)
-        elif op <= OP_MAX:
+            x = top - 1
+            v, d1, d2 = _binary(
+                op,
+                stack[x, 0],
+                stack[x, 1],
+                stack[x, 2],
+                stack[top, 0],
+                stack[top, 1],
+                stack[top, 2],
+            )
+            stack[x, 0] = v
+            stack[x, 1] = d1
+            stack[x, 2] = d2
+        elif op <= OP_MAX:  # the smallest or largest value, the first of equal ones
             n = ops[k, 1]
             top -= n
-            _select(op == OP_MIN, stack, top, n)
+            best = top
+            for j in range(top + 1, top + n):
+                if op == OP_MIN:
+                    better = stack[j, 0] < stack[best, 0]
+                else:
+                    better = stack[j, 0] > stack[best, 0]
+                if better:
+                    best = j
+            stack[top, 0] = stack[best, 0]
+            stack[top, 1] = stack[best, 1]
+            stack[top, 2] = stack[best, 2]
             top += 1
         else:
-            _unary(op, stack, top - 1)
+            x = top - 1
+            v, d1, d2 = _unary(op, stack[x, 0], stack[x, 1], stack[x, 2])
+            stack[x, 0] = v
+            stack[x, 1] = d1
+            stack[x, 2] = d2
     return stack[0, 0], stack[0, 1], stack[0, 2]
 
 
-@kernel
+@kernel(inline="always")
 def _polynomial(c, first, last, t):
     """Horner's scheme carrying the derivatives along."""
     p = c[last - 1] + 0.0 * t
@@ -410,7 +418,7 @@ def _polynomial(c, first, last, t):
     return p, p1, p2
 
 
-@kernel
+@kernel(inline="always")
 def _smooth_step(d, i0, t):
     t0, f0, t1, f1 = d[i0], d[i0 + 1], d[i0 + 2], d[i0 + 3]
     h = t1 - t0
@@ -426,7 +434,7 @@ def _smooth_step(d, i0, t):
     return f0 + delta * g, delta * g1 / h, delta * g2 / (h * h)
 
 
-@kernel
+@kernel(inline="always")
 def _smooth_bump(d, i0, t):
     t0, f0, t1, f1 = d[i0], d[i0 + 1], d[i0 + 2], d[i0 + 3]
     if t > t1:
@@ -446,14 +454,14 @@ def _smooth_bump(d, i0, t):
     return f, df, ddf
 
 
-@kernel
+@kernel(inline="always")
 def _interval(d, i0, n, t):
     """j with ``t_j <= t < t_{j+1}`` for rows ``t_0 <= t <= t_{n-1}`` at ``d[i0:]``,
     the last interval at ``t_{n-1}`` (bisection)."""
     lo = 0
     hi = n - 1
     while hi - lo > 1:
-        mid = (lo + hi) // 2
+        mid = (lo + hi) >> 1  # (>>: no division that could raise)
         if d[i0 + mid] <= t:
             lo = mid
         else:
@@ -461,7 +469,7 @@ def _interval(d, i0, n, t):
     return lo
 
 
-@kernel
+@kernel(inline="always")
 def _table(d, i0, n, cubic, t):
     """A table of n rows at ``d[i0:]`` (times, values, then the cubic's coefficients)."""
     if t != t:
@@ -488,8 +496,19 @@ def _table(d, i0, n, cubic, t):
 
 
 @kernel
-def _evaluate(table, i, t, stack):
-    """The jet of function i at t, with ``stack`` as the expression's scratch."""
+def _expression(table, i, t, stack):
+    """The jet of expression i at t, with ``stack`` as scratch (None: the table's)."""
+    first = table.op_start[i]
+    last = table.op_start[i + 1]
+    base = table.data_start[i]
+    if stack is None:
+        return _run(table.ops, first, last, table.data, base, t, table.stack)
+    return _run(table.ops, first, last, table.data, base, t, stack)
+
+
+@kernel(inline="always")
+def _closed_form(table, i, t):
+    """The jet of function i, of any kind but an expression, at t."""
     kind = table.kind[i]
     first = table.data_start[i]
     last = table.data_start[i + 1]
@@ -503,25 +522,36 @@ def _evaluate(table, i, t, stack):
     if kind == SMOOTH_BUMP:
         return _smooth_bump(d, first, t)
     if kind == TABLE_LINEAR:
-        return _table(d, first, (last - first) // 2, False, t)
+        return _table(d, first, (last - first) >> 1, False, t)
     if kind == TABLE_CUBIC:
-        return _table(d, first, (last - first + 4) // 6, True, t)
-    return _expression(table.ops, table.op_start[i], table.op_start[i + 1], d, first, t, stack)
+        return _table(d, first, int((last - first + 4) / 6.0), True, t)
+    return np.nan, np.nan, np.nan  # (function_table admits no other kind)
 
 
-@kernel
+@kernel(inline="always")
+def _evaluate(table, i, t, stack):
+    """The jet of function i at t, with ``stack`` as an expression's scratch (None: the
+    table's)."""
+    if table.kind[i] == EXPRESSION:
+        return _expression(table, i, t, stack)
+    return _closed_form(table, i, t)
+
+
+@kernel(inline="always")
 def jet(table, i, t):
     """``(f, df/dt, d2f/dt2)`` of function ``i`` (0 <= i < nf, unchecked) at time ``t`` (s,
-    a float). Allocates nothing: uses ``table.stack``, so one thread at a time per table."""
-    return _evaluate(table, i, np.float64(t), table.stack)
+    a float), for other kernels. Allocates nothing: an expression uses ``table.stack``, so
+    one thread at a time per table."""
+    return _evaluate(table, i, np.float64(t), None)
 
 
 @kernel
-def jet_safe(table, i, t):
-    """:func:`jet` with a scratch stack of its own (for tables shared between threads)."""
-    stack = table.stack
-    if table.kind[i] == EXPRESSION:
-        stack = np.empty_like(table.stack)
+def _jet_unpacked(kind, data_start, data, op_start, ops, stack, i, t):
+    """:func:`jet` of the table given field by field (a call from Python unpacks six
+    arrays faster than a named tuple), with a scratch stack of its own."""
+    table = FunctionTable(kind, data_start, data, op_start, ops, stack)
+    if kind[i] == EXPRESSION:
+        stack = np.empty_like(stack)
     return _evaluate(table, i, np.float64(t), stack)
 
 
@@ -533,27 +563,39 @@ def jets(table, i, ts):
     f = np.empty(n)
     df = np.empty(n)
     ddf = np.empty(n)
-    stack = np.empty_like(table.stack)
-    for k in range(n):
-        f[k], df[k], ddf[k] = _evaluate(table, i, np.float64(ts[k]), stack)
+    if table.kind[i] == EXPRESSION:
+        stack = np.empty_like(table.stack)
+        for k in range(n):
+            f[k], df[k], ddf[k] = _expression(table, i, np.float64(ts[k]), stack)
+    else:  # a loop without calls
+        for k in range(n):
+            f[k], df[k], ddf[k] = _closed_form(table, i, np.float64(ts[k]))
     return f, df, ddf
 
 
-def _evaluate_py(table: FunctionTable, i: int, t: np.ndarray) -> tuple[Any, Any, Any]:
-    if t.ndim == 0:
-        f, df, ddf = jet_safe(table, i, float(t))
-        return float(f), float(df), float(ddf)
-    f, df, ddf = jets(table, i, np.ascontiguousarray(t).reshape(-1))
-    return f.reshape(t.shape), df.reshape(t.shape), ddf.reshape(t.shape)
+@kernel
+def _jets_unpacked(kind, data_start, data, op_start, ops, stack, i, ts):
+    """:func:`jets` of the table given field by field (faster to call from Python)."""
+    return jets(FunctionTable(kind, data_start, data, op_start, ops, stack), i, ts)
+
+
+def _evaluate_py(table: FunctionTable, i: int, t: Any) -> tuple[Any, Any, Any]:
+    if not isinstance(t, float):  # (np.float64 is a float)
+        t = np.asarray(t, dtype=np.float64)
+        if t.ndim:
+            f, df, ddf = _jets_unpacked(*table, i, np.ascontiguousarray(t).reshape(-1))
+            return f.reshape(t.shape), df.reshape(t.shape), ddf.reshape(t.shape)
+    f, df, ddf = _jet_unpacked(*table, i, float(t))
+    return float(f), float(df), float(ddf)
 
 
 def evaluate(table: FunctionTable, i: int, t: Any) -> tuple[Any, Any, Any]:
     """``(f, df/dt, d2f/dt2)`` of function ``i`` at ``t`` (s): floats for a scalar ``t``,
-    else new float arrays of the shape of ``t``. No warning is raised."""
+    else new float arrays of the shape of ``t``. No warning is raised; safe to call from
+    several threads at once."""
     if not 0 <= i < len(table.kind):
         raise IndexError(f"function {i} of a table of {len(table.kind)}")
-    tt = np.asarray(t, dtype=np.float64)
     if ENABLED:
-        return _evaluate_py(table, i, tt)
+        return _evaluate_py(table, i, t)
     with np.errstate(all="ignore"):  # plain Python: NumPy scalars warn instead
-        return _evaluate_py(table, i, tt)
+        return _evaluate_py(table, i, t)

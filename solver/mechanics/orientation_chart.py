@@ -98,12 +98,21 @@ class OrientationChart:
         if len(self.ocols):
             p = q[self.pcols]
             p = p / np.linalg.norm(p, axis=1, keepdims=True)
-            o = self.oset.from_quaternion(p)
+            with np.errstate(all="ignore"):
+                o = self.oset.from_quaternion(p)
             y[self.ocols] = o
             omega_bar = 2.0 * np.einsum("nij,nj->ni", g_matrix(p), qd[self.pcols])
-            bbar = self.body_omega_jacobian(o)
+            with np.errstate(all="ignore"):
+                bbar = self.body_omega_jacobian(o)
+            # at a set's singularity (Gibbs or Rodrigues parameters at a rotation of π) the
+            # map is infinite: NaN rates, for the caller's singularity check to name the body
             yd[self.ocols] = np.stack(
-                [np.linalg.lstsq(b, w, rcond=None)[0] for b, w in zip(bbar, omega_bar, strict=True)]
+                [
+                    np.linalg.lstsq(b, w, rcond=None)[0]
+                    if np.isfinite(b).all() and np.isfinite(o_).all()
+                    else np.full(o_.shape, np.nan)
+                    for b, w, o_ in zip(bbar, omega_bar, o, strict=True)
+                ]
             )
         return y, yd
 

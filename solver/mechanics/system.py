@@ -26,6 +26,7 @@ from solver.mechanics.bodies.rigid import RigidBodies
 from solver.mechanics.constraints.joints import JointBuilder
 from solver.mechanics.constraints.primitives import PRIMITIVES
 from solver.mechanics.constraints.rolling import RollingNoSlip
+from solver.mechanics.item_functions import checked_driver
 from solver.mechanics.markers import GROUND as MK_GROUND
 from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
@@ -140,7 +141,7 @@ class MultibodySystem:
             if f"joint:{j.name}" not in builder.items:  # a kind may realise it (sharing)
                 builder.joint(i, j)
         for i, drv in enumerate(model.drivers):
-            builder.driver(i, drv, joints[drv.joint])
+            builder.driver(i, checked_driver(i, drv), joints[drv.joint])
         from solver.mechanics.forces import ForceSet
 
         self.force_set = ForceSet(model, self)

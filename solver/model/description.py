@@ -28,7 +28,7 @@ FLEXIBLE_TYPES = ("ancf_beam2d", "ancf_cable", "ancf_beam3d")
 BODY_TYPES = RIGID_TYPES + POINT_MASS_TYPES + FLEXIBLE_TYPES
 #: element types of each flexible body type; the first is the default
 FLEXIBLE_ELEMENTS = {
-    "ancf_beam2d": ("euler_bernoulli", "continuum"),
+    "ancf_beam2d": ("euler_bernoulli", "continuum", "euler_bernoulli_linear"),
     "ancf_cable": ("cable",),
     "ancf_beam3d": ("continuum",),
 }
@@ -83,7 +83,10 @@ class Shape:
     ``box``: ``center``, ``size`` (edge lengths along the box axes), ``orientation``
     (optional quaternion of the box axes); ``cylinder`` and ``rod``: ``start``/``end``
     (JSON ``from``/``to``) and ``radius``; ``sphere``: ``center``, ``radius``;
-    ``mesh``: ``file`` (STL/OBJ path, relative to the model file) and ``scale``.
+    ``mesh``: ``file`` (STL/OBJ path, relative to the model file), ``scale`` and ``center``
+    (where the centroid of the volume the mesh encloses is placed; ``None``: where the
+    file puts it). In a model file a box's, sphere's or mesh's ``center`` defaults to the
+    body's ``position``.
     """
 
     type: str
@@ -303,6 +306,26 @@ class Output:
     point: Vec3
 
 
+#: Kinds of requested result quantities (an ``outputs`` item ``{"reactions": "J1"}``) and the
+#: item list each names.
+RESULT_REQUESTS = {
+    "reactions": "joints",
+    "efforts": "drivers",
+    "accelerations": "bodies",
+    "joint_coordinates": "joints",
+}
+
+
+@dataclass(eq=True)
+class ResultRequest:
+    """Quantities to compute at every output (``solver.analysis.outputs``): ``kind`` one of
+    ``RESULT_REQUESTS``; ``items`` the joint, driver or body names, ``None`` for all of
+    them (the file's ``true``)."""
+
+    kind: str
+    items: tuple[str, ...] | None = None
+
+
 @dataclass(eq=True)
 class SolverSettings:
     """Analysis settings; ``parameters`` holds the formulation's own parameters."""
@@ -330,6 +353,9 @@ class Model:
     drivers: list[Driver] = field(default_factory=list)
     forces: list[Force] = field(default_factory=list)
     outputs: list[Output] = field(default_factory=list)
+    #: requested result quantities: reactions, efforts, accelerations, joint coordinates
+    #: (the file's ``outputs`` list holds them with the output points)
+    requests: list[ResultRequest] = field(default_factory=list)
     solver: SolverSettings = field(default_factory=SolverSettings)
     description: str | None = None
     warnings: list[str] = field(default_factory=list, compare=False, repr=False)

@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 
+def printable(text: str) -> str:
+    """``text`` safe to show on a terminal: control, format and unpaired surrogate
+    characters (ESC, DEL, bidirectional overrides, ``\\ud800`` …) become Python escapes
+    such as ``\\x1b``, so a name in a model file cannot move the cursor or recolour the
+    screen. Ordinary text, including non-ASCII letters, is unchanged."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class ModelError(ValueError):
     """An invalid model: the message names the item and the field.
 
@@ -21,7 +31,7 @@ class ModelError(ValueError):
     @property
     def message(self) -> str:
         detail = f"{self.field} {self.reason}" if self.field else self.reason
-        return f"{self.location}: {detail}" if self.location else detail
+        return printable(f"{self.location}: {detail}" if self.location else detail)
 
     def with_file(self, filename: str) -> ModelError:
         """Return a copy whose message starts with the file name."""

@@ -64,7 +64,9 @@ _ALLOWED_SYNTAX = (
     "arguments, and the functions " + ", ".join(FUNCTIONS)
 )
 
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# ASCII digits only: Python's \d (and float()) would also read "١٢" (Arabic-Indic) or
+# full-width digits, which look like other characters or like nothing in many fonts
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPACE = " \t\r\n"
 _OPERATORS = ("**", "+", "-", "*", "/", "(", ")", ",")
@@ -160,6 +162,8 @@ class _Parser:
             )
         if c in "'\"":
             return f"quote {at} is not allowed: strings are not supported ({_ALLOWED_SYNTAX})"
+        if c.isnumeric():
+            return f'"{c}" {at} is not an ASCII digit; write numbers with the digits 0-9'
         if c in "[]{}":
             return f'"{c}" {at} is not allowed; group with parentheses ( ) instead'
         shown = c if c.isprintable() and not c.isspace() else repr(c)[1:-1]
@@ -310,7 +314,8 @@ class _Parser:
 
 
 class Expression:
-    """A parsed expression of time ``t`` (s); immutable, compared by its text."""
+    """A parsed expression of time ``t`` (s); immutable, compared by its text. Evaluated
+    by the compiled kernel :mod:`solver.kernels.time_functions` (:meth:`encode`)."""
 
     __slots__ = ("_code", "_table", "_text")
 
@@ -350,14 +355,19 @@ class Expression:
                 ops.append((kernel.OPCODES[ins[0]], 0))
         return kernel.encoded(kernel.EXPRESSION, data, ops)
 
+    def kernel_table(self) -> Any:
+        """A ``FunctionTable`` of this expression alone (built on first use and kept; a
+        pickled or copied expression is parsed again, without it)."""
+        if self._table is None:
+            from solver.kernels.time_functions import function_table
+
+            object.__setattr__(self, "_table", function_table([self.encode()]))
+        return self._table
+
     def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
         """``(f, df/dt, d2f/dt2)`` at ``t``: floats for a scalar ``t``, else arrays of the
         shape of ``t`` (evaluated by :mod:`solver.kernels.time_functions`)."""
-        from solver.kernels.time_functions import evaluate, function_table
-
-        if self._table is None:
-            object.__setattr__(self, "_table", function_table([self.encode()]))
-        return evaluate(self._table, 0, t)
+        return evaluate_alone(self.kernel_table(), t)
 
     def __call__(self, t: Any) -> Any:
         return self.derivatives(t)[0]
@@ -372,6 +382,20 @@ class Expression:
 
     def __repr__(self) -> str:
         return f"Expression({self._text!r})"
+
+
+_EVALUATE: Any = None  # solver.kernels.time_functions.evaluate, imported on first use
+
+
+def evaluate_alone(table: Any, t: Any) -> tuple[Any, Any, Any]:
+    """The jet of the one function of ``table`` at ``t`` by the compiled kernel (imported
+    on the first evaluation, so that reading and checking a model never imports Numba)."""
+    global _EVALUATE
+    if _EVALUATE is None:
+        from solver.kernels.time_functions import evaluate
+
+        _EVALUATE = evaluate
+    return _EVALUATE(table, 0, t)
 
 
 def parse_expression(text: Any, where: str = "", field: str = "expression") -> Expression:

@@ -24,6 +24,11 @@ JSON forms accepted by :func:`parse_function` (exactly one kind per object):
   of the segment to the right at an interior row, of the last segment at the last row)
   and f'' is 0. Outside the table f holds the end value with zero derivatives.
 
+Every kind is evaluated by the compiled kernel :mod:`solver.kernels.time_functions` (the
+only implementation): :meth:`TimeFunction.encode` gives its ``(kind, data, ops)``, and
+``derivatives`` evaluates a one-function table built on first use and kept on the
+instance (never pickled or copied: reading and checking a model does not import Numba).
+
 Functions are immutable and compare equal when their JSON forms (:meth:`to_json`, which
 returns the form that was read) are equal, so a load -> save -> load round trip is exact.
 """
@@ -31,7 +36,6 @@ returns the form that was read) are equal, so a load -> save -> load round trip 
 from __future__ import annotations
 
 import difflib
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +43,8 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from solver.model.errors import ModelError
-from solver.model.expression import Expression, parse_expression
+from solver.model.expression import Expression, evaluate_alone, parse_expression
+from solver.model.fields import number_problem
 
 __all__ = [
     "Constant",
@@ -99,9 +104,7 @@ class TimeFunction:
     def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
         """``(f, df/dt, d2f/dt2)`` at ``t`` (exact), evaluated by the compiled kernel of
         :mod:`solver.kernels.time_functions`."""
-        from solver.kernels.time_functions import evaluate
-
-        return evaluate(self.kernel_table(), 0, t)
+        return evaluate_alone(self.__dict__.get(_TABLE) or self.kernel_table(), t)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -156,8 +159,8 @@ class ExpressionFunction(TimeFunction):
     def encode(self) -> Any:
         return self.expression.encode()
 
-    def derivatives(self, t: Any) -> tuple[Any, Any, Any]:
-        return self.expression.derivatives(t)
+    def kernel_table(self) -> Any:
+        return self.expression.kernel_table()
 
     def to_json(self) -> dict[str, Any]:
         return {"expression": self.expression.text}
@@ -333,12 +336,9 @@ def _type_name(value: Any) -> str:
 def _number(value: Any, where: str, field: str) -> Number:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise ModelError(where, f"must be a number, not {_type_name(value)}", field)
-    try:
-        finite = math.isfinite(float(value))
-    except OverflowError:
-        finite = False
-    if not finite:
-        raise ModelError(where, f"must be a finite number, not {value}", field)
+    problem = number_problem(value.item() if isinstance(value, np.generic) else value)
+    if problem:
+        raise ModelError(where, problem, field)
     return int(value) if isinstance(value, int | np.integer) else float(value)
 
 

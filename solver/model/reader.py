@@ -13,11 +13,15 @@ import numpy as np
 
 from solver.model import description as d
 from solver.model.errors import ModelError
-from solver.model.fields import REQUIRED, Fields, describe, fmt_vector, is_number
+from solver.model.fields import MIN_POSITIVE, REQUIRED, Fields, describe, fmt_vector, is_number
 from solver.model.functions import TimeFunction, parse_function
 from solver.model.mass_properties import SOLID_SHAPES, body_mass_properties
+from solver.model.validation import SETTINGS_FIELDS, SOLVER_PARAMETERS, check_settings
 
 FORMAT_VERSION = 1
+
+#: Most elements of one flexible body (each adds 12 to 24 coordinates).
+MAX_ELEMENTS = 10_000
 
 TOP_FIELDS = (
     "biela",
@@ -77,31 +81,6 @@ FORCE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 
-#: Formulation parameters accepted under ``solver.parameters`` and their kinds.
-SOLVER_PARAMETERS: dict[str, Any] = {
-    "penalty": "positive",
-    "xi": "nonnegative",
-    "omega": "positive",
-    "rho_inf": (0.0, 1.0),
-    "gamma": "positive",
-    "beta": "nonnegative",
-    "alpha": "positive",
-    "baumgarte_alpha": "nonnegative",
-    "baumgarte_beta": "nonnegative",
-    "regularisation": "nonnegative",
-    "rtol": "positive",
-    "atol": "positive",
-    "method": ("r_matrix", "newmark"),
-    "scheme": ("trapezoidal", "fox_goodwin", "linear_acceleration", "custom"),
-    "integrator": ("RK45", "RK23", "DOP853"),
-    "variant": ("standard", "reformulated", "family", "fourth_degree", "fifth_degree"),
-    "zeta": "positive",
-    "group_method": ("global", "structural_groups"),
-    "projections": bool,
-    "rank_tolerance": "positive",
-    "predictor": ("quadratic", "linear"),
-}
-
 
 def _label(kind: str, index: int, item: Any) -> str:
     name = item.get("name") if isinstance(item, dict) else None
@@ -114,7 +93,9 @@ def _name(f: Fields) -> str:
         raise f.error("name", "must not be empty")
     if name != name.strip():
         raise f.error("name", f"{describe(name)} must not start or end with spaces")
-    bad = [c for c in name if c in ".,;\"'" or ord(c) < 32]
+    # names become CSV columns and appear in messages: no separators, quotes, control or
+    # format characters (a terminal escape, a bidirectional override), no unpaired surrogates
+    bad = [c for c in name if c in ".,;\"'" or not c.isprintable()]
     if bad:
         raise f.error("name", f"{describe(name)} must not contain {describe(bad[0])}")
     return name
@@ -176,6 +157,12 @@ def check_inertia(f: Fields, inertia: d.Mat3) -> None:
     if np.abs(j - j.T).max() > 1e-9 * scale:
         raise f.error("inertia", "is not symmetric (Ixy must equal Iyx, and so on)")
     moments = np.linalg.eigvalsh(j)
+    if 0.0 < moments[0] < MIN_POSITIVE * (1.0 - 1e-9):
+        raise f.error(
+            "inertia",
+            f"has a principal moment of {moments[0]:.4g} kg·m², below {MIN_POSITIVE:g}: too small "
+            "to compute with (check the units: kg·m²)",
+        )
     if moments[0] <= 0.0:
         raise f.error(
             "inertia",
@@ -191,7 +178,9 @@ def check_inertia(f: Fields, inertia: d.Mat3) -> None:
         )
 
 
-def _shape(item: Any, where: str, index: int) -> d.Shape:
+def _shape(item: Any, where: str, index: int, default_center=(0.0, 0.0, 0.0)) -> d.Shape:
+    """One shape; a box's, sphere's or mesh's ``center`` defaults to ``default_center``
+    (the body's ``position``)."""
     prefix = f"shapes[{index}]."
     kind = item.get("type") if isinstance(item, dict) else None
     allowed = {
@@ -199,7 +188,7 @@ def _shape(item: Any, where: str, index: int) -> d.Shape:
         "cylinder": ("type", "from", "to", "radius", "color"),
         "rod": ("type", "from", "to", "radius", "color"),
         "sphere": ("type", "center", "radius", "color"),
-        "mesh": ("type", "file", "scale", "color"),
+        "mesh": ("type", "file", "scale", "center", "color"),
     }
     if kind not in allowed:
         f = Fields(item, where, ("type",) + tuple(k for a in allowed.values() for k in a), prefix)
@@ -212,7 +201,11 @@ def _shape(item: Any, where: str, index: int) -> d.Shape:
             raise f.error("size", "edge lengths must be positive")
         orientation = _quaternion(f, "orientation", []) if f.has("orientation") else None
         return d.Shape(
-            "box", center=f.vector("center"), size=size, orientation=orientation, color=color
+            "box",
+            center=f.vector("center", default_center),
+            size=size,
+            orientation=orientation,
+            color=color,
         )
     if kind in ("cylinder", "rod"):
         start, end = f.vector("from"), f.vector("to")
@@ -224,18 +217,26 @@ def _shape(item: Any, where: str, index: int) -> d.Shape:
     if kind == "sphere":
         return d.Shape(
             "sphere",
-            center=f.vector("center"),
+            center=f.vector("center", default_center),
             radius=f.number("radius", positive=True),
             color=color,
         )
     file = f.string("file")
     if not file.strip():
         raise f.error("file", "must name an STL or OBJ file")
-    return d.Shape("mesh", file=file, scale=f.number("scale", None, positive=True), color=color)
+    return d.Shape(
+        "mesh",
+        file=file,
+        scale=f.number("scale", None, positive=True),
+        center=f.vector("center", default_center),
+        color=color,
+    )
 
 
 def _shapes(f: Fields) -> list[d.Shape]:
-    return [_shape(s, f.where, i) for i, s in enumerate(f.items("shapes", []))]
+    """The body's shapes; centres left out default to the body's ``position``."""
+    default = f.vector("position", (0.0, 0.0, 0.0))
+    return [_shape(s, f.where, i, default) for i, s in enumerate(f.items("shapes", []))]
 
 
 def _rigid_body(f: Fields, warnings: list[str]) -> d.RigidBody:
@@ -355,7 +356,7 @@ def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
         name,
         kind,
         (p0, p1),
-        f.integer("elements", 1, minimum=1),
+        f.integer("elements", 1, minimum=1, maximum=MAX_ELEMENTS),
         material,
         section,
         velocity=f.vector("velocity", (0.0, 0.0, 0.0)),
@@ -520,64 +521,39 @@ def _force(item: Any, where: str) -> d.Force:
     return d.Force(_name(f), kind, **v)
 
 
-def _output(item: Any, where: str) -> d.Output:
-    f = Fields(item, where, ("name", "body", "point"))
-    return d.Output(_name(f), f.string("body"), f.vector("point"))
+def _output(item: Any, where: str) -> d.Output | d.ResultRequest:
+    """An output point ``{"name", "body", "point"}`` or a request of result quantities
+    ``{"reactions": "J1"}`` (a name, a list of names, or ``true`` for all)."""
+    kinds = [k for k in d.RESULT_REQUESTS if isinstance(item, dict) and k in item]
+    if not kinds:
+        f = Fields(item, where, ("name", "body", "point"))
+        return d.Output(_name(f), f.string("body"), f.vector("point"))
+    f = Fields(item, where, tuple(d.RESULT_REQUESTS))
+    if len(kinds) > 1:
+        raise f.error(kinds[1], f"give one request per item (this one also has {kinds[0]})")
+    kind = kinds[0]
+    value = f.raw(kind)
+    what = {"joints": "joint", "drivers": "driver", "bodies": "body"}[d.RESULT_REQUESTS[kind]]
+    if value is True:
+        return d.ResultRequest(kind, None)
+    names = [value] if isinstance(value, str) else value
+    if not (isinstance(names, list) and names and all(isinstance(n, str) and n for n in names)):
+        raise f.error(
+            kind,
+            f"must be a {what} name, a list of {what} names or true (all), not {describe(value)}",
+        )
+    return d.ResultRequest(kind, tuple(names))
 
 
 def _solver(data: Any) -> d.SolverSettings:
-    f = Fields(
-        data,
-        "solver",
-        (
-            "analysis",
-            "coordinates",
-            "formulation",
-            "dt",
-            "t_end",
-            "output_dt",
-            "tolerance",
-            "max_iterations",
-            "orientation",
-            "parameters",
-        ),
-    )
-    default = d.SolverSettings()
-    settings = d.SolverSettings(
-        analysis=f.string("analysis", default.analysis, choices=d.ANALYSES),
-        coordinates=f.string("coordinates", default.coordinates, choices=d.COORDINATES),
-        formulation=f.string("formulation", default.formulation, choices=d.FORMULATIONS),
-        dt=f.number("dt", default.dt, positive=True),
-        t_end=f.number("t_end", default.t_end, positive=True),
-        output_dt=f.number("output_dt", None, positive=True),
-        tolerance=f.number("tolerance", default.tolerance, positive=True),
-        max_iterations=f.integer("max_iterations", default.max_iterations, minimum=1),
-        orientation=f.string("orientation", default.orientation, choices=d.ORIENTATIONS),
-        parameters={},
-    )
+    """The solver settings of a file: unknown keys refused here, every value checked by
+    ``check_settings`` (the rules the command line and ``simulate()`` go through too)."""
+    f = Fields(data, "solver", SETTINGS_FIELDS)
     p = f.object("parameters", SOLVER_PARAMETERS, None)
+    values = dict(f.data)
     if p is not None:
-        for key, kind in SOLVER_PARAMETERS.items():
-            if not p.has(key):
-                continue
-            if kind == "positive":
-                value = p.number(key, positive=True)
-            elif kind == "nonnegative":
-                value = p.number(key, nonnegative=True)
-            elif kind is bool:
-                value = p.boolean(key)
-            elif all(isinstance(c, str) for c in kind):
-                value = p.string(key, choices=kind)
-            else:
-                value = p.number(key, low=kind[0], high=kind[1])
-            settings.parameters[key] = value
-    if settings.dt > settings.t_end:
-        raise f.error("dt", f"({settings.dt:g} s) is larger than t_end ({settings.t_end:g} s)")
-    if settings.output_dt is not None and settings.output_dt < settings.dt * (1 - 1e-12):
-        raise f.error(
-            "output_dt", f"({settings.output_dt:g} s) is smaller than dt ({settings.dt:g} s)"
-        )
-    return settings
+        values["parameters"] = dict(p.data)
+    return check_settings(values)
 
 
 def read_model(data: Any) -> d.Model:
@@ -596,7 +572,7 @@ def read_model(data: Any) -> d.Model:
     if version > FORMAT_VERSION:
         raise ModelError(
             "",
-            f"was written for model format {version} by a newer Biela; this version reads "
+            f"was written for model format {describe(version)} by a newer Biela; this version reads "
             f"format {FORMAT_VERSION}: update Biela to open it",
         )
     top = Fields(data, "model", TOP_FIELDS)
@@ -619,9 +595,9 @@ def read_model(data: Any) -> d.Model:
     model.forces = [
         _force(x, _label("forces", i, x)) for i, x in enumerate(top.items("forces", []))
     ]
-    model.outputs = [
-        _output(x, _label("outputs", i, x)) for i, x in enumerate(top.items("outputs", []))
-    ]
+    outputs = [_output(x, _label("outputs", i, x)) for i, x in enumerate(top.items("outputs", []))]
+    model.outputs = [o for o in outputs if isinstance(o, d.Output)]
+    model.requests = [o for o in outputs if isinstance(o, d.ResultRequest)]
     model.solver = _solver(data["solver"]) if "solver" in data else d.SolverSettings()
     model.warnings = warnings
     return model

@@ -1,20 +1,27 @@
-"""Cross-reference and geometric checks of a model description.
+"""Cross-reference and geometric checks of a model description, and the solver settings.
 
 ``validate_model`` raises ``ModelError`` naming the item and field of the first mistake:
 duplicate or reserved names, references to missing bodies or joints, joints that do not
 fit the bodies they connect (a point mass has no orientation, a flexible body is joined
-at a node), degenerate geometry, drivers on joints that have no such coordinate.
+at a node), degenerate geometry, drivers on joints that have no such coordinate. It adds
+warnings (``model.warnings``) for what is legal but surely unintended: a contact sphere
+that starts deep inside its plane or the other sphere.
+
+``check_settings`` is the one set of rules for the solver settings, whether they come from
+a model file, the command line's overrides or ``simulate()``'s keyword arguments.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
+from typing import Any
 
 import numpy as np
 
 from solver.model import description as d
 from solver.model.errors import ModelError
-from solver.model.fields import fmt_vector
+from solver.model.fields import Fields, describe, fmt_vector, is_number, number_problem, suggest
 
 #: Column prefixes the results CSV uses for itself (DESIGN §2).
 RESERVED = ("t", "energy", "constraint", d.GROUND)
@@ -299,3 +306,252 @@ def validate_model(model: d.Model) -> None:
         check.force(i, f)
     for i, o in enumerate(model.outputs):
         check.output(i, o)
+    for r in model.requests:
+        check_request(model, r)
+    for i, f in enumerate(model.forces):
+        warning = contact_start_warning(i, f)
+        if warning and warning not in model.warnings:
+            model.warnings.append(warning)
+
+
+#: Joints that have a coordinate of their own (``joint_coordinates``).
+COORDINATE_JOINTS = JOINT_COORDINATES
+
+
+def check_request(model: d.Model, request: d.ResultRequest) -> None:
+    """The names of a result request exist and fit it: reactions of joints, efforts of
+    drivers, accelerations of rigid bodies and point masses, coordinates of revolute,
+    prismatic and cylindrical joints."""
+    kind = request.kind
+    where = f'outputs "{kind}"'
+    pool = getattr(model, d.RESULT_REQUESTS[kind])
+    names = {x.name: x for x in pool}
+    for name in request.items or ():
+        if name not in names:
+            listed = ", ".join(f'"{n}"' for n in names) or "none"
+            raise ModelError(
+                where, f'"{name}" is not one of the model\'s {d.RESULT_REQUESTS[kind]} ({listed})'
+            )
+        item = names[name]
+        if kind == "accelerations" and isinstance(item, d.FlexibleBody):
+            raise ModelError(
+                where,
+                f'"{name}" is a flexible body: accelerations are given for rigid bodies and '
+                "point masses",
+            )
+        if kind == "joint_coordinates" and item.type not in COORDINATE_JOINTS:
+            raise ModelError(
+                where,
+                f'"{name}" is a {item.type} joint: joint coordinates are given for '
+                f"{', '.join(COORDINATE_JOINTS)} joints",
+            )
+        if kind == "joint_coordinates":
+            for field in ("body1", "body2"):
+                body = model.body(getattr(item, field))
+                if isinstance(body, d.FlexibleBody):
+                    raise ModelError(
+                        where,
+                        f'"{name}" joins flexible body "{body.name}": joint coordinates are '
+                        "given between rigid bodies",
+                    )
+
+
+#: Initial penetration of a contact, as a fraction of the (smaller) sphere radius, above
+#: which the start is surely a mistake (a sphere resting under its weight is compressed by
+#: a few 1e-5 of its radius at most).
+DEEP_START = 0.01
+
+
+def contact_start_warning(index: int, force: d.Force) -> str | None:
+    """A warning when contact ``force`` starts with its sphere deep inside the plane or the
+    other sphere (more than ``DEEP_START`` of the radius): the first contact force would
+    be enormous and fling the bodies apart. Positions are global at t = 0."""
+    if force.type != "contact" or force.sphere is None:
+        return None
+    where = _label("forces", index, force.name)
+    center, radius = np.asarray(force.sphere.center, float), force.sphere.radius
+    if force.plane is not None:
+        normal = np.asarray(force.plane.normal, float)
+        height = float((center - np.asarray(force.plane.point, float)) @ normal) / float(
+            np.linalg.norm(normal)
+        )
+        depth, scale = radius - height, radius
+        place = (
+            f"with its centre {-height:.3g} m behind the plane"
+            if height < 0
+            else f"{depth:.3g} m into the plane"
+        )
+        fields = "sphere.center, plane.point and plane.normal (toward the free side)"
+    elif force.sphere2 is not None:
+        other = np.asarray(force.sphere2.center, float)
+        depth = radius + force.sphere2.radius - float(np.linalg.norm(center - other))
+        scale = min(radius, force.sphere2.radius)
+        place = f"{depth:.3g} m into the other sphere"
+        fields = "sphere.center and sphere2.center"
+    else:
+        return None
+    if depth <= DEEP_START * scale:
+        return None
+    return (
+        f"{where}: the sphere starts {place} (penetration {depth:.3g} m, radius "
+        f"{scale:.3g} m): the first contact force would fling the bodies apart; check {fields}"
+    )
+
+
+# ---- solver settings -------------------------------------------------------------------
+
+#: Keys of the ``solver`` object.
+SETTINGS_FIELDS = (
+    "analysis",
+    "coordinates",
+    "formulation",
+    "dt",
+    "t_end",
+    "output_dt",
+    "tolerance",
+    "max_iterations",
+    "orientation",
+    "parameters",
+)
+
+#: Formulation parameters accepted under ``solver.parameters`` and their kinds.
+SOLVER_PARAMETERS: dict[str, Any] = {
+    "penalty": "positive",
+    "xi": "nonnegative",
+    "omega": "positive",
+    "rho_inf": (0.0, 1.0),
+    "gamma": "positive",
+    "beta": "nonnegative",
+    "alpha": "positive",
+    "baumgarte_alpha": "nonnegative",
+    "baumgarte_beta": "nonnegative",
+    "regularisation": "nonnegative",
+    "rtol": "positive",
+    "atol": "positive",
+    "method": ("r_matrix", "newmark"),
+    "scheme": ("trapezoidal", "fox_goodwin", "linear_acceleration", "custom"),
+    "integrator": ("RK45", "RK23", "DOP853"),
+    "variant": ("standard", "reformulated", "family", "fourth_degree", "fifth_degree"),
+    "zeta": "positive",
+    "group_method": ("global", "structural_groups"),
+    "projections": bool,
+    "rank_tolerance": "positive",
+    "predictor": ("quadratic", "linear"),
+    "step_control": bool,
+}
+
+#: Most time steps of one run: t_end / dt. Beyond it a run would take days and is far
+#: more likely a unit mistake (t_end in ms, dt in s) than an intention.
+MAX_STEPS = 10**9
+#: Most Newton iterations per step (the compiled steppers count in 64-bit integers).
+MAX_ITERATIONS = 1_000_000
+
+
+def check_settings(
+    values: dict[str, Any] | d.SolverSettings,
+    given: dict[str, str] | None = None,
+    source: str = "solver",
+) -> d.SolverSettings:
+    """Checked ``SolverSettings`` from ``values`` (a dict as in a model file's ``solver``
+    object, missing keys taking their defaults, or settings to check again); raises
+    ``ModelError`` naming the field.
+
+    ``given`` maps the fields that were given elsewhere than in the file to how they were
+    given, and ``source`` names that place, so an error names what the user typed: for
+    the command line ``{"dt": "--dt"}`` and ``"command line"`` gives
+    ``command line: --dt (1 s) is larger than t_end (0.1 s)``."""
+    if isinstance(values, d.SolverSettings):
+        values = {k: v for k, v in asdict(values).items() if v is not None}
+    given = given or {}
+
+    def name(key: str) -> str:
+        return given.get(key, key)
+
+    def where(key: str) -> str:
+        return source if key in given else "solver"
+
+    try:
+        return _settings(values, name, where)
+    except ModelError as exc:
+        key = exc.field.split(".")[0]
+        if key not in given:
+            raise
+        rest = exc.field[len(key) :]
+        raise ModelError(source, exc.reason, given[key] + rest) from None
+
+
+def _settings(values: dict[str, Any], name, where) -> d.SolverSettings:
+    if not isinstance(values, dict):
+        raise ModelError("solver", f"must be an object {{...}}, not {describe(values)}")
+    default = d.SolverSettings()
+    f = Fields(values, "solver", SETTINGS_FIELDS)
+    dt, t_end = values.get("dt", default.dt), values.get("t_end", default.t_end)
+    try:
+        counted = number_problem(dt, positive=True) is None and 0 < float(t_end) < math.inf
+    except (TypeError, ValueError, OverflowError):  # not a number: its own rule says so
+        counted = False
+    if counted and is_number(t_end):
+        _check_steps(float(t_end), float(dt), name, where)  # before t_end's own range
+    settings = d.SolverSettings(
+        analysis=f.string("analysis", default.analysis, choices=d.ANALYSES),
+        coordinates=f.string("coordinates", default.coordinates, choices=d.COORDINATES),
+        formulation=f.string("formulation", default.formulation, choices=d.FORMULATIONS),
+        dt=f.number("dt", default.dt, positive=True),
+        t_end=f.number("t_end", default.t_end, positive=True),
+        output_dt=f.number("output_dt", None, positive=True),
+        tolerance=f.number("tolerance", default.tolerance, positive=True),
+        max_iterations=f.integer(
+            "max_iterations", default.max_iterations, minimum=1, maximum=MAX_ITERATIONS
+        ),
+        orientation=f.string("orientation", default.orientation, choices=d.ORIENTATIONS),
+        parameters={},
+    )
+    params = values.get("parameters")
+    if isinstance(params, dict):  # unknown keys named as the user wrote them
+        for key in params:
+            if key not in SOLVER_PARAMETERS:
+                raise ModelError(
+                    where("parameters"),
+                    f'unknown field "{name("parameters")}.{describe(key)[1:-1]}"'
+                    + suggest(str(key), SOLVER_PARAMETERS),
+                )
+    p = f.object("parameters", SOLVER_PARAMETERS, None) if params else None
+    if p is not None:
+        for key, kind in SOLVER_PARAMETERS.items():
+            if not p.has(key):
+                continue
+            if kind == "positive":
+                value = p.number(key, positive=True)
+            elif kind == "nonnegative":
+                value = p.number(key, nonnegative=True)
+            elif kind is bool:
+                value = p.boolean(key)
+            elif all(isinstance(c, str) for c in kind):
+                value = p.string(key, choices=kind)
+            else:
+                value = p.number(key, low=kind[0], high=kind[1])
+            settings.parameters[key] = value
+    dt, t_end = settings.dt, settings.t_end
+    if dt > t_end:
+        raise ModelError(
+            where("dt"), f"({dt:g} s) is larger than {name('t_end')} ({t_end:g} s)", name("dt")
+        )
+    if settings.output_dt is not None and settings.output_dt < dt * (1 - 1e-12):
+        raise ModelError(
+            where("output_dt"),
+            f"({settings.output_dt:g} s) is smaller than {name('dt')} ({dt:g} s)",
+            name("output_dt"),
+        )
+    return settings
+
+
+def _check_steps(t_end: float, dt: float, name, where) -> None:
+    """At most ``MAX_STEPS`` steps (a huge t_end is named with the step count)."""
+    if t_end / dt > MAX_STEPS * (1 + 1e-12):
+        key = "t_end" if where("t_end") != "solver" or where("dt") == "solver" else "dt"
+        raise ModelError(
+            where(key),
+            f"{name('t_end')} ({t_end:g} s) / {name('dt')} ({dt:g} s) is {t_end / dt:.3g} "
+            f"time steps; a run takes at most {MAX_STEPS:.0e} (a smaller {name('t_end')} "
+            f"or a larger {name('dt')})",
+        )

@@ -74,6 +74,13 @@ def _body(body: d.Body) -> dict[str, Any]:
     return {"name": out.pop("name"), **({"type": out.pop("type")} if "type" in out else {}), **out}
 
 
+def _request(request: d.ResultRequest) -> dict[str, Any]:
+    items = request.items
+    if items is None:
+        return {request.kind: True}
+    return {request.kind: items[0] if len(items) == 1 else list(items)}
+
+
 def write_model(model: d.Model) -> dict[str, Any]:
     """JSON-ready data for ``model``."""
     data: dict[str, Any] = {"biela": FORMAT_VERSION, "name": model.name}
@@ -85,6 +92,8 @@ def write_model(model: d.Model) -> dict[str, Any]:
         items = getattr(model, key)
         if items:
             data[key] = [_object(x) for x in items]
+    if model.requests:
+        data.setdefault("outputs", []).extend(_request(r) for r in model.requests)
     solver = _object(model.solver)
     if not solver.get("parameters"):
         solver.pop("parameters", None)

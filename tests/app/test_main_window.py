@@ -18,7 +18,10 @@ def image_array(image) -> np.ndarray:
     image = image.convertToFormat(QImage.Format.Format_RGB888)
     height, width = image.height(), image.width()
     data = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.sizeInBytes())
-    return data.reshape(height, image.bytesPerLine())[:, : 3 * width].reshape(height, width, 3)
+    # a copy: the array must not outlive the converted image's buffer
+    return (
+        data.reshape(height, image.bytesPerLine())[:, : 3 * width].reshape(height, width, 3).copy()
+    )
 
 
 def render(qtbot, window) -> None:
@@ -59,6 +62,7 @@ def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
         "Open…",
         "Open Recent",
         "Examples",
+        "Import…",
         "Save",
         "Save As…",
         "Export",
@@ -68,8 +72,11 @@ def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
     assert sim_items[:6] == ["Check", "Assemble", "Run", "Pause", "Stop", "Reset"]
     help_items = [a.text().replace("&", "") for a in menus["Help"].actions()]
     assert help_items == ["Keyboard shortcuts", "About Biela"]
-    examples = [a.text() for a in main_window.examples_menu.actions()]
-    assert "four bar spatial" in examples
+    examples = {a.text(): a.toolTip() for a in main_window.examples_menu.actions()}
+    # by the model's title, the file name in the tooltip
+    assert examples["Spatial four-bar with motor and spring (003 §3.3, Fourbar3)"] == (
+        "four_bar_spatial.json"
+    )
     assert main_window.statusBar().isVisible()
     # Under Xvfb + Mesa there is an OpenGL context: the real viewport, not the explanation.
     assert isinstance(main_window.plotter, ImageInteractor), main_window.viewport.unavailable

@@ -79,3 +79,39 @@ def test_derived_quantities_angle_and_speed():
     assert scene.quantity(data, columns, "P.speed")[0] == pytest.approx(5.0)
     assert scene.label_of("P.speed") == "P.speed (m/s)"
     assert scene.label_of("energy.total") == "energy.total (J)"
+
+
+def test_scaled_deformation_magnifies_bending_and_keeps_the_rigid_motion():
+    """Nodes of a straight beam, turned 40° about z and moved: with no bending every scale
+    draws them where they are; a bend relative to that placement grows linearly."""
+    xs0 = np.column_stack([np.linspace(0.0, 1.0, 6), np.zeros(6), np.zeros(6)])
+    ts0 = np.tile([1.0, 0.0, 0.0], (6, 1))
+    c, s = math.cos(0.7), math.sin(0.7)
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    moved = xs0 @ rot.T + [0.3, -0.2, 0.5]
+    for scale in (1.0, 10.0, 1000.0):
+        x, t = scene.scaled_deformation(moved, ts0 @ rot.T, xs0, ts0, scale)
+        np.testing.assert_allclose(x, moved, atol=1e-12)
+        np.testing.assert_allclose(t, ts0 @ rot.T, atol=1e-12)
+    # a small sag (w = 1e-4 (3u² − u³)/2, the cantilever's shape), placed the same way
+    u = xs0[:, 0]
+    sag = np.column_stack([np.zeros(6), np.zeros(6), 1e-4 * (3 * u**2 - u**3) / 2])
+    bent = (xs0 + sag) @ rot.T + [0.3, -0.2, 0.5]
+    r, shift = scene.rigid_fit(xs0, bent)
+    fitted = xs0 @ r.T + shift
+    x1, _ = scene.scaled_deformation(bent, None, xs0, None, 1.0)
+    x100, _ = scene.scaled_deformation(bent, None, xs0, None, 100.0)
+    np.testing.assert_allclose(x1, bent, atol=1e-15)
+    np.testing.assert_allclose(x100 - fitted, 100 * (bent - fitted), atol=1e-12)
+    assert np.abs(bent - fitted).max() > 1e-5  # a bend the fit cannot take away
+
+
+def test_rigid_fit_recovers_a_rotation_and_translation():
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(8, 3))
+    axis = np.array([1.0, 2.0, -0.5]) / np.linalg.norm([1.0, 2.0, -0.5])
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    rot = np.eye(3) + math.sin(1.1) * k + (1 - math.cos(1.1)) * k @ k
+    r, shift = scene.rigid_fit(pts, pts @ rot.T + [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(r, rot, atol=1e-12)
+    np.testing.assert_allclose(shift, [1.0, 2.0, 3.0], atol=1e-12)

@@ -53,7 +53,8 @@ def image_array(image) -> np.ndarray:
     image = image.convertToFormat(QImage.Format.Format_RGB888)
     h, w = image.height(), image.width()
     data = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.sizeInBytes())
-    return data.reshape(h, image.bytesPerLine())[:, : 3 * w].reshape(h, w, 3)
+    # a copy: the array must not outlive the converted image's buffer
+    return data.reshape(h, image.bytesPerLine())[:, : 3 * w].reshape(h, w, 3).copy()
 
 
 @pytest.fixture(scope="module")

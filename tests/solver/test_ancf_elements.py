@@ -11,6 +11,7 @@ from scipy.spatial.transform import Rotation
 from solver.mechanics.bodies.ancf import shapes
 from solver.mechanics.bodies.ancf.cable import Cable3D, curvature_vector
 from solver.mechanics.bodies.ancf.euler_bernoulli import EulerBernoulli2D
+from solver.mechanics.bodies.ancf.euler_bernoulli_linear import EulerBernoulliLinear2D
 from solver.mechanics.bodies.ancf.omar import Omar2D
 from solver.mechanics.bodies.ancf.section import (
     MaterialData,
@@ -26,7 +27,7 @@ L = 1.3
 SECTION = _rectangle(0.1, 0.05)
 MATERIAL = MaterialData(2e9, 0.3, 7800.0)
 DAMPED = MaterialData(2e9, 0.3, 7800.0, gamma_s=0.01, gamma_d=0.02)
-ELEMENTS = (EulerBernoulli2D, Omar2D, Cable3D, Yakoub3D)
+ELEMENTS = (EulerBernoulli2D, EulerBernoulliLinear2D, Omar2D, Cable3D, Yakoub3D)
 
 
 def reference(el) -> np.ndarray:
@@ -215,11 +216,12 @@ def test_invariant_energy_equals_direct_quadrature(cls):
     assert el.energy(e[None])[0] == pytest.approx(w @ dens, rel=1e-10)
 
 
-def test_euler_bernoulli_linear_stiffness_is_a25():
-    """(A.25): the linearised stiffness about a straight configuration."""
+@pytest.mark.parametrize("cls", [EulerBernoulli2D, EulerBernoulliLinear2D])
+def test_euler_bernoulli_linear_stiffness_is_a25(cls):
+    """(A.25): the linearised stiffness about a straight configuration (both strain sets)."""
     ea = MATERIAL.E * SECTION.area
     ei = MATERIAL.E * SECTION.Syy
-    el = EulerBernoulli2D(L, SECTION, MATERIAL)
+    el = cls(L, SECTION, MATERIAL)
     e0 = reference(el) + np.array([[0.3, -0.2], [0, 0], [0.3, -0.2], [0, 0]])
     k = -el.internal(e0[None], 0 * e0[None], True).kq[0]
     # (A.25) in the order [r1, r2, r1x, r2x | r1, r2, r1x, r2x]; ours is [r, r_x] per node
@@ -298,7 +300,7 @@ def test_curvature_vector_derivatives():
     rng = np.random.default_rng(5)
     p, q = rng.standard_normal(3), rng.standard_normal(3)
     k, jac, hess = curvature_vector(p, q)
-    assert np.allclose(k, np.cross(p, q) / np.linalg.norm(p) ** 3)
+    assert np.allclose(k, np.cross(p, q) / np.linalg.norm(p) ** 2)  # per unit reference length
     x = np.concatenate([p, q])
     num = fd_jacobian(lambda v: curvature_vector(v[:3], v[3:], False)[0], x)
     assert rel(jac, num) < 1e-8

@@ -377,3 +377,33 @@ def test_model_to_json_is_valid_json_and_stable():
     model = model_from_data(full_model())
     text = model_to_json(model)
     assert model_from_data(json.loads(text)) == model
+
+
+def test_shape_center_defaults_to_the_body_position():
+    """Box, sphere and mesh centres left out of a hand-written model sit at the body's
+    position; given ones are kept. With a density the default makes the body's centre of
+    mass its position."""
+    from solver.model import model_from_data
+
+    body = {
+        "name": "b",
+        "mass": 1,
+        "inertia": [1, 1, 1],
+        "position": [1, 2, 3],
+        "shapes": [
+            {"type": "box", "size": [1, 1, 1]},
+            {"type": "sphere", "radius": 0.1},
+            {"type": "mesh", "file": "part.stl"},
+            {"type": "sphere", "center": [0, 0, 0], "radius": 0.1},
+        ],
+    }
+    shapes = model_from_data({"biela": 1, "bodies": [body]}).bodies[0].shapes
+    assert [s.center for s in shapes] == [(1, 2, 3), (1, 2, 3), (1, 2, 3), (0, 0, 0)]
+    point = {"name": "p", "type": "point_mass", "mass": 1, "position": [0, 1, 0]}
+    point["shapes"] = [{"type": "sphere", "radius": 0.05}]
+    dense = {"name": "d", "density": 7800, "position": [4, 5, 6]}
+    dense["shapes"] = [{"type": "sphere", "radius": 0.1}]
+    m = model_from_data({"biela": 1, "bodies": [point, dense]})
+    assert m.bodies[0].shapes[0].center == (0, 1, 0)
+    assert m.bodies[1].position == pytest.approx((4, 5, 6))
+    assert m.bodies[1].mass == pytest.approx(7800 * 4 / 3 * np.pi * 0.1**3)

@@ -358,6 +358,10 @@ REFUSED = {
     "friction without mu": _set(["forces", 6, "friction"], {"velocity_tolerance": 0.01}),
     "unknown sphere field": _set(["forces", 6, "sphere", "mass"], 1),
     "output on ground": _set(["outputs", 0, "body"], "ground"),
+    "request of two kinds": _set(["outputs", 0], {"reactions": "J1", "efforts": "motor"}),
+    "request of a number": _set(["outputs", 0], {"reactions": 3}),
+    "request of an empty list": _set(["outputs", 0], {"efforts": []}),
+    "request of false": _set(["outputs", 0], {"accelerations": False}),
     "unknown solver field": _set(["solver", "stepsize"], 1),
     "unknown formulation": _set(["solver", "formulation"], "magic"),
     "negative dt": _set(["solver", "dt"], -0.001),
@@ -393,6 +397,20 @@ ACCEPTED = {
     "smooth bump": _set(
         ["drivers", 1, "function"],
         {"smooth_bump": {"t0": 0, "f0": 0, "tmax": 1, "fmax": 0.2, "t1": 2, "f1": 0.1}},
+    ),
+    "result requests": _set(
+        ["outputs", 1],
+        {"reactions": ["J1", "J2"]},
+    ),
+    "every result request": _set(
+        ["outputs"],
+        [
+            {"name": "P5", "body": "coupler", "point": [0, 4, 7]},
+            {"reactions": "J1"},
+            {"efforts": True},
+            {"accelerations": ["crank", "bob"]},
+            {"joint_coordinates": "J3"},
+        ],
     ),
     "every parameter": _set(
         ["solver", "parameters"],
@@ -432,7 +450,8 @@ def test_reader_and_schema_accept_the_same_variation(case):
 
 def test_top_level_fields():
     assert set(SCHEMA["properties"]) == set(reader.TOP_FIELDS)
-    assert set(SCHEMA["properties"]) == _fields(d.Model) | {"biela"}
+    # the model's result requests are items of the file's "outputs" list
+    assert set(SCHEMA["properties"]) == (_fields(d.Model) - {"requests"}) | {"biela"}
     assert SCHEMA["required"] == ["biela"]
     model = d.Model()
     assert SCHEMA["properties"]["gravity"]["default"] == list(model.gravity)
@@ -453,10 +472,10 @@ def test_body_types_and_fields():
 
 def test_shape_types_and_fields_probe_the_reader():
     minimal = {
-        "box": {"center": [0, 0, 0], "size": [1, 1, 1]},
+        "box": {"size": [1, 1, 1]},
         "cylinder": {"from": [0, 0, 0], "to": [0, 0, 1], "radius": 0.1},
         "rod": {"from": [0, 0, 0], "to": [0, 0, 1]},
-        "sphere": {"center": [0, 0, 0], "radius": 0.1},
+        "sphere": {"radius": 0.1},
         "mesh": {"file": "part.stl"},
     }
     assert _enum("shape") == set(d.SHAPE_TYPES) == set(minimal)

@@ -109,3 +109,23 @@ def test_biela_check_through_the_launcher_imports_no_qt(model_file):
     )
     assert result["code"] == 0, result["output"]
     assert forbidden(result["modules"], QT_AND_GRAPHICS) == []
+
+
+def test_studies_and_their_plots_import_no_qt(tmp_path):
+    """``biela compare`` draws with matplotlib's Agg canvas: no Qt binding is loaded."""
+    result = imported_after(
+        f"""
+        import json, sys
+        import solver.studies, solver.studies.engine
+        from solver.studies import plots
+        row = {{"status": "ok", "solver.dt": 1e-3, "solver.formulation": "penalty",
+               "cpu_time_s": 0.5, "reference_distance": 1e-4, "max_energy_drift": 1e-6}}
+        plots.work_precision([row], {str(tmp_path)!r})
+        plots.drift([row], {str(tmp_path)!r})
+        print(json.dumps({{"modules": list(sys.modules)}}))
+        """
+    )
+    assert (
+        forbidden(result["modules"], (*QT_AND_GRAPHICS, "app", "PyQt5", "PyQt6", "tkinter")) == []
+    )
+    assert (tmp_path / "work_precision.svg").exists() and (tmp_path / "drift.png").exists()

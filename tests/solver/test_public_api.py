@@ -165,7 +165,7 @@ def test_unavailable_formulation_is_refused_when_the_simulation_is_created(monke
         simulate(model, formulation="penalty", stream=True)
     with pytest.raises(UnsupportedFeature, match="penalty"):
         simulate(model, formulation="penalty")
-    with pytest.raises(ModelError, match="not a formulation"):
+    with pytest.raises(ModelError, match='formulation "no_such_formulation" is not one of'):
         simulate(model, formulation="no_such_formulation", stream=True)
     with pytest.raises(UnsupportedFeature, match="orientation"):
         simulate(model, formulation="null_space", orientation="rodrigues", stream=True)

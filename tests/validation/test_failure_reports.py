@@ -7,6 +7,10 @@ has ``status == "failed"`` and the same message.
   002 Ch. 6 at Δt = 1 s, above its stability limit 2/ω_max = 0.639 s (it runs at 0.5 s);
 * a Newton failure of an implicit method: the augmented Lagrangian on the A02 double
   four-bar at 50 ms with at most 3 Newton iterations (it runs with the default 25);
+
+  both with step control off (``solver.parameters.step_control: false``); with it on (the
+  default) the failed steps are retried in substeps and both runs reach their end, with a
+  warning saying where;
 * no mass on a free body: a body with (numerically) no mass and no inertia that no joint
   holds; the mass matrix is singular in its directions, every formulation stops at t = 0.
   A file cannot say "mass": 0 (the reader wants a positive mass and is tested for it), so
@@ -66,9 +70,24 @@ def assert_reported(code, err, rows, summary, t_fail: float, *phrases: str) -> N
 
 
 # ---- a step too large for an explicit method ---------------------------------------------
+def without_step_control(source: Path, tmp_path: Path, **solver) -> Path:
+    data = json.loads(source.read_text())
+    data["solver"].update(solver)
+    data["solver"].setdefault("parameters", {})["step_control"] = False
+    path = tmp_path / f"{source.stem}_no_step_control.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
 def test_explicit_step_above_the_stability_limit(tmp_path, capsys):
-    model = EXAMPLES / "stiff_pendulum.json"
     options = ("--formulation", "central_differences", "--t-end", "40")
+    code, err, rows, _ = run_cli(
+        EXAMPLES / "stiff_pendulum.json", tmp_path, capsys, *options, "--dt", "1.0"
+    )
+    assert code == 0, err  # step control: the failed steps taken in halves
+    assert "retried in substeps (smallest 0.5 s = dt/2)" in err
+    assert float(rows[-1]["t"]) == pytest.approx(40.0)
+    model = without_step_control(EXAMPLES / "stiff_pendulum.json", tmp_path)
     code, err, rows, summary = run_cli(model, tmp_path, capsys, *options, "--dt", "1.0")
     assert_reported(
         code, err, rows, summary, 4.0, "central differences", "conditionally stable", "reduce dt"
@@ -89,10 +108,7 @@ def test_explicit_step_above_the_stability_limit(tmp_path, capsys):
 
 # ---- a Newton failure of an implicit method ----------------------------------------------
 def test_newton_failure_of_an_implicit_method(tmp_path, capsys):
-    data = json.loads((EXAMPLES / "double_four_bar.json").read_text())
-    data["solver"]["max_iterations"] = 3
-    path = tmp_path / "few_iterations.json"
-    path.write_text(json.dumps(data))
+    path = without_step_control(EXAMPLES / "double_four_bar.json", tmp_path, max_iterations=3)
     options = ("--formulation", "augmented_lagrangian", "--dt", "0.05", "--t-end", "2")
     code, err, rows, summary = run_cli(path, tmp_path, capsys, *options, "--output-dt", "0.05")
     assert_reported(
@@ -105,9 +121,14 @@ def test_newton_failure_of_an_implicit_method(tmp_path, capsys):
     assert result.status == "failed"
     assert "t = 0.15 s" in result.message and "did not converge" in result.message
     assert result.t[-1] == pytest.approx(0.1)  # output every 50 ms, kept up to the failure
+    model.solver.parameters["step_control"] = True  # failed steps taken in substeps
+    result = simulate(model, formulation="augmented_lagrangian", dt=0.05, t_end=0.5)
+    assert result.status == "ok", result.message
+    assert result.summary["retried_steps"] >= 1
     model.solver.max_iterations = 25  # the same run with the default iteration limit
     result = simulate(model, formulation="augmented_lagrangian", dt=0.05, t_end=0.5)
     assert result.status == "ok", result.message
+    assert result.summary["retried_steps"] == 0
 
 
 # ---- no mass on a free body --------------------------------------------------------------

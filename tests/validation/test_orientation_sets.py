@@ -290,7 +290,7 @@ def test_type2_rodrigues_and_gibbs_stop_at_their_singularity(name):
     assert "euler_parameters" in msg  # the set to use instead
     t_stop = float(msg.split("t = ")[1].split(" s")[0])
     assert 1.05 < t_stop < 1.25  # at the turning point, θ = π (half period 1.18 s)
-    assert result.t[-1] < t_stop
+    assert result.t[-1] <= t_stop + 1e-9  # the message gives 6 digits
     # the frames before the stop are right: the pendulum is close to horizontal there
     assert result.column("bob.x")[-1] < -0.99
 

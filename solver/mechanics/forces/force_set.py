@@ -35,6 +35,7 @@ from solver.mechanics.forces.distributed import DistributedLoads
 from solver.mechanics.forces.joint_loads import JointForces, JointTorques
 from solver.mechanics.forces.loads import BodyTorques, PointForces
 from solver.mechanics.forces.springs import SpringDampers
+from solver.mechanics.item_functions import checked_force
 from solver.mechanics.markers import MarkerState
 from solver.model import description as d
 from solver.model.errors import ModelError, UnsupportedFeature
@@ -62,7 +63,7 @@ class ForceSet:
         self._joints = {j.name: j for j in model.joints}
         self._bodies = {b.name: b for b in model.bodies}
         for i, f in enumerate(model.forces):
-            getattr(self, f"_add_{f.type}")(ctx, f'forces[{i}] "{f.name}"', f)
+            getattr(self, f"_add_{f.type}")(ctx, f'forces[{i}] "{f.name}"', checked_force(i, f))
 
     # ---- building ---------------------------------------------------------------------
     def _add_spring_damper(self, ctx, where: str, f: d.Force) -> None:

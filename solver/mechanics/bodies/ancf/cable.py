@@ -2,19 +2,24 @@
 
 The node carries a position and one slope; there is no section orientation, hence no
 torsion. Cubic Hermite interpolation ``r = Σ h_i(x) e_i``. Elastic energy: the
-Green–Lagrange strain of the centreline and its curvature (the "simple model" of Berzeri and
-Shabana named in 001 §3.4.1, written out there):
+Green–Lagrange strain of the centreline and its curvature vector (the "simple model" of
+Berzeri and Shabana named in 001 §3.4.1), the curvature taken per unit length of the
+unstressed reference (``x``), so that in a plane the energy is that of the extensible
+elastica (``N ≈ EA ε``, ``M = EI dθ/dx``) and a refined mesh converges to it:
 
-    U = ½ ∫₀^l [EA ε² + EI |k|²] dx,   ε = ½ (r_x·r_x − 1),   k = (r_x × r_xx)/|r_x|³,
+    U = ½ ∫₀^l [EA ε² + EI |k|²] dx,   ε = ½ (r_x·r_x − 1),   k = (r_x × r_xx)/|r_x|²,
 
-(|k| is the curvature). Both vanish for any rigid motion of the straight reference. With
-``p = r_x`` and ``q = r_xx`` at a point, ``c = p × q``, ``A = p·p``:
+(``|k| = |r_x| κ`` with κ the geometric curvature of the deformed line; measuring per unit
+deformed length, ``|r_x|⁻³``, would couple stretch and bending through terms of order
+``(I/A) κ²``, which do not vanish with the element length.) Both vanish for any rigid
+motion of the straight reference. With ``p = r_x`` and ``q = r_xx`` at a point,
+``c = p × q``, ``A = p·p``, ``a = A^{-1}``:
 
-    ∂k/∂(p, q) = A^{-3/2} [−q̃, p̃] − 3 A^{-5/2} c [pᵀ, 0],
-    ∂²k_i = A^{-3/2} ∂²c_i + ∂c_i ⊗ ∂a + ∂a ⊗ ∂c_i + c_i ∂²a,    a = A^{-3/2},
+    ∂k/∂(p, q) = a [−q̃, p̃] + c ∂aᵀ,
+    ∂²k_i = a ∂²c_i + ∂c_i ⊗ ∂a + ∂a ⊗ ∂c_i + c_i ∂²a,
 
-with ``∂²c_i/∂p_j∂q_k = ε_ijk``, ``∂a = −3A^{-5/2} [p, 0]``,
-``∂²a = 15 A^{-7/2} [p,0][p,0]ᵀ − 3 A^{-5/2} diag(I, 0)``. Five Gauss points along the
+with ``∂²c_i/∂p_j∂q_k = ε_ijk``, ``∂a = −2A^{-2} [p, 0]``,
+``∂²a = 8 A^{-3} [p,0][p,0]ᵀ − 2 A^{-2} diag(I, 0)``. Five Gauss points along the
 element (exact for the axial part). The bending stiffness uses ``I = ½ (Iy + Iz)`` (the
 cable cannot tell the section axes apart). Damping: ``P_d = ½ γ ∫ (EA ε̇² + EI |k̇|²) dx``.
 """
@@ -44,11 +49,11 @@ def curvature_vector(p: np.ndarray, q: np.ndarray, hessian: bool = True):
     """``k``, ``∂k/∂(p, q)`` ``(…, 3, 6)`` and ``∂²k`` ``(…, 3, 6, 6)`` (or ``None``)."""
     big_a = np.sum(p * p, axis=-1)
     c = np.cross(p, q)
-    a = big_a**-1.5
+    a = 1.0 / big_a
     k = c * a[..., None]
     dc = np.concatenate([-_skew(q), _skew(p)], axis=-1)  # (…, 3, 6)
     pp = np.concatenate([p, np.zeros_like(p)], axis=-1)  # [p, 0]
-    da = -3.0 * big_a[..., None] ** -2.5 * pp  # ∂a
+    da = -2.0 * big_a[..., None] ** -2 * pp  # ∂a
     jac = a[..., None, None] * dc + c[..., :, None] * da[..., None, :]
     if not hessian:
         return k, jac, None
@@ -58,8 +63,8 @@ def curvature_vector(p: np.ndarray, q: np.ndarray, hessian: bool = True):
     block = np.zeros((6, 6))
     block[:3, :3] = np.eye(3)
     d2a = (
-        15.0 * big_a[..., None, None] ** -3.5 * pp[..., :, None] * pp[..., None, :]
-        - 3.0 * big_a[..., None, None] ** -2.5 * block
+        8.0 * big_a[..., None, None] ** -3 * pp[..., :, None] * pp[..., None, :]
+        - 2.0 * big_a[..., None, None] ** -2 * block
     )
     hess = (
         a[..., None, None, None] * d2c

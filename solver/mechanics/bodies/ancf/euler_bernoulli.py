@@ -1,30 +1,33 @@
-"""Planar Euler–Bernoulli ANCF element with elastic-line forces in a local frame (001 §3.4.1).
+"""Planar Euler–Bernoulli ANCF element, geometrically exact elastic line (the default).
 
-Escalona, Hussien and Shabana's element (2.32)–(2.34): 8 coordinates
-``e = [r^m, r_x^m, r^n, r_x^n]`` (2D), cubic Hermite functions. The elastic forces are those
-of App. A: the small-strain energy (2.40)
+Escalona, Hussien and Shabana's element (001 (2.32)–(2.34)): 8 coordinates
+``e = [r^m, r_x^m, r^n, r_x^n]`` (2D), cubic Hermite functions, ``x`` the arc length of the
+straight unstressed reference. The strains of the centreline at a point are the stretch and
+the material curvature (rotation of the tangent per unit reference length):
 
-    U = ½ ∫₀^l [EA (∂u_l/∂x)² + EI (∂²u_t/∂x²)²] dx
+    ε = |r_x| − 1,        κ = (r_x × r_xx)/|r_x|² = dθ/dx,
 
-of the deformation measured in the frame tangent to the element at node m,
-``i₁ = r_x^m/|r_x^m|``, ``i₂ = Ĩ i₁`` (A.2)–(A.5), so that (A.8)–(A.9)
+and the energy ``U = ½ ∫₀^l (EA ε² + EI κ²) dx``: the extensible elastica (Reissner's
+planar rod without shear; axial force ``N = EA ε``, bending moment ``M = EI κ``), which is
+therefore the limit of a refined mesh at any deflection. Both strains vanish in rigid motion
+and are frame invariant; linearised about a straight unstressed configuration they are
+``r_x·i₁ − 1`` and ``r_xx·i₂``, so the stiffness is (A.25).
 
-    ε(x) = ∂u_l/∂x = r_x(x)·i₁ − 1,        κ(x) = ∂²u_t/∂x² = r_xx(x)·i₂.
+The thesis's "linear elasticity" variant (App. A), which measures both strains in the frame
+tangent at the element's first node, is ``euler_bernoulli_linear``: it has no geometric
+stiffening within an element (001 E9) but does not converge to the elastica under large
+deflection (see that module).
 
-(The left-hand side of (A.9) is misprinted as ∂²u_l, erratum 9.) This is the thesis's
-"linear elasticity" model of chapter 6: frame invariant, exact for rigid motion, with no
-geometric stiffening, so a single clamped element linearised about the straight
-configuration gives the stiffness (A.25) and the eigenvalues (6.20), and spins unstable
-beyond its first bending frequency (E9).
+With ``p = r_x``, ``q = r_xx``, ``A = p·p``, ``c = p × q = pᵀ J q`` (``J = Ĩᵀ``), ``κ = c/A``:
 
-Both strains are ``φ(e) = (W e)·t(e)`` with ``t = g/|g|``, ``g = S_g e`` (the node-m slope):
+    ∂ε/∂p = t = p/|p|,                   ∂²ε/∂p² = (I − t tᵀ)/|p|,
+    ∂κ/∂p = J q/A − 2κ p/A,              ∂κ/∂q = Ĩ p/A,
+    ∂²κ/∂p² = −2 [J q pᵀ + p (J q)ᵀ]/A² − 2κ I/A + 8κ p pᵀ/A²,
+    ∂²κ/∂p∂q = J/A − 2 p (Ĩ p)ᵀ/A²,      ∂²κ/∂q² = 0,
 
-    ∇φ  = Wᵀ t + S_gᵀ N u/ρ,           u = W e,  ρ = |g|,  N = I − t tᵀ,
-    ∇²φ = (Wᵀ N S_g + S_gᵀ N W)/ρ − S_gᵀ [(t·u) N + t (N u)ᵀ + (N u) tᵀ] S_g/ρ²,
-
-with ``W = S_x(x)`` for ε and ``W = Ĩᵀ S_xx(x)`` for κ (κ = (Ĩᵀ r_xx)·t). The integrals use
-3 Gauss points (exact: ε² is of degree 4, κ² of degree 2 in x). Internal damping:
-``P_d = ½ γ ∫ (EA ε̇² + EI κ̇²) dx`` (``damping``).
+mapped to ``e`` through ``p = S_x e``, ``q = S_xx e``. Three Gauss points per element
+(exact for the linearised energy). Internal damping: ``P_d = ½ γ ∫ (EA ε̇² + EI κ̇²) dx``
+(``damping``).
 """
 
 from __future__ import annotations
@@ -38,33 +41,52 @@ from solver.mechanics.bodies.ancf.shapes import gauss, hermite
 I_TILDE = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
-def unit_dot_strains(W: np.ndarray, Sg: np.ndarray, e: np.ndarray, hessian: bool = True):
-    """``φ_s = (W_s e)·t`` with ``t = S_g e/|S_g e|``: values ``(N, S)``, gradients
-    ``(N, S, k)`` and Hessians ``(N, S, k, k)`` (or ``None``)."""
-    g = e @ Sg.T
-    rho = np.linalg.norm(g, axis=1)
-    t = g / rho[:, None]
-    u = np.einsum("sik,nk->nsi", W, e)
-    phi = np.einsum("nsi,ni->ns", u, t)
-    nmat = np.eye(2) - t[:, :, None] * t[:, None, :]
-    nu = np.einsum("nij,nsj->nsi", nmat, u) / rho[:, None, None]  # N u/ρ
-    grad = np.einsum("sik,ni->nsk", W, t) + nu @ Sg
+def elastic_line_strains(B: np.ndarray, e: np.ndarray, hessian: bool = True):
+    """Stretch and material curvature at the points of ``B`` ``(G, 4, k)`` (rows: ``S_x``
+    then ``S_xx``) for elements ``e`` ``(N, k)``: values ``(N, 2G)`` (G stretches, then G
+    curvatures), gradients ``(N, 2G, k)`` and Hessians ``(N, 2G, k, k)`` (or ``None``)."""
+    pq = np.einsum("gak,nk->nga", B, e)
+    p, q = pq[..., :2], pq[..., 2:]
+    a = np.sum(p * p, axis=-1)  # (N, G)
+    norm = np.sqrt(a)
+    t = p / norm[..., None]
+    jq = q @ I_TILDE  # J q = Ĩᵀ q
+    ip = p @ I_TILDE.T  # Ĩ p
+    kappa = np.sum(ip * q, axis=-1) / a
+    ia = 1.0 / a[..., None]
+    zero = np.zeros_like(p)
+    g_eps = np.concatenate([t, zero], axis=-1)  # (N, G, 4)
+    g_kap = np.concatenate([(jq - 2.0 * kappa[..., None] * p) * ia, ip * ia], axis=-1)
+    phi = np.concatenate([norm - 1.0, kappa], axis=1)
+    grad = np.einsum("nsa,sak->nsk", np.concatenate([g_eps, g_kap], axis=1), np.tile(B, (2, 1, 1)))
     if not hessian:
         return phi, grad, None
-    ns = (nmat @ Sg) / rho[:, None, None]  # N S_g/ρ, (N, 2, k)
-    a = W.transpose(0, 2, 1)[None] @ ns[:, None]  # Wᵀ N S_g/ρ, (N, S, k, k)
-    nur = nu * rho[:, None, None]  # N u
-    mid = (
-        phi[:, :, None, None] * nmat[:, None, :, :]
-        + t[:, None, :, None] * nur[:, :, None, :]
-        + nur[:, :, :, None] * t[:, None, None, :]
-    ) / (rho**2)[:, None, None, None]
-    b = Sg.T @ mid @ Sg
-    return phi, grad, a + a.transpose(0, 1, 3, 2) - b
+    eye = np.eye(2)
+    shape = p.shape[:2] + (4, 4)
+    h_eps = np.zeros(shape)
+    h_eps[..., :2, :2] = (eye - t[..., :, None] * t[..., None, :]) / norm[..., None, None]
+    ia2 = ia[..., None]
+    pp = p[..., :, None] * p[..., None, :]
+    h_kap = np.zeros(shape)
+    h_kap[..., :2, :2] = (
+        -2.0 * (jq[..., :, None] * p[..., None, :] + p[..., :, None] * jq[..., None, :]) * ia2**2
+        - 2.0 * kappa[..., None, None] * eye * ia2
+        + 8.0 * kappa[..., None, None] * pp * ia2**2
+    )
+    cross = I_TILDE.T * ia2 - 2.0 * p[..., :, None] * ip[..., None, :] * ia2**2
+    h_kap[..., :2, 2:] = cross
+    h_kap[..., 2:, :2] = cross.swapaxes(-1, -2)
+    hess = np.einsum(
+        "sak,nsab,sbl->nskl",
+        np.tile(B, (2, 1, 1)),
+        np.concatenate([h_eps, h_kap], axis=1),
+        np.tile(B, (2, 1, 1)),
+    )
+    return phi, grad, hess
 
 
 class EulerBernoulli2D(ElementModel):
-    """Planar elastic-line element (8 coordinates)."""
+    """Planar elastic-line element (8 coordinates), exact stretch and curvature."""
 
     name = "euler_bernoulli"
     m = 4
@@ -78,20 +100,18 @@ class EulerBernoulli2D(ElementModel):
         eye = np.eye(2)
         sx = np.einsum("gi,ab->gaib", hermite(xi, ln, 1), eye).reshape(len(xi), 2, 8)
         sxx = np.einsum("gi,ab->gaib", hermite(xi, ln, 2), eye).reshape(len(xi), 2, 8)
-        self.W = np.concatenate([sx, np.einsum("ji,gjk->gik", I_TILDE, sxx)])
-        self.Sg = np.einsum("i,ab->aib", hermite(np.array(0.0), ln, 1), eye).reshape(2, 8)
+        self.B = np.concatenate([sx, sxx], axis=1)  # (G, 4, 8)
         ea = material.E * section.area
         ei = material.E * section.Syy
         self.coef = np.concatenate([ea * w * ln, ei * w * ln])
-        self.offset = np.concatenate([np.ones(len(xi)), np.zeros(len(xi))])
         self.gamma = material.damping
 
     def shape_values(self, xi):
         return hermite(xi, self.length)
 
     def strains(self, e: np.ndarray, hessian: bool = True):
-        phi, grad, hess = unit_dot_strains(self.W, self.Sg, e, hessian)
-        return phi - self.offset, grad, hess
+        """Strain samples ``(N, S)`` (axial, then bending), gradients and Hessians."""
+        return elastic_line_strains(self.B, e, hessian)
 
     def internal(self, E, Edot, jacobian=False):
         n = E.shape[0]

@@ -9,6 +9,8 @@ model type      element                               node coords   node vectors
 =============== ===================================== ============= =====================
 ``ancf_beam2d`` Euler–Bernoulli elastic line (default) 4 (planar)    r, r_x
 ``ancf_beam2d`` Omar–Shabana continuum ("continuum")  6 (planar)    r, r_x, r_y
+``ancf_beam2d`` elastic line, strains in the element  4 (planar)    r, r_x
+                frame ("euler_bernoulli_linear")
 ``ancf_cable``  gradient-deficient cable              6             r, r_x
 ``ancf_beam3d`` Yakoub–Shabana continuum              12            r, r_x, r_y, r_z
 =============== ===================================== ============= =====================
@@ -55,6 +57,7 @@ import scipy.sparse as sp
 from solver.mechanics.bodies.ancf.cable import Cable3D
 from solver.mechanics.bodies.ancf.element import ElementModel
 from solver.mechanics.bodies.ancf.euler_bernoulli import I_TILDE, EulerBernoulli2D
+from solver.mechanics.bodies.ancf.euler_bernoulli_linear import EulerBernoulliLinear2D
 from solver.mechanics.bodies.ancf.omar import Omar2D
 from solver.mechanics.bodies.ancf.section import beam_frame, material_data, section_data
 from solver.mechanics.bodies.ancf.yakoub import Yakoub3D
@@ -65,7 +68,11 @@ from solver.model.fields import fmt_vector
 
 #: model type → {element name: class}; the first is the default
 ELEMENTS: dict[str, dict[str, type[ElementModel]]] = {
-    "ancf_beam2d": {"euler_bernoulli": EulerBernoulli2D, "continuum": Omar2D},
+    "ancf_beam2d": {
+        "euler_bernoulli": EulerBernoulli2D,
+        "continuum": Omar2D,
+        "euler_bernoulli_linear": EulerBernoulliLinear2D,
+    },
     "ancf_cable": {"cable": Cable3D},
     "ancf_beam3d": {"continuum": Yakoub3D},
 }

@@ -1,0 +1,66 @@
+"""Compile the solver's Numba code once per host before a study fans out.
+
+Numba caches the compiled code on disk (:mod:`solver.compiled.warm`); workers that found a
+cold cache would each compile it at once (minutes, on every core). So before the cases,
+one worker on each host warms the cache (``python -m solver.compiled``'s :func:`warm`), then
+runs a few steps of one case per distinct solver set-up of the study (formulation,
+coordinates, orientation, method...), which compiles what the study's own models need
+beyond the warm-up's models; the host's other workers then load it all from the cache.
+Nothing is compiled with ``BIELA_COMPILED=0`` on the worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from typing import Any
+
+#: steps of each set-up's warm-up run
+STEPS = 3
+
+
+def setup_of(model: Any) -> tuple:
+    """What selects the compiled code of a run: the solver's choices, not its numbers."""
+    s = model.solver
+    choices = tuple(sorted((k, v) for k, v in s.parameters.items() if isinstance(v, str | bool)))
+    return (s.analysis, s.formulation, s.coordinates, s.orientation, choices)
+
+
+def representatives(models: Iterable[Any]) -> list[Any]:
+    """The first model of each distinct :func:`setup_of`."""
+    seen: dict[tuple, Any] = {}
+    for model in models:
+        seen.setdefault(setup_of(model), model)
+    return list(seen.values())
+
+
+def warm_here(models: Iterable[Any] = ()) -> str:
+    """Run on a worker: warm this host's cache if it is cold, then run ``STEPS`` steps of
+    each of ``models`` (their failures are left to the cases). Returns what was done."""
+    from solver.analysis.simulate import simulate
+    from solver.compiled.warm import is_warm, mode, warm
+
+    if mode() == "off":
+        return "off"
+    done = "warm" if is_warm() else f"warmed in {warm():.1f} s"
+    for model in models:
+        dt = model.solver.dt
+        with contextlib.suppress(Exception):  # the case itself will report a failure
+            simulate(model, t_end=min(model.solver.t_end, STEPS * dt), output_dt=dt)
+    return done
+
+
+def warm_hosts(client: Any, models: Iterable[Any] = ()) -> dict[str, str]:
+    """Warm one worker per host (others wait); ``{host: what was done}``."""
+    models = representatives(models)
+    workers = client.scheduler_info().get("workers", {})
+    first: dict[str, str] = {}
+    for address, info in workers.items():
+        first.setdefault(info.get("host", address), address)
+    futures = {
+        host: client.submit(
+            warm_here, models, workers=[address], allow_other_workers=False, pure=False
+        )
+        for host, address in first.items()
+    }
+    return {host: future.result() for host, future in futures.items()}

@@ -1,0 +1,13 @@
+function inSolver
+    include_global
+
+    %-----
+    % This m-file contains all the necessary ingredients about the resolution
+    % of the equations of motion, such as integrator used, final time, etc.
+    %-----
+
+    correct_ic = 'y';    % corregir condiciones iniciales.
+    t_final = 6;        % tiempo final de simulación.
+    dt = 0.01;         % reporting time step
+    method = 'augmented'; % método de resolución de ecuaciones.
+    %-----

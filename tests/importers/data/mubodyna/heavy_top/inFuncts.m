@@ -1,0 +1,5 @@
+function inFuncfs
+    include_global
+    Funct = Funct_struct;
+
+    Functs = [];

@@ -1,0 +1,5 @@
+function inFuncs
+    include_global
+    Funct = Funct_struct;
+
+    Functs = [];

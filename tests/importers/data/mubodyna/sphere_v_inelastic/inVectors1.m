@@ -1,0 +1,5 @@
+function inVectors1
+    include_global
+    Vector = Vector1_struct;
+
+    Vectors1 = [];
