@@ -66,7 +66,11 @@ def main(argv: list[str] | None = None) -> int:
             return _exit_code(error)
         except KeyboardInterrupt:  # Ctrl-C while the solver was still being imported
             print("biela: interrupted", file=sys.stderr)
-            return 130
+            # half-imported modules (NumPy, SciPy) can turn the interpreter's shutdown into a
+            # death by SIGINT; nothing is open yet, so leave without it
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
 
     try:
         options = _gui_parser().parse_args(args)

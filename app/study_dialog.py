@@ -46,10 +46,8 @@ from PySide6.QtWidgets import (
 
 from app.rundata import RunData
 from app.theme import TRACE_PALETTE
-from solver.model import ModelError
-from solver.model.writer import write_model
-from solver.studies import Study, get_value, leaf_keys, parse_values
-from solver.studies.engine import default_workers
+from solver.model import ModelError, write_model
+from solver.studies import Study, default_workers, get_value, leaf_keys, parse_values
 
 KINDS = ("values", "uniform", "normal")
 #: Result columns the table shows (the export has them all).
@@ -447,7 +445,7 @@ class StudyDialog(QDialog):
 
     def export(self, path: str | Path) -> Path:
         """Write the table (every column) as CSV."""
-        from solver.studies.table import write_csv
+        from solver.studies import write_csv
 
         write_csv(path, self.study.completed_rows())
         return Path(path)

@@ -16,6 +16,7 @@ from solver.model.description import (
 from solver.model.errors import ModelError, ModelWarning
 from solver.model.functions import TimeFunction, parse_function
 from solver.model.io import load_model, model_from_data, model_to_json, parse_model_text, save_model
+from solver.model.writer import write_model
 
 __all__ = [
     "GROUND",
@@ -38,4 +39,5 @@ __all__ = [
     "parse_function",
     "parse_model_text",
     "save_model",
+    "write_model",
 ]

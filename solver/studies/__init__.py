@@ -11,9 +11,11 @@ per host), ``study`` (the ``Study`` and ``study``), ``output`` (the study folder
 Dask nor pandas nor matplotlib: they load when a study runs.
 """
 
+from solver.studies.engine import default_workers
 from solver.studies.errors import StudyError
 from solver.studies.keys import get_value, leaf_keys, set_value
 from solver.studies.study import AUTO, Study, study
+from solver.studies.table import write_csv
 from solver.studies.values import Distribution, parse_distribution, parse_values
 
 __all__ = [
@@ -21,10 +23,12 @@ __all__ = [
     "Distribution",
     "Study",
     "StudyError",
+    "default_workers",
     "get_value",
     "leaf_keys",
     "parse_distribution",
     "parse_values",
     "set_value",
     "study",
+    "write_csv",
 ]

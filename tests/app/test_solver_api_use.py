@@ -1,5 +1,5 @@
 """The workbench uses the solver's public API only: ``solver`` (its exports), the model
-description modules, ``solver.generators``, and the command line for ``biela check/run``."""
+description modules, ``solver.generators``, ``solver.studies``, and the command line for ``biela check/run``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ PUBLIC_MODULES = {
     "solver.model.io",
     "solver.model.errors",
     "solver.model.mass_properties",
+    "solver.studies",
 }
 #: The ``biela`` command hands ``check`` and ``run`` to the headless command line.
 COMMAND_LINE = {"launcher.py": {"solver.cli"}}

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import copy
 import csv
+import json
 import math
 import os
 import socket
@@ -17,6 +19,7 @@ import pytest
 
 from solver import cli
 from solver.results import read_csv
+from tests.studies.conftest import PENDULUM
 
 GRID = ["--vary", "solver.formulation=penalty,null_space", "--vary", "solver.dt=1e-3,2e-3"]
 TIMES = ("wall_time_s", "cpu_time_s")
@@ -81,7 +84,12 @@ def test_a_grid_gives_the_rows_of_separate_runs(grid_study, pendulum_file, tmp_p
     assert all(number(r["reference_distance"]) > 0 for r in rows[1:])
 
 
-def test_a_failing_case_is_a_row_and_the_study_goes_on(pendulum_file, tmp_path, capsys):
+def test_a_failing_case_is_a_row_and_the_study_goes_on(tmp_path, capsys):
+    # without step control: one Newton iteration then fails the first step
+    data = copy.deepcopy(PENDULUM)
+    data["solver"]["parameters"] = {"step_control": False}
+    pendulum_file = tmp_path / "pendulum.json"
+    pendulum_file.write_text(json.dumps(data), encoding="utf-8")
     code = biela("study", pendulum_file, "--vary", "solver.max_iterations=25,1",
                  "--vary", "solver.orientation=euler_parameters,gibbs", "--workers", 1, "--out", tmp_path)  # fmt: skip
     err = capsys.readouterr().err
