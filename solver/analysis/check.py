@@ -166,6 +166,7 @@ def check(model: d.Model) -> CheckReport:
     except UnsupportedFeature as exc:
         report.unsupported = str(exc)
         return report
+    system.check_functions(0.0, 0.0)  # drivers and forces usable at t = 0 (NonFiniteFunction)
     try:
         assembled = assemble(system, system.q0, 0.0, tol=model.solver.tolerance)
     except AssemblyError as error:

@@ -28,7 +28,7 @@ from solver.analysis.mobility import mobility
 from solver.analysis.step_control import StepControl
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
-from solver.model.errors import UnsupportedFeature
+from solver.model.errors import ModelError, UnsupportedFeature
 from solver.model.validation import check_settings
 from solver.results import Frame, Result
 
@@ -229,6 +229,7 @@ class Simulation:
         threads = single_blas_thread(self.system)  # dense systems: small matrices
         threads.__enter__()
         try:
+            self.system.check_functions(0.0, 0.0)  # drivers and forces usable at t = 0
             for frame, k in self._steps():
                 steps, iterations = k, iterations + frame.iterations
                 if frame.substep is not None:
@@ -262,7 +263,14 @@ class Simulation:
             NonFiniteFunction,
             np.linalg.LinAlgError,
             FloatingPointError,
+            ValueError,  # non-finite values met by a checking routine (SciPy's solvers)
         ) as exc:
+            if isinstance(exc, ModelError):  # refused when the steps start: the caller's
+                raise
+            if not isinstance(exc, NonFiniteFunction):  # caused by a driver's or force's?
+                exc = self._function_cause(exc, last)
+            if isinstance(exc, ValueError):
+                raise
             if isinstance(exc, NonFiniteFunction):  # a driver's or force's function
                 exc = exc.simulation_error()
             elif not isinstance(exc, SimulationError):  # a matrix-level failure in a step
@@ -282,6 +290,19 @@ class Simulation:
                 busy += time.perf_counter() - mark
             self.wall_time = busy
             self._summarise(steps, iterations)
+
+    def _function_cause(self, exc: Exception, last: Frame | None) -> Exception:
+        """The ``NonFiniteFunction`` of a driver or force that is not finite over the
+        failed step, else ``exc`` itself."""
+        stats = self.result.statistics
+        t = getattr(exc, "t", None)
+        if t is None:
+            t = last.t if last is not None else (float(stats.last[0]) if stats.frames else 0.0)
+        try:
+            self.system.check_functions(float(t), float(t) + self.settings.dt)
+        except NonFiniteFunction as cause:
+            return cause
+        return exc
 
     def _summarise(self, steps: int, iterations: int) -> None:
         r = self.result

@@ -96,3 +96,31 @@ def checked_force(index: int, force: d.Force) -> d.Force:
             _checked(c, item, f"vector[{k}]", 1) for k, c in enumerate(force.vector)
         )
     return replace(force, **changes) if changes else force
+
+
+def model_functions(model: d.Model) -> list[ItemFunction]:
+    """Every checked time function of ``model``'s drivers and forces."""
+    out = []
+    for i, driver in enumerate(model.drivers):
+        out.append(checked_driver(i, driver).function)
+    for i, force in enumerate(model.forces):
+        f = checked_force(i, force)
+        out += [f.actuator, f.function, *(f.vector or ())]
+    return [f for f in out if isinstance(f, ItemFunction)]
+
+
+def check_functions(functions: list[ItemFunction], t0: float, t1: float) -> None:
+    """Raise ``NonFiniteFunction`` for the earliest instant in ``[t0, t1]`` where one of
+    ``functions`` is not finite: on a uniform grid of 65 instants and at the substeps a
+    retried step takes (``t0 + (t1 − t0)/2^k``). The compiled evaluation does not check
+    the functions on every call; a step that fails is explained by this."""
+    if not functions:
+        return
+    span = t1 - t0
+    times = np.unique(
+        np.concatenate([np.linspace(t0, t1, 65), t0 + span / 2.0 ** np.arange(1, 31)])
+    )
+    with np.errstate(all="ignore"):
+        for t in times:
+            for f in functions:
+                f.derivatives(float(t))

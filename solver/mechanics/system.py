@@ -26,7 +26,7 @@ from solver.mechanics.bodies.rigid import RigidBodies
 from solver.mechanics.constraints.joints import JointBuilder
 from solver.mechanics.constraints.primitives import PRIMITIVES
 from solver.mechanics.constraints.rolling import RollingNoSlip
-from solver.mechanics.item_functions import checked_driver
+from solver.mechanics.item_functions import check_functions, checked_driver, model_functions
 from solver.mechanics.markers import GROUND as MK_GROUND
 from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
@@ -159,7 +159,14 @@ class MultibodySystem:
         self.blocks = [b for kind in self.kinds for b in kind.constraint_blocks()]
         self._rows(builder.items)
         self.force_set.freeze()
+        self.item_functions = model_functions(model)
         self._pack()
+
+    def check_functions(self, t0: float, t1: float) -> None:
+        """Raise ``NonFiniteFunction`` naming the driver or force whose time function is
+        NaN, infinite or too large between ``t0`` and ``t1`` (s); the cause of a failed
+        step that the compiled evaluation, which does not check them, only sees as one."""
+        check_functions(self.item_functions, t0, t1)
 
     # ---- layout -------------------------------------------------------------------
     def _layout(self, model: d.Model) -> None:
