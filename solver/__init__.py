@@ -37,8 +37,7 @@ from solver.model import Model, ModelError, load_model, save_model
 from solver.model.description import RESULT_REQUESTS, ResultRequest
 from solver.results import Frame, Result
 from solver.studies import Study, StudyError, study
-
-__version__ = "0.1.0"
+from solver.version import __version__  # noqa: E402
 
 __all__ = [
     "Assembly",

@@ -23,8 +23,8 @@ import threading
 import time
 import warnings
 
-from solver import __version__
 from solver.model.errors import printable
+from solver.version import __version__
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_SOLVER = 0, 1, 2, 3
 #: Ctrl-C (128 + SIGINT, as shells report it); the results up to then are written.

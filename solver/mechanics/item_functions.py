@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.analysis.errors import NonFiniteFunction
+from solver.errors import NonFiniteFunction
 from solver.model import description as d
 from solver.model.fields import MAX_MAGNITUDE
 from solver.model.functions import Constant, ExpressionFunction, TimeFunction

@@ -55,8 +55,8 @@ def point_columns(model: Model) -> list[str]:
 
 def run_case(index: int, model: Model, rows: str = ROWS_NONE) -> CaseOutcome:
     """Run ``model`` (its own solver settings); ``rows`` says which rows to send back."""
-    from solver import simulate
     from solver.analysis.kinematics import AssemblyError
+    from solver.analysis.simulate import simulate
     from solver.model import ModelError
     from solver.studies.memory import relax_trimming
 

@@ -1,12 +1,12 @@
 """Compile the solver's Numba code once per host before a study fans out.
 
-Numba caches the compiled code on disk (:mod:`solver.compiled.warm`); workers that found a
+Numba caches the compiled code on disk (:mod:`solver.kernels.cache`); workers that found a
 cold cache would each compile it at once (minutes, on every core). So before the cases,
-one worker on each host warms the cache (``python -m solver.compiled``'s :func:`warm`), then
+one worker on each host warms the cache (:func:`solver.analysis.warmup.warm`), then
 runs a few steps of one case per distinct solver set-up of the study (formulation,
 coordinates, orientation, method...), which compiles what the study's own models need
 beyond the warm-up's models; the host's other workers then load it all from the cache.
-Nothing is compiled with ``BIELA_COMPILED=0`` on the worker.
+Nothing is compiled with ``BIELA_JIT=0`` on the worker.
 """
 
 from __future__ import annotations
@@ -38,11 +38,12 @@ def warm_here(models: Iterable[Any] = ()) -> str:
     """Run on a worker: warm this host's cache if it is cold, then run ``STEPS`` steps of
     each of ``models`` (their failures are left to the cases). Returns what was done."""
     from solver.analysis.simulate import simulate
-    from solver.compiled.warm import is_warm, mode, warm
+    from solver.analysis.warmup import warm
+    from solver.kernels import cache, jit
 
-    if mode() == "off":
+    if not jit.ENABLED:
         return "off"
-    done = "warm" if is_warm() else f"warmed in {warm():.1f} s"
+    done = "warm" if cache.is_warm() else f"warmed in {warm():.1f} s"
     for model in models:
         dt = model.solver.dt
         with contextlib.suppress(Exception):  # the case itself will report a failure

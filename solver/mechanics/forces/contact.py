@@ -109,7 +109,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from solver.analysis.errors import SimulationError
+from solver.errors import SimulationError
 from solver.mechanics.forces import dual
 from solver.mechanics.forces.assembly import Accumulator, MarkerLoads, add_marker_loads
 from solver.mechanics.forces.dual import Dual

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.analysis.errors import SimulationError
+from solver.errors import SimulationError
 from solver.mechanics.bodies.ancf.shapes import hermite
 
 
