@@ -543,6 +543,7 @@ class MainWindow(QMainWindow):
         self.runner.columns_ready.connect(self._run_columns)
         self.runner.frames_ready.connect(self._run_frames)
         self.runner.preview_ready.connect(self._run_preview)
+        self.runner.status_ready.connect(self._run_status)
         self.runner.finished.connect(self._run_finished)
         self.playback.index_changed.connect(self._show_index)
         self.playback.ready = self.viewport.ready
@@ -962,6 +963,11 @@ class MainWindow(QMainWindow):
         self.viewport.set_trace_data(run.data)
         self.viewport.show_row(batch.rows[-1])
         self._dirty_plots = True
+
+    def _run_status(self, text: str) -> None:
+        """The solver's word before a run starts (compiling its code on a cold cache)."""
+        self.statusBar().showMessage(text)
+        self.log_message(text)
 
     def _run_preview(self, row) -> None:
         """A step between outputs: the view shows it, the run's data does not keep it."""

@@ -6,6 +6,8 @@ then waits for it (measured: a click took 0.4–0.6 s to be handled during a run
 solver ran slower too). Across processes the GUI stays responsive and the solver runs at
 its headless speed. Messages on ``conn`` (all picklable plain data):
 
+- ``("status", text)``: what the solver does before the run (compiling its code on a cold
+  cache, the first run after an install or an update);
 - ``("columns", [str, ...])`` once, before any frame;
 - ``("frames", rows (k, n) array, iterations (k,) array, wall_time)`` batches;
 - ``("preview", row)``: the state of a step between outputs, at most every
@@ -32,8 +34,13 @@ def solve(model: Any, overrides: dict, conn: Any, resume: Any, stop: Any) -> Non
     ``multiprocessing.Event``\\ s set by the GUI (pause = ``resume`` cleared).
 
     ``model`` is a ``solver.Model`` (pickled across) or the path of a model file."""
-    from solver import ModelError, load_model, simulate
+    from solver import ModelError, compile_solver, is_compiled, load_model, simulate
 
+    if not is_compiled():
+        conn.send(("status", "compiling the solver's code once (first run after an install or "
+                   "an update; a few minutes)"))  # fmt: skip
+        seconds = compile_solver(lambda line: conn.send(("status", line)))
+        conn.send(("status", f"solver compiled in {seconds:.0f} s"))
     start = time.perf_counter()
     simulation = None
     try:

@@ -56,6 +56,7 @@ class SimulationWorker(QObject):
     columns_ready = Signal(object)  # list[str]: the result columns, before the first batch
     frames_ready = Signal(object)  # FrameBatch
     preview_ready = Signal(object)  # a row between outputs, for the live view only
+    status_ready = Signal(str)  # what the solver does before the run (compiling its code)
     finished = Signal(object)  # RunOutcome
 
     def __init__(
@@ -131,7 +132,9 @@ class SimulationWorker(QObject):
                         wall,
                     )
                 kind = message[0]
-                if kind == "columns":
+                if kind == "status":
+                    self.status_ready.emit(message[1])
+                elif kind == "columns":
                     self.columns_ready.emit(message[1])
                 elif kind == "frames":
                     _, rows, iterations, wall = message
@@ -156,6 +159,7 @@ class SimulationRunner(QObject):
     columns_ready = Signal(object)
     frames_ready = Signal(object)
     preview_ready = Signal(object)
+    status_ready = Signal(str)
     finished = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -184,6 +188,7 @@ class SimulationRunner(QObject):
         worker.columns_ready.connect(self.columns_ready)
         worker.frames_ready.connect(self.frames_ready)
         worker.preview_ready.connect(self.preview_ready)
+        worker.status_ready.connect(self.status_ready)
         worker.finished.connect(self._on_finished)
         self.thread, self.worker = thread, worker
         thread.start()

@@ -10,9 +10,9 @@ A01 pendulum with central_differences / augmented_lagrangian (2 s), ``chain16-cd
 004's structural groups (Δt = 5 ms, 20 steps). CPU time (``time.process_time``) of the
 time loop only (model set-up and the run's summary excluded), BLAS on one thread.
 
-With ``--numpy`` the compiled steppers (``solver.compiled``) and the NumPy path
-(``BIELA_COMPILED=0``) run alternately instead (the Numba kernels of large systems and of
-the structural groups decide once per process: that comparison is for the dense cases).
+With ``--system`` the compiled steppers (``solver.compiled``) and the formulations' own
+steps, which evaluate the system through its methods (the same kernels, called once per
+evaluation from Python), run alternately instead.
 With ``--against REV`` the ``solver`` package of that commit is exported (``git archive``)
 into a temporary directory as ``solver_base`` (its imports rewritten) and both versions run
 in this process, case by case and repeat by repeat in turn, so that the load of a shared
@@ -119,35 +119,34 @@ def main(argv=None) -> None:
     parser.add_argument("--against", help="a commit to compare with, run alternately")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
-        "--numpy",
+        "--system",
         action="store_true",
-        help="compare the compiled steppers with the NumPy path (BIELA_COMPILED=0), alternately",
+        help="compare the compiled steppers with the formulations' own steps, alternately",
     )
     args = parser.parse_args(argv)
     names = args.cases.split(",")
-    os.environ.setdefault("BIELA_COMPILED", "1")
-    from solver.compiled.warm import mode, warm
+    import solver.analysis.dynamic as dynamic
+    from solver.analysis.warmup import warm
 
-    if mode() != "off":
-        warm()  # compiled or loaded before any timing
+    warm()  # compiled or loaded before any timing
     with tempfile.TemporaryDirectory() as tmp:
         packages = {"now": "solver"}
         if args.against:
             packages = {args.against: export(args.against, Path(tmp)), "now": "solver"}
-        elif args.numpy:
-            packages = {"numpy": "solver", "now": "solver"}
-        compare = args.against or ("numpy" if args.numpy else None)
+        elif args.system:
+            packages = {"system": "solver", "now": "solver"}
+        compare = args.against or ("system" if args.system else None)
         best: dict = {}
         for _ in range(args.repeats):
             for name in names:
                 for label, package in packages.items():
-                    flag = os.environ["BIELA_COMPILED"]
-                    if label == "numpy":
-                        os.environ["BIELA_COMPILED"] = "0"
+                    stepper = dynamic.compiled_stepper
+                    if label == "system":
+                        dynamic.compiled_stepper = lambda *args: None
                     try:
                         r = run_case(name, package)
                     finally:
-                        os.environ["BIELA_COMPILED"] = flag
+                        dynamic.compiled_stepper = stepper
                     key = (name, label)
                     if key not in best or r["ms_per_step"] < best[key]["ms_per_step"]:
                         best[key] = r

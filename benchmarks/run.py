@@ -49,11 +49,13 @@ import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from solver.compiled.packing import Packed, pack  # noqa: E402
-from solver.compiled.warm import mode, warm  # noqa: E402
 
 from benchmarks.chain import chain_model  # noqa: E402
+from solver.analysis.formulations import formulation_class  # noqa: E402
 from solver.analysis.simulate import Simulation, settings_with  # noqa: E402
+from solver.analysis.warmup import warm  # noqa: E402
+from solver.compiled.frames import compiled_stepper  # noqa: E402
+from solver.kernels import jit  # noqa: E402
 from solver.model import load_model  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -89,9 +91,12 @@ def run_biela(model, formulation: str, dt: float, t_end: float, parameters=None)
         parameters=parameters,
     )
     sim = Simulation(model, settings)
-    path = "numpy"
-    if formulation in ("central_differences", "augmented_lagrangian") and mode() != "off":
-        path = "compiled" if isinstance(pack(sim.system), Packed) else "numpy"
+    path = "system"  # each step through the system's methods
+    if formulation in ("central_differences", "augmented_lagrangian") and jit.ENABLED:
+        stepper = compiled_stepper(
+            sim.system, settings, formulation_class(formulation)(sim.system, settings)
+        )
+        path = "compiled" if stepper is not None else "system"
     c0, w0 = time.process_time(), time.perf_counter()
     c1, w1 = c0, w0
     for _ in sim:  # the time of the last frame: the run's summary (DOF analysis) is excluded
@@ -680,7 +685,7 @@ def main(argv=None) -> None:
     info = machine_info()
     info["command"] = OPTIONS["command"].strip()
     os.environ.setdefault("BIELA_COMPILED", "1")
-    if mode() != "off":  # compiled before the timing starts (or loaded from the cache)
+    if jit.ENABLED:  # compiled before the timing starts (or loaded from the cache)
         info["compile_s"] = f"{warm():.1f}"
 
     def log(msg):

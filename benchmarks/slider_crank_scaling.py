@@ -15,8 +15,8 @@ the time loop only (model generation, assembly and structural analysis excluded)
   (α = 1e7, ξ = 1, ω = 10) or the R matrix, trapezoidal rule, corrector tolerance 1e-5,
   Newton tolerance 1e-10 (004: 24 000 steps over 120 s).
 
-The structural groups run their compiled kernels (``solver.analysis.group_kernels``;
-``BIELA_COMPILED=1`` unless set otherwise, compiled or loaded by an untimed run first).
+The structural groups run their compiled kernels (``solver.analysis.group_kernels``,
+compiled or loaded by an untimed run first).
 Each figure is the mean of ``--repeats`` runs. With fewer than 24 000 steps the table
 also gives the time scaled to 24 000 (the cost per step is stationary), next to 004's
 Table 1 (Fortran, MA28, Core i5-2400). ``--check`` first runs 004's check runs (k = 10,
@@ -33,7 +33,6 @@ import os
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-os.environ.setdefault("BIELA_COMPILED", "1")  # the structural groups' compiled kernels
 
 import argparse  # noqa: E402
 import math  # noqa: E402

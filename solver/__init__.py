@@ -32,6 +32,7 @@ from solver.analysis.outputs import (
     rows_suffice,
 )
 from solver.analysis.simulate import Simulation, simulate
+from solver.analysis.warmup import compile_solver, is_compiled
 from solver.importers import Imported, import_model, write_imported
 from solver.model import Model, ModelError, load_model, save_model
 from solver.model.description import RESULT_REQUESTS, ResultRequest
@@ -56,8 +57,10 @@ __all__ = [
     "__version__",
     "assemble_model",
     "check",
+    "compile_solver",
     "formulation_parameters",
     "import_model",
+    "is_compiled",
     "load_model",
     "request_columns",
     "request_for_column",

@@ -263,7 +263,20 @@ def _open_outputs(args, columns: list[str], modes: bool):
     return stream, summary
 
 
+def _compiled_ready(quiet: bool) -> None:
+    """On a cold cache (the first run after an install or an update) compile the solver's
+    kernels before the run, saying so on stderr: minutes once, then loaded in a second."""
+    from solver.analysis.warmup import compile_solver, is_compiled
+
+    if is_compiled():
+        return
+    _say("biela: compiling the solver's code once (first run after an install or an update)")
+    seconds = compile_solver(None if quiet else lambda line: _say(f"biela: {line}"))
+    _say(f"biela: compiled in {seconds:.0f} s; later runs load it from the cache")
+
+
 def _run(args) -> int:
+    _compiled_ready(args.quiet)
     with _Interrupt() as interrupt:
         return _run_interruptible(args, interrupt)
 
@@ -426,6 +439,7 @@ def _check(args) -> int:
     except ModelError as exc:
         _say(exc)
         return EXIT_INVALID
+    _compiled_ready(args.quiet)
     try:
         report = check(model)
     except ModelError as exc:  # errors found after reading (check()) get the file name too

@@ -20,9 +20,8 @@ sparse sums and products.
 * ``BandFactor``: the factorisation of an assembled matrix, ``solve(b)`` in the original
   numbering (``numpy.linalg.LinAlgError`` when it is singular).
 
-The scatter-adds and the projection iteration run in Numba kernels
-(:mod:`solver.analysis.band_kernels`) when :func:`kernel_cache.compiled_kernels` says so,
-else in NumPy (the same sums).
+The scatter-adds and the projection iteration run in compiled kernels
+(:mod:`solver.analysis.band_kernels`).
 """
 
 from __future__ import annotations
@@ -31,8 +30,6 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
-
-from solver.mechanics.kernel_cache import compiled_kernels
 
 _GBTRF, _GBTRS, _PBTRF, _PBTRS = sla.get_lapack_funcs(
     ("gbtrf", "gbtrs", "pbtrf", "pbtrs"), (np.zeros(1),)
@@ -230,14 +227,6 @@ class BandAssembler:
             return None
         out = np.zeros(self.layout.size)
         gram_parts = zip(grams, used[len(terms) :], slots[len(terms) :], strict=True)
-        if not compiled_kernels():  # NumPy: Bᵀ B by batched products, scatter-adds
-            for (w, a), (p, _), s in gram_parts:
-                for e, slot in zip(p.blocks(), s, strict=True):
-                    b = a.data[e]
-                    np.add.at(out, slot, w * np.matmul(b.transpose(0, 2, 1), b))
-            for (c, a), s in zip(terms, slots, strict=False):
-                np.add.at(out, s, c * a.data)
-            return out
         from solver.analysis.band_kernels import add_gram_blocks, add_scaled  # Numba: lazily
 
         for (w, a), (p, _), s in gram_parts:
@@ -287,10 +276,6 @@ class BandFactor:
         (band Cholesky only), compiled: ``(x, σ, iterations)``."""
         if not self.cholesky:
             raise ValueError("the compiled constrained solve needs the band Cholesky")
-        if not compiled_kernels():  # the NumPy iteration with this factorisation
-            from solver.analysis.formulations.trapezoidal import constrained_solve
-
-            return constrained_solve(self, mass, phi_q, f, g, alpha, tol, x0, max_iterations)
         m, a = _csr(mass), _csr(phi_q)
         from solver.analysis.band_kernels import constrained_solve_cholesky  # Numba: lazily
 

@@ -130,6 +130,22 @@ def warm(progress: Callable[[str], None] | None = None, force: bool = False) -> 
     return seconds
 
 
+def is_compiled() -> bool:
+    """Whether the kernels are ready (cached for these sources, or ``BIELA_JIT=0``)."""
+    from solver.kernels import jit
+
+    return not jit.ENABLED or cache.is_warm()
+
+
+def compile_solver(progress: Callable[[str], None] | None = None) -> float:
+    """Compile every kernel if the cache is cold (the first run after an install or an
+    update: minutes; then each process loads them in about a second); ``progress`` gets a
+    line per stage. Returns the seconds spent compiling (0 when already compiled)."""
+    if is_compiled():
+        return 0.0
+    return warm(progress)
+
+
 def main(argv: list[str] | None = None) -> int:
     import sys
 

@@ -39,12 +39,8 @@ def parts():
     return rng, n, a, phi, mass
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_assembly_equals_dense_sum(parts, monkeypatch, compiled):
-    """Numba kernels or NumPy scatter-adds (no compiled kernels): the same matrix."""
-    import solver.analysis.banded as banded
-
-    monkeypatch.setattr(banded, "compiled_kernels", lambda: compiled)
+def test_assembly_equals_dense_sum(parts):
+    """The band storage holds the dense sum's entries."""
     _, _, a, phi, mass = parts
     asm = BandAssembler(a.shape[0])
     flat = asm.assemble([(1.0, mass), (-0.3, a)], [(2.5, phi)])
@@ -81,16 +77,13 @@ def test_indefinite_matrix_falls_back_to_lu_and_singular_raises(parts):
         asm.factor(asm.assemble([(0.0, mass)], [(1.0, phi)]))  # rank of Φ < n
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_compiled_constrained_solve_matches_the_numpy_iteration(parts, compiled, monkeypatch):
-    """The projection iteration run with the band Cholesky (in one compiled call, or its
-    NumPy fallback) gives the x, σ and iteration count of ``trapezoidal.constrained_solve``
+def test_compiled_constrained_solve_matches_the_numpy_iteration(parts):
+    """The projection iteration run with the band Cholesky in one compiled call
+    gives the x, σ and iteration count of ``trapezoidal.constrained_solve``
     (a mass-orthogonal projection onto Φ x = g: the constraints hold, and
     M (x − x0) + Φᵀ σ = 0)."""
-    import solver.analysis.banded as banded
     from solver.analysis.formulations.trapezoidal import Factorized, constrained_solve
 
-    monkeypatch.setattr(banded, "compiled_kernels", lambda: compiled)
     rng, n, _, phi, mass = parts
     alpha = 1e6
     asm = BandAssembler(n)
@@ -162,23 +155,3 @@ def test_chain_dynamics_agree_with_the_general_sparse_solver():
     for a, b in zip(banded, general, strict=True):
         np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-11)
         np.testing.assert_allclose(a.qd, b.qd, rtol=0, atol=1e-8)
-
-
-def test_kernel_policy_follows_biela_compiled(monkeypatch):
-    """0: never; 1: always; auto: when the warm-up marker of the compiled code exists, else
-    not, with a background warm-up started (``solver.compiled.warm``)."""
-    from solver.mechanics import kernel_cache
-
-    started = []
-    monkeypatch.setattr(kernel_cache, "warm_in_background", lambda: started.append(1) or True)
-    monkeypatch.setattr(kernel_cache, "is_warm", lambda: False)
-    warmed = []
-    monkeypatch.setattr(kernel_cache, "warm", lambda: warmed.append(1))
-    for value, expect in (("0", False), ("1", True), ("auto", False)):
-        monkeypatch.setenv("BIELA_COMPILED", value)
-        monkeypatch.setattr(kernel_cache, "_decision", None)
-        assert kernel_cache.compiled_kernels() is expect
-    assert started == [1] and warmed == [1]  # "1" with a cold cache: warmed in the run
-    monkeypatch.setattr(kernel_cache, "is_warm", lambda: True)
-    monkeypatch.setattr(kernel_cache, "_decision", None)
-    assert kernel_cache.compiled_kernels() is True and started == [1]

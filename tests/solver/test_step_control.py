@@ -64,10 +64,10 @@ def test_step_control_off_fails_at_once():
 
 
 def test_the_n_pendulum_generator_runs_to_its_end(monkeypatch):
-    """The 3-link N-pendulum of the generators (augmented Lagrangian, Δt = 0.005 s, NumPy
-    path) has a step whose Newton iteration fails at t = 1.725 s: retried in halves, the run
-    reaches t_end with every output on the grid; without step control it stops there."""
-    monkeypatch.setenv("BIELA_COMPILED", "0")
+    """The 3-link N-pendulum of the generators (augmented Lagrangian, Δt = 0.005 s) has a
+    step whose Newton iteration fails at t = 1.725 s (a compiled step that fails is retaken
+    by the formulation's own step): retried in halves, the run reaches t_end with every
+    output on the grid; without step control it stops there."""
     model = model_from_data(pendulum_chain())
     assert model.solver.formulation == "augmented_lagrangian" and model.solver.dt == 0.005
     off = simulate(model, parameters={"step_control": False})
@@ -100,7 +100,6 @@ def test_every_formulation_takes_a_changed_step(monkeypatch, name, params):
     solution stays that of the fixed-step run to within its own time-discretisation error
     (a multistep state left for the wrong h, e.g. a central-difference look-ahead or the
     generalized-α acceleration variable, would be far off)."""
-    monkeypatch.setenv("BIELA_COMPILED", "0")
     model = model_from_data(pendulum_chain(2))
     dt = 0.005
     cls = formulations_module.formulation_class(name)
