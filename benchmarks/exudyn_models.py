@@ -1,8 +1,8 @@
 """The benchmark models rebuilt in Exudyn (the peer code of ``benchmarks.run``).
 
 ``build(model, accuracy=False)`` turns a Biela model description (reference-point rigid
-bodies and point masses, gravity, and the joints the benchmarks use: spherical, revolute,
-distance, point_on_line) into an Exudyn system with the same masses, inertias, initial
+bodies and point masses, gravity, the joints the benchmarks use: spherical, revolute,
+distance, point_on_line, and linear spring–dampers between two points) into an Exudyn system with the same masses, inertias, initial
 state and joint geometry, written against Exudyn's ``MainSystem.Create…`` interface.
 
 With ``accuracy=True`` sensors record, every ``output_dt``, what the energy and the
@@ -122,6 +122,20 @@ def build(model: d.Model, accuracy: bool = False, output_dt: float = 0.01) -> Ex
         else:
             raise ValueError(f'joint {j.name}: type "{j.type}" has no Exudyn counterpart here')
         pair_points.append((j, pts))
+
+    for f in model.forces:
+        if f.type != "spring_damper" or f.actuator is not None:
+            raise ValueError(f'force {f.name}: type "{f.type}" has no Exudyn counterpart here')
+        mbs.CreateSpringDamper(
+            itemNumbers=[items[f.body1], items[f.body2]],
+            localPosition0=local(f.body1, f.point1),
+            localPosition1=local(f.body2, f.point2),
+            referenceLength=float(f.free_length)
+            if f.free_length is not None
+            else float(np.linalg.norm(np.subtract(f.point2, f.point1))),
+            stiffness=float(f.stiffness),
+            damping=float(f.damping or 0.0),
+        )
 
     if accuracy:
         for b in model.bodies:

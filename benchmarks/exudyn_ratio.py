@@ -1,0 +1,124 @@
+"""CPU time per step of Biela against Exudyn on models with force elements, alternately.
+
+    python -m benchmarks.exudyn_ratio [--repeats 5] [--t-end 1.0] [--examples]
+
+Cases (Δt = 1 ms, ``--t-end`` of simulated time, Biela's augmented Lagrangian against
+Exudyn's implicit generalized-α, ρ∞ = 0.9, both with their own dense or sparse solvers as
+``benchmarks.run`` sets them): the spatial four-bar of ``examples/four_bar_spatial.json``
+without its motor (one spring), the 16-bar spherical chain with a spring–damper from the
+tip of every bar to the ground point below its rest position, and the 16- and 64-bar
+chains without springs. Each repeat runs Biela then Exudyn on the same case, so that the
+load of a shared machine affects both alike; the table gives the median CPU time per step
+of each (the run's set-up excluded, each code's whole time loop included) and their ratio.
+
+``--examples`` prints, for every model in ``examples/`` with a dynamic analysis, the
+real-time factor of ``biela run``'s own time loop (simulated time over wall time of
+``min(t_end, 2 s)`` with the model's own settings) and whether the compiled stepper runs it.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import copy  # noqa: E402
+import statistics  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from benchmarks.chain import chain_data  # noqa: E402
+from benchmarks.run import run_biela, run_exudyn  # noqa: E402
+from solver.analysis.warmup import compile_solver  # noqa: E402
+from solver.model import load_model, model_from_data  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def four_bar_without_motor():
+    model = load_model(EXAMPLES / "four_bar_spatial.json")
+    model.drivers.clear()
+    return model
+
+
+def chain_with_springs(n: int):
+    data = copy.deepcopy(chain_data(n))
+    data["forces"] = [
+        {"name": f"K{i}", "type": "spring_damper", "body1": "ground",
+         "point1": [i + 1.0, 0.0, -1.0], "body2": f"bar{i}", "point2": [i + 1.0, 0.0, 0.0],
+         "stiffness": 50.0, "damping": 0.5}
+        for i in range(n)
+    ]  # fmt: skip
+    return model_from_data(data)
+
+
+CASES = {
+    "four-bar, 1 spring": four_bar_without_motor,
+    "chain 16 + 16 springs": lambda: chain_with_springs(16),
+    "chain 16": lambda: model_from_data(chain_data(16)),
+    "chain 64": lambda: model_from_data(chain_data(64)),
+}
+
+
+def compare(repeats: int, t_end: float, dt: float = 1e-3) -> None:
+    print(f"Δt = {dt:g} s, {t_end:g} s simulated, median of {repeats} alternate repeats")
+    print(f"{'case':24s} {'Biela ms/step':>14s} {'Exudyn ms/step':>15s} {'ratio':>7s}  path")
+    for name, make in CASES.items():
+        model = make()
+        sparse = sum(7 for _ in model.bodies) > 300
+        ours, theirs, path = [], [], ""
+        for _ in range(repeats):
+            b = run_biela(model, "augmented_lagrangian", dt, t_end)
+            e = run_exudyn(model, dt, t_end, sparse)
+            if b["status"] != "ok" or e["status"] != "ok":
+                print(f"{name:24s} failed: {b['message'] or e['message']}")
+                break
+            ours.append(1e3 * b["cpu_s"] / b["steps"])
+            theirs.append(1e3 * e["cpu_s"] / e["steps"])
+            path = b["path"]
+        else:
+            mb, me = statistics.median(ours), statistics.median(theirs)
+            print(f"{name:24s} {mb:14.3f} {me:15.3f} {mb / me:7.2f}  {path}")
+
+
+def examples() -> None:
+    from solver.analysis.formulations import formulation_class
+    from solver.analysis.simulate import Simulation, settings_with
+    from solver.compiled.frames import compiled_stepper
+
+    print(f"{'example':34s} {'formulation':22s} {'RTF':>7s}  path")
+    for path in sorted(EXAMPLES.glob("*.json")):
+        model = load_model(path)
+        s = model.solver
+        if s.analysis != "dynamic":
+            continue
+        settings = settings_with(model, t_end=min(s.t_end, 2.0))
+        sim = Simulation(model, settings)
+        stepper = compiled_stepper(
+            sim.system, settings, formulation_class(s.formulation)(sim.system, settings)
+        )
+        for _ in sim:
+            pass
+        wall = sim.result.summary["wall_time_s"]
+        rtf = settings.t_end / wall if wall else float("inf")
+        kind = "compiled" if stepper is not None else "system"
+        print(f"{path.stem:34s} {s.formulation:22s} {rtf:7.2f}  {kind} {sim.result.status}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--t-end", type=float, default=1.0)
+    parser.add_argument("--examples", action="store_true")
+    args = parser.parse_args(argv)
+    compile_solver()
+    run_biela(four_bar_without_motor(), "augmented_lagrangian", 1e-3, 0.01)  # loaded once
+    if args.examples:
+        examples()
+    else:
+        compare(args.repeats, args.t_end)
+
+
+if __name__ == "__main__":
+    main()
