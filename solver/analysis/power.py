@@ -46,9 +46,7 @@ class PowerMeter:
 
     def _element_power(self, q: np.ndarray, v: np.ndarray, t: float) -> float:
         """Power of the non-conservative force elements (not contacts) at ``(q, v)``."""
-        fs = self.system.force_set
-        ms = self.system.marker_state(q, v)
-        return fs.nonconservative_power(ms, q, v, t, contacts=False)
+        return self.system.element_power(q, v, t, contacts=False)
 
     def state(self, q: np.ndarray, qd: np.ndarray, t: float):
         """What ``secant_correction`` needs of an accepted state: ``(q, q̇, t, P, Q_d)``, P

@@ -549,13 +549,27 @@ class MultibodySystem:
     ) -> float:
         """Power of actuators, dampers, applied loads and (unless ``contacts`` is false)
         contact losses (W)."""
+        power = self.element_power(q, qd, t, ms, contacts)
+        return power + sum(kind.dissipated_power(q, qd) for kind in self.kinds)
+
+    def element_power(
+        self,
+        q: np.ndarray,
+        qd: np.ndarray,
+        t: float,
+        ms: MarkerState | None = None,
+        contacts: bool = True,
+    ) -> float:
+        """Power of the non-conservative force elements (W): actuators, dampers, applied
+        loads and (unless ``contacts`` is false) contact losses; not the body kinds'
+        internal damping."""
         ms = ms or self.markers.evaluate(q, qd)
         q = _f64(q)
         qd = _f64(qd)
         power = float(ks.nonconservative_power(self.arrays, ms.arrays, q, qd, float(t)))
         if self.force_set.python_size:
             power += self.force_set.nonconservative_power(ms, q, qd, t, contacts)
-        return power + sum(kind.dissipated_power(q, qd) for kind in self.kinds)
+        return power
 
     # ---- outputs ---------------------------------------------------------------------
     def body_state(self, q: np.ndarray, qd: np.ndarray) -> dict[str, np.ndarray]:

@@ -22,13 +22,13 @@ FORMULATIONS = ["central_differences", "augmented_lagrangian"]
 def _run(model, monkeypatch, compiled: bool, **kw):
     from solver.analysis import dynamic
 
-    if not compiled:
-        monkeypatch.setattr(dynamic, "compiled_stepper", lambda *args: None)
-    settings = simulate.settings_with(model, analysis="dynamic", **kw)
-    sim = simulate.Simulation(model, settings)
-    for _ in sim:
-        pass
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:  # only this run goes without the compiled stepper
+        if not compiled:
+            patch.setattr(dynamic, "compiled_stepper", lambda *args: None)
+        settings = simulate.settings_with(model, analysis="dynamic", **kw)
+        sim = simulate.Simulation(model, settings)
+        for _ in sim:
+            pass
     return sim.result
 
 
@@ -57,6 +57,10 @@ def test_compiled_run_equals_the_numpy_run(name, formulation, monkeypatch):
         a, b = ref.column(col), got.column(col)
         if col.startswith("constraint."):  # rounding-level values: compare their size
             assert np.all(np.abs(a - b) <= 1e-9 + 1e-3 * np.abs(a)), col
+        elif col in ("energy.work", "energy.total"):  # the drivers' work integrates λ·Φ_t:
+            # the multipliers converge less tightly than the positions (1e-7 of the work
+            # after 150 steps), a missing or wrong term would be far above 1e-6
+            assert np.allclose(a, b, rtol=1e-6, atol=1e-8), col
         else:  # the Newton tolerance (1e-10) apart
             assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
 

@@ -201,7 +201,14 @@ def random_state(system: MultibodySystem, rng):
 
 
 def applied(system, q, qd, t):
-    return system.force_set.generalized(system.marker_state(q, qd), q, qd, t)
+    """The force elements' generalised forces: the system's Q without gravity and the
+    rigid bodies' quadratic-velocity terms."""
+    return system.forces(q, qd, t, inertial=False) - system.gravity_forces()
+
+
+def element_jacobians(system, q, qd, t):
+    """``(∂Q/∂q, ∂Q/∂q̇)`` of :func:`applied` (gravity is constant)."""
+    return system.force_jacobians(q, qd, t, inertial=False)
 
 
 def dense(m):
@@ -308,9 +315,8 @@ def test_jacobians_match_finite_differences(case):
     rng = np.random.default_rng(zlib.crc32(case.encode()))
     for t in (0.0, 0.37, 1.9):
         q, qd = random_state(system, rng)
-        ms = system.marker_state(q, qd)
         assert np.abs(applied(system, q, qd, t)).max() > 1e-3
-        kq, kqd = (dense(m) for m in system.force_set.jacobians(ms, q, qd, t))
+        kq, kqd = (dense(m) for m in element_jacobians(system, q, qd, t))
         fq, fqd = fd_jacobians(system, q, qd, t)
         assert relative_error(kq, fq) < TOL, case
         assert relative_error(kqd, fqd) < TOL, case
@@ -333,12 +339,6 @@ def test_all_elements_together_through_the_system():
     fqd = np.column_stack([(total(q, qd + H * e) - total(q, qd - H * e)) / (2 * H) for e in eye])
     assert relative_error(kq, fq) < TOL
     assert relative_error(kqd, fqd) < TOL
-    ms = system.marker_state(q, qd)
-    q_all, kq_all, _ = system.force_set.evaluate(ms, q, qd, t)
-    assert np.allclose(q_all, applied(system, q, qd, t), rtol=1e-14, atol=0)
-    assert np.allclose(
-        dense(kq_all), dense(system.force_set.jacobians(ms, q, qd, t)[0]), rtol=1e-14, atol=0
-    )
 
 
 def test_large_sparse_chain_of_springs():
@@ -443,12 +443,12 @@ def test_spring_force_is_minus_gradient_of_elastic_energy(case):
     q, qd = random_state(system, rng)
 
     def energy(qq):
-        return system.force_set.elastic_energy(system.marker_state(qq), qq)
+        return system.elastic_energy(qq)
 
     assert energy(q) > 1e-3
     grad = np.array([(energy(q + H * e) - energy(q - H * e)) / (2 * H) for e in np.eye(system.n)])
     assert relative_error(-applied(system, q, qd, 0.0), grad) < TOL
-    assert system.force_set.nonconservative_power(system.marker_state(q, qd), q, qd, 0.0) == 0.0
+    assert system.nonconservative_power(q, qd, 0.0) == 0.0
 
 
 def test_spring_energy_value():
@@ -487,7 +487,7 @@ def test_nonconservative_power_is_power_of_nonconservative_part(case):
         q, qd = random_state(system, rng)
         expected = applied(free, q, qd, t) @ qd
         assert abs(expected) > 1e-6
-        power = system.force_set.nonconservative_power(system.marker_state(q, qd), q, qd, t)
+        power = system.nonconservative_power(q, qd, t)
         assert power == pytest.approx(expected, rel=1e-10)
 
 
@@ -520,9 +520,7 @@ def test_zero_length_spring_is_linear_and_safe_at_zero_length():
     q, qd = system.q0.copy(), np.zeros(system.n)
     qd[s.offset : s.offset + 3] = [1, 0, 0]
     assert np.all(np.isfinite(applied(system, q, qd, 0.0)))
-    assert np.all(
-        np.isfinite(dense(system.force_set.jacobians(system.marker_state(q, qd), q, qd, 0.0)[0]))
-    )
+    assert np.all(np.isfinite(dense(element_jacobians(system, q, qd, 0.0)[0])))
     q[s.offset : s.offset + 3] += [0.3, -0.1, 0.2]
     qd[:] = 0
     assert np.allclose(
