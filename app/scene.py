@@ -3,7 +3,7 @@
 No Qt, no VTK here: the worker thread may call nothing in this module either, but the
 functions are pure and cheap, so the viewport (GUI thread) and the tests use them directly.
 
-Poses come from the CSV row (``Result.columns``, DESIGN §2), never from solver internals:
+Poses come from the CSV row (``Result.columns``), never from solver internals:
 rigid body ``B.x B.y B.z B.e0..B.e3``, point mass ``B.x B.y B.z``, flexible body nodes
 ``F.nK.x F.nK.y F.nK.z`` (and slopes ``F.nK.tx ..``), output points ``P.x P.y P.z``.
 Shapes in the model file are global at t = 0, so the motion of a body's geometry is the

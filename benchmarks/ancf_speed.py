@@ -1,4 +1,4 @@
-"""ANCF speed (issue 6): element force + Jacobian evaluation, and a 32-element pendulum.
+"""ANCF speed: element force + Jacobian evaluation, and a 32-element pendulum.
 
     .venv/bin/python -m benchmarks.ancf_speed            # both parts
     .venv/bin/python -m benchmarks.ancf_speed elements   # per-element timings only

@@ -1,4 +1,4 @@
-"""Cost of evaluating Φ, Φ_q and M for a spherical chain of N bodies (issue 3).
+"""Cost of evaluating Φ, Φ_q and M for a spherical chain of N bodies.
 
     python -m benchmarks.assembly_scaling [--repeat R]
 

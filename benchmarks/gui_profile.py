@@ -1,4 +1,4 @@
-"""Where the GUI thread's time goes during a run and during playback (issue 8).
+"""Where the GUI thread's time goes during a run and during playback.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/gui_profile.py \
         [--model examples/double_four_bar.json] [--dt 1e-3] [--t-end 2] [--top 30]

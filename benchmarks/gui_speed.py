@@ -1,4 +1,4 @@
-"""Solver speed inside the workbench vs headless, and the viewport's frame rate (issue 8).
+"""Solver speed inside the workbench vs headless, and the viewport's frame rate.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/gui_speed.py \
         [--model examples/double_four_bar.json] [--dt 1e-3] [--t-end 2] [--output-dt H]

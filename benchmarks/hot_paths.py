@@ -7,7 +7,7 @@ Cases (model, formulation, simulated time; Δt = 1 ms): ``a01-cd`` / ``a01-al`` 
 A01 pendulum with central_differences / augmented_lagrangian (2 s), ``chain16-cd`` /
 ``chain16-al`` the 16-bar spherical chain (0.2 s), ``chain256-al`` the 256-bar chain
 (0.05 s), ``slider400`` the scalable slider-crank with k = 400 dyads, R-matrix dynamics on
-004's structural groups (Δt = 5 ms, 20 steps). CPU time (``time.process_time``) of the
+Saura et al.'s structural groups (Δt = 5 ms, 20 steps). CPU time (``time.process_time``) of the
 time loop only (model set-up and the run's summary excluded), BLAS on one thread.
 
 With ``--system`` the compiled steppers (``solver.compiled``) and the formulations' own

@@ -1,4 +1,4 @@
-"""Natural versus reference-point coordinates: the same trajectories (issue 5).
+"""Natural versus reference-point coordinates: the same trajectories.
 
     python -m benchmarks.natural_vs_reference [--dt 1e-4] [--t-end 2] [--formulations F,...]
                                               [--models M,...]
@@ -9,7 +9,7 @@ body positions (centres of mass, m) and of the output points over the run, with 
 wall time of each run. ``lagrange_baumgarte`` runs with DOP853 at rtol 1e-11 (the
 output grid is ``dt``), so it compares the representations, not integrators; the
 fixed-step formulations show the difference of their discretisation errors at ``dt``.
-The acceptance figure of issue 5 is 1e-6 m at dt = 1e-4 s over 2 s.
+The acceptance figure is 1e-6 m at dt = 1e-4 s over 2 s.
 """
 
 from __future__ import annotations

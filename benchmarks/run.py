@@ -15,11 +15,11 @@ Sections (``--sections peer,precision,slider,reference``, all by default):
   from large to small and the first Δt whose 10 s run meets the IFToMM criterion (energy
   drift below 5e-5 J for A01, 0.1 J for A02, 1e-3 J for A04) gives the least CPU time
   (cost grows as Δt shrinks, so the largest passing Δt is the cheapest).
-* ``slider``: 004 Table 1's protocol on the scalable slider-crank (natural coordinates,
+* ``slider``: Saura et al. Table 1's protocol on the scalable slider-crank (natural coordinates,
   R-matrix dynamics, Δt = 5 ms, ``benchmarks.slider_crank_scaling``), per-step CPU time for
-  the global (GLOB) and structural-group (TOP) methods against 004's figures, with a
+  the global (GLOB) and structural-group (TOP) methods against Saura et al.'s figures, with a
   least-squares fit of the cost in k.
-* ``reference``: 000's C timings of DIMCD (A01 10 s in 0.23 s, A02 0.26 s, Bricard 0.32 s)
+* ``reference``: Urkullu's C timings of DIMCD (A01 10 s in 0.23 s, A02 0.26 s, Bricard 0.32 s)
   next to Biela's central_differences on the same runs.
 
 ``--quick`` runs shorter versions (fewer N, shorter end times, fewer Δt and formulations,
@@ -72,7 +72,7 @@ IFTOMM = {"A01": "pendulum.json", "A02": "double_four_bar.json", "A04": "bricard
 #: non-default parameters, as the validation tests use them: the penalty formulation passes
 #: A02's singular positions only with stiffer constraints (ω = 100; the default 10 fails)
 PARAMETERS = {("A02", "penalty"): {"omega": 100.0}}
-#: 000 §6 (Urkullu, DIMCD in C, Core i7-3770): 10 s runs, CPU seconds and the step used
+#: Urkullu (2019) ch. 8 (Urkullu, DIMCD in C, Core i7-3770): 10 s runs, CPU seconds and the step used
 #: command-line overrides of the protocol's end times and step counts
 OPTIONS: dict = {}
 C_TIMINGS = {"A01": (0.23, 1e-3), "A02": (0.26, 15e-3), "A04": (0.32, 10e-3)}
@@ -350,7 +350,7 @@ def section_slider(quick: bool, log) -> list[dict]:
             )
             log(
                 f"slider-crank k={k:3d} {method} {rows[-1]['cpu_per_step_ms']:.3f} ms/step "
-                f"(004: {rows[-1]['table1_per_step_ms']:.3f})"
+                f"(Saura et al.: {rows[-1]['table1_per_step_ms']:.3f})"
             )
     return rows
 
@@ -384,7 +384,7 @@ def section_reference(peer: list[dict], quick: bool, log) -> list[dict]:
                 }
             )
             log(
-                f"reference {key} {form}: 10 s at 1 ms = {per_step * 1e4:.2f} s CPU (000 C: {cpu} s at {dt_c * 1e3:g} ms)"
+                f"reference {key} {form}: 10 s at 1 ms = {per_step * 1e4:.2f} s CPU (Urkullu's C: {cpu} s at {dt_c * 1e3:g} ms)"
             )
     return rows
 
@@ -485,7 +485,7 @@ def plots(out: Path, peer, slider, precision) -> list[str]:
             ]
             k, ours, ref = zip(*pts, strict=True)
             ax.plot(k, ours, "o-", label=f"Biela {method}")
-            ax.plot(k, ref, "x--", label=f"004 Table 1 {method}")
+            ax.plot(k, ref, "x--", label=f"Saura et al. Table 1 {method}")
         ax.set_xlabel("k (dyads)")
         ax.set_ylabel("CPU ms per step (R matrix, Δt = 5 ms)")
         ax.grid(True, alpha=0.3)
@@ -557,10 +557,10 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
         ]
     if reference:
         lines += [
-            "## Reference rows: 000's DIMCD in C",
+            "## Reference rows: Urkullu's DIMCD in C",
             "",
             "| model | Biela formulation | Biela 10 s at 1 ms, CPU (s) | wall (s) | "
-            "000 C DIMCD (s) | its Δt | its µs/step |",
+            "Urkullu's C DIMCD (s) | its Δt | its µs/step |",
             "|---|---|---|---|---|---|---|",
         ]
         for r in reference:
@@ -587,9 +587,9 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
         lines.append("")
     if slider:
         lines += [
-            "## 004 Table 1 protocol: scalable slider-crank, R-matrix dynamics",
+            "## Saura et al. Table 1 protocol: scalable slider-crank, R-matrix dynamics",
             "",
-            "| k | n | method | steps timed | CPU ms/step | 004 Table 1 ms/step |",
+            "| k | n | method | steps timed | CPU ms/step | Saura et al. Table 1 ms/step |",
             "|---|---|---|---|---|---|",
         ]
         for r in slider:

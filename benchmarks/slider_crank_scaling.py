@@ -1,28 +1,28 @@
-"""004's protocol on the scalable spatial slider-crank: global vs structural groups.
+"""Saura et al.'s protocol on the scalable spatial slider-crank: global vs structural groups.
 
     python -m benchmarks.slider_crank_scaling [--k 1,9,18,36,72,144,288,400]
         [--steps 24000] [--repeats 3] [--columns KIN,PEN,MATR] [--check]
 
 For every k (``solver.generators.slider_crank``; natural coordinates with shared points and
-vectors) and both methods — GLOB: all equations in one group, sparse LU (004's global
+vectors) and both methods — GLOB: all equations in one group, sparse LU (Saura et al.'s global
 method, MA28 there); TOP: the structural groups of ``solver.analysis.structural_groups`` —
 it times, in CPU seconds of this process (``time.process_time``, BLAS on one thread),
 the time loop only (model generation, assembly and structural analysis excluded):
 
 * KIN: ``--steps`` kinematic analyses (position, velocity, acceleration) at Δθ = 30°,
-  crank at 24 rad/s (004: 2000 turns = 24 000 analyses);
+  crank at 24 rad/s (Saura et al.: 2000 turns = 24 000 analyses);
 * PEN / MATR: ``--steps`` dynamic steps of dt = 0.005 s with the penalty formulation
   (α = 1e7, ξ = 1, ω = 10) or the R matrix, trapezoidal rule, corrector tolerance 1e-5,
-  Newton tolerance 1e-10 (004: 24 000 steps over 120 s).
+  Newton tolerance 1e-10 (Saura et al.: 24 000 steps over 120 s).
 
 The structural groups run their compiled kernels (``solver.analysis.group_kernels``,
 compiled or loaded by an untimed run first).
 Each figure is the mean of ``--repeats`` runs. With fewer than 24 000 steps the table
-also gives the time scaled to 24 000 (the cost per step is stationary), next to 004's
-Table 1 (Fortran, MA28, Core i5-2400). ``--check`` first runs 004's check runs (k = 10,
+also gives the time scaled to 24 000 (the cost per step is stationary), next to Saura et al.'s
+Table 1 (Fortran, MA28, Core i5-2400). ``--check`` first runs Saura et al.'s check runs (k = 10,
 18, 36: slider displacement, velocity and acceleration in kinematics; crank angle and
 corrector iterations in dynamics) and prints the largest GLOB-TOP differences.
-TOP uses 004's groups (the crank, then the k dyads); ``--blocks`` uses the irreducible
+TOP uses Saura et al.'s groups (the crank, then the k dyads); ``--blocks`` uses the irreducible
 blocks of the block-triangular form instead (three levels: slider points across their
 lines with the crank, slider points along them, rod orientations).
 """
@@ -60,7 +60,7 @@ DT = 0.005
 KIN_STEP = math.radians(30.0) / SPEED
 TOL_NR, TOL_CORRECTOR, PENALTY = 1e-10, 1e-5, 1e7
 
-#: 004 Table 1, CPU seconds: k → (GLOB_KIN, TOP_KIN, GLOB pen, TOP pen, GLOB matR, TOP matR)
+#: Saura et al. Table 1, CPU seconds: k → (GLOB_KIN, TOP_KIN, GLOB pen, TOP pen, GLOB matR, TOP matR)
 TABLE1 = {
     1: (0.354, 0.315, 0.390, 0.285, 0.696, 0.473),
     9: (2.583, 1.844, 3.198, 1.783, 3.785, 2.574),
@@ -87,7 +87,7 @@ class Case:
         self.state0 = initial_state(self.dyn_system, TOL_NR, 25)
         self.inputs = choose_inputs(self.dyn_system, self.state0.q)
 
-    #: TOP groups: body groups (004's crank and dyads) or the irreducible blocks
+    #: TOP groups: body groups (Saura et al.'s crank and dyads) or the irreducible blocks
     merge = True
 
     def decomposition(self, kind: str, method: str):
@@ -175,7 +175,7 @@ def main(argv=None) -> None:
     parser.add_argument("--steps", type=int, default=PROTOCOL_STEPS)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--columns", default=",".join(COLUMNS))
-    parser.add_argument("--check", action="store_true", help="004's check runs first")
+    parser.add_argument("--check", action="store_true", help="Saura et al.'s check runs first")
     parser.add_argument("--check-steps", type=int, default=400)
     parser.add_argument(
         "--blocks", action="store_true", help="TOP on the irreducible blocks, not body groups"
@@ -193,7 +193,7 @@ def main(argv=None) -> None:
     print(
         f"CPU seconds for {args.steps} steps (mean of {args.repeats})"
         + (f"; [×{scale:g}: scaled to {PROTOCOL_STEPS}]" if scale != 1 else "")
-        + "; 004 Table 1 in parentheses"
+        + "; Saura et al. Table 1 in parentheses"
     )
     index = {"KIN": (0, 1), "PEN": (2, 3), "MATR": (4, 5)}
     header = f"{'k':>4} {'n':>6} {'m':>6}"

@@ -1,6 +1,6 @@
 """Biela's numerics: model description, mechanics, analyses. Never imports Qt or VTK.
 
-Stable API (DESIGN §2)::
+Stable API (see the README, "Python")::
 
     from solver import load_model, save_model, check
     model = load_model("examples/pendulum.json")   # raises ModelError naming the bad item

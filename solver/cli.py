@@ -1,7 +1,7 @@
 """Headless command line: ``biela check MODEL``, ``biela run MODEL``, ``biela import SOURCE -o
 MODEL.json`` (MUBODYNA folders, MJCF, URDF), ``biela study MODEL`` and ``biela compare MODEL``.
 
-Exit codes (DESIGN §2): 0 success; 1 invalid model or option value (one line naming the
+Exit codes (README, "Command line"): 0 success; 1 invalid model or option value (one line naming the
 item and the field); 2 usage (and results that cannot be written); 3 the solver failed;
 130 interrupted (Ctrl-C). Never a Python traceback for bad input. ``biela run`` writes the
 CSV rows as they are computed (bounded memory for any run length), shows its progress on
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run an analysis; write CSV results and a JSON summary")
     r.add_argument("model", metavar="MODEL", help="model file (JSON)")
     r.add_argument("--analysis", choices=ANALYSES, help="default: the model's solver.analysis")
-    r.add_argument("--formulation", choices=FORMULATIONS, help="dynamic formulation (DESIGN §3)")
+    r.add_argument("--formulation", choices=FORMULATIONS, help="dynamic formulation")
     r.add_argument("--coordinates", choices=COORDINATES)
     r.add_argument(
         "--orientation",

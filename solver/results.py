@@ -1,4 +1,4 @@
-"""Time histories of an analysis: frames, the CSV columns of DESIGN §2, the summary.
+"""Time histories of an analysis: frames, the CSV columns, the summary.
 
 Columns (SI units): ``t``; per rigid body ``B.x B.y B.z B.e0 B.e1 B.e2 B.e3 B.vx B.vy B.vz
 B.wx B.wy B.wz`` (centre of mass, Euler parameters body→global, velocity, global angular

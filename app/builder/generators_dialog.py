@@ -1,7 +1,7 @@
 """Build ▸ Generators: common mechanisms with their parameters, as a new model.
 
 The models come from ``solver.generators`` (planar chains and linkages, IFToMM A02, the
-scalable spatial slider-crank of 004) and are read by the model reader, so they are
+scalable spatial slider-crank of Saura et al.) and are read by the model reader, so they are
 exactly what their saved files load.
 """
 
@@ -75,7 +75,7 @@ GENERATORS: dict[str, tuple[str, list[tuple], Any]] = {
         lambda v: mechanisms.n_four_bar(v["n"]),
     ),
     "spatial_slider_crank": (
-        "Scalable spatial slider-crank (004)",
+        "Scalable spatial slider-crank (Saura et al.)",
         [
             ("k", "Dyads k", int, 3, 1, 100),
             ("offset", "Slider offset e (m)", float, 0.5, 0, 10),

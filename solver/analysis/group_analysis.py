@@ -2,11 +2,11 @@
 ``structural_groups.structural_group_frames`` (same frames, energies and work as
 ``kinematic.kinematic_frames`` and ``dynamic.dynamic_frames``).
 
-* Kinematics (004 KIN): at every step the position problem from a second-order
+* Kinematics (Saura et al. KIN): at every step the position problem from a second-order
   prediction, then velocities and accelerations, group by group; the driver work comes
   from the multipliers of inverse dynamics, ``Φ_qᵀ λ = Q − M q̈``, solved by the
   transposed block-triangular system (groups in reverse order).
-* Dynamics (004 DIN): ``group_dynamics.GroupRMatrix`` (``null_space`` with
+* Dynamics (Saura et al. DIN): ``group_dynamics.GroupRMatrix`` (``null_space`` with
   ``method: r_matrix``) or ``group_dynamics.GroupPenalty`` (``penalty``) as the stepper
   of the usual dynamic time loop (``dynamic.dynamic_frames``).
 """
@@ -28,7 +28,7 @@ from solver.analysis.structural_groups import (
 )
 from solver.results import Frame
 
-#: penalty parameters of 004 (α, ξ, ω) and its corrector tolerance
+#: penalty parameters of Saura et al. (α, ξ, ω) and its corrector tolerance
 PENALTY_DEFAULTS = {"penalty": 1e7, "xi": 1.0, "omega": 10.0}
 CORRECTOR_TOLERANCE = 1e-5
 

@@ -1,5 +1,5 @@
-"""Dynamics of 004 in natural coordinates: penalty and R matrix with the implicit
-trapezoidal rule, on the structural groups or on the whole system (004 §4.3, §4.6).
+"""Dynamics of Saura et al. in natural coordinates: penalty and R matrix with the implicit
+trapezoidal rule, on the structural groups or on the whole system (Saura et al. §2.2, §4.6).
 
 Both need a constant mass matrix (natural coordinates): ``M`` and the constant forces
 (gravity) are assembled once; the variable forces (force elements) are evaluated when
@@ -8,22 +8,22 @@ the model has any.
 **R matrix** (``GroupRMatrix``): the independent coordinates ``z`` are the DOF inputs of
 the decomposition (the crank angle of the slider-crank). Each evaluation at ``(z, ż, t)``
 solves the position and velocity problems group by group, builds ``R`` and ``Ṙż`` (the
-acceleration problem with ``z̈ = 0``) and solves ``Rᵀ M R z̈ = Rᵀ (Q − M Ṙż)`` (004 eq.
+acceleration problem with ``z̈ = 0``) and solves ``Rᵀ M R z̈ = Rᵀ (Q − M Ṙż)`` (Saura et al. eq.
 10); then ``q̈ = R z̈ + Ṙż``.
 
 **Penalty** (``GroupPenalty``): ``(M + α Φ_qᵀ Φ_q) q̈ = Q − α Φ_qᵀ (Φ̇_q q̇ + 2ξω Φ̇ + ω² Φ)``
-(004 eq. 7, with ``Φ̇_q q̇ + Φ̇_t = −γ``). With structural groups the rows are evaluated
-and the matrix ``Σ_G Φ_{q_G}ᵀ Φ_{q_G}`` (over each group's rows and all their columns, 004
+(Saura et al. eq. 7, with ``Φ̇_q q̇ + Φ̇_t = −γ``). With structural groups the rows are evaluated
+and the matrix ``Σ_G Φ_{q_G}ᵀ Φ_{q_G}`` (over each group's rows and all their columns, Saura et al.
 eq. 13) is assembled group by group into a fixed sparsity pattern, ordered by the
 structure (later groups first, so that the LU of the arrow-shaped matrix has no fill
 beyond the groups); the global method builds ``Φ_qᵀ Φ_q`` as one sparse product and
 leaves the ordering to SuperLU. Mathematically the two are the same matrix.
 
-**Integrator** (004 §5.3): the trapezoidal rule ``x₁ = x₀ + h/2 (ẋ₀ + ẋ₁)``,
+**Integrator** (Saura et al. §4.2): the trapezoidal rule ``x₁ = x₀ + h/2 (ẋ₀ + ẋ₁)``,
 ``ẋ₁ = ẋ₀ + h/2 (ẍ₀ + ẍ₁)`` on ``x = z`` (R matrix) or ``x = q`` (penalty), with a
 fixed-point corrector from a predictor (``ẍ₁`` extrapolated linearly from the last two
 steps), iterated until the change of ``x``, and of ``ẋ`` relative to its largest
-component (at least 1), is below ``corrector_tolerance`` (004: 1e-5); the state is the
+component (at least 1), is below ``corrector_tolerance`` (Saura et al.: 1e-5); the state is the
 last evaluated one (consistent kinematics). Parameters: penalty
 ``α`` (``penalty``, default 1e7, relative to the mass scale of the model — the largest
 diagonal entry of ``M`` — exactly as in the ``penalty`` formulation), ``ξ`` (``xi``, 1) and

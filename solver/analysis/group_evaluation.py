@@ -20,7 +20,7 @@ Speed: with natural coordinates every marker is linear in q, so the rows of coin
 points, dot products, points on planes and distances are exactly quadratic in q and are
 compiled once into ``Φ = κ + gᵀq + ½ qᵀHq`` (``_QuadraticPart``); angle rows (drivers,
 DOF inputs) are ``atan2`` of two such forms (``_AnglePart``). Each compiled part is
-checked against its primitive at a random state when it is built (004: "group
+checked against its primitive at a random state when it is built (Saura et al.: "group
 equations generated symbolically"); anything else is evaluated through its primitive.
 """
 
@@ -311,7 +311,7 @@ class _QuadraticPart:
     plane, distance — not angles) gives such rows. ``compile`` obtains κ and g by
     evaluating the primitive at q = 0, and H from its constant marker Hessians mapped
     through the marker coefficients; it checks the result against the primitive at a
-    random state and declines (``None``) when they differ — 004's "group equations
+    random state and declines (``None``) when they differ — Saura et al.'s "group equations
     generated symbolically", by probing.
     """
 

@@ -1,4 +1,4 @@
-"""Position, velocity and acceleration problems solved group by group (004 §4.5).
+"""Position, velocity and acceleration problems solved group by group (Saura et al. §3.2).
 
 The groups of a ``structural_groups.Decomposition`` are visited level by level: every
 group of a level depends only on coordinates of earlier levels (its inputs ``h``) and on
@@ -10,9 +10,9 @@ group with its own square Jacobian ``Φ_φ``:
   iteration path);
 * velocity: ``Φ_φ φ̇ = −Φ_t − Φ_h ḣ`` (+ ``ż`` on input rows, where ``∂Φ/∂z = −1``);
 * acceleration: ``Φ_φ φ̈ = γ − Φ_h ḧ`` (+ ``z̈`` on input rows): the standard
-  ``Φ_φ φ̈ = −(Φ_h ḧ + Φ̇_{q_G} q̇_G)`` of 004 eq. (12) without its double-counted term;
+  ``Φ_φ φ̈ = −(Φ_h ḧ + Φ̇_{q_G} q̇_G)`` of Saura et al. eq. (12) without its double-counted term;
 * R matrix, ``q̇ = R ż``: the velocity problem with ``ż = e_i`` and no ``Φ_t`` for each
-  column — the chain rule ``R_φz = R_φh R_hz`` of 004 eq. (11);
+  column — the chain rule ``R_φz = R_φh R_hz`` of Saura et al. eq. (11);
 * ``Ṙż``: the acceleration problem with ``z̈ = 0``.
 
 A level's groups are split into parts (their irreducible diagonal blocks), solved by
@@ -22,7 +22,7 @@ right-hand sides at that Jacobian reuse the factors; the sweeps (velocity, accel
 R) run on k × n arrays and subtract ``Φ_h`` inside the solve; a level of quadratic rows
 and at most one angle part runs its whole Newton loop in one compiled call (the same
 steps as the Python loop). Without them, parts of equal size are stacked and solved
-together (batched LAPACK solves, "independent groups in parallel", 004 ref. [4]). A group
+together (batched LAPACK solves, "independent groups in parallel", Saura et al. ref. [4]). A group
 larger than ``DENSE_MAX`` (the global method's single group) uses a sparse LU. The
 Jacobian of the last position evaluation, at the converged configuration, serves
 velocity, acceleration and R.

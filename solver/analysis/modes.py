@@ -1,4 +1,4 @@
-"""Linearised vibration modes about a configuration (001 §5.1, ch. 6; §7.4).
+"""Linearised vibration modes about a configuration (García Vallejo (2006) ch. 5, ch. 6; §7.4).
 
 About an equilibrium ``(q₀, λ₀)`` at rest, small motions ``q = q₀ + N η`` that keep the
 constraints satisfied to first order (``N`` an orthonormal basis of the null space of
@@ -11,7 +11,7 @@ constraints satisfied to first order (``N`` an orthonormal basis of the null spa
 clamped single-element eigenproblem (6.17)–(6.20) is the case λ₀ = 0 with N selecting the
 free coordinates). The eigenvalues of ``K̄ u = ω² M̄ u`` are returned as ``eigenvalues`` (ω²;
 a negative one is an unstable direction, e.g. a beam spun past its critical speed in a
-rotating frame, 001 (6.18)–(6.19)), with ``omega = sign(ω²)·√|ω²|`` (rad/s), ``frequency_hz`` and
+rotating frame, García Vallejo (2006) eq. (6.18)–(6.19)), with ``omega = sign(ω²)·√|ω²|`` (rad/s), ``frequency_hz`` and
 mass-normalised mode shapes ``shapes`` over q (``shapesᵀ M shapes = I``). Rigid-body modes
 have ω² ≈ 0. With internal damping, ``damping_ratio`` is the modal estimate
 ``ξ_i = φ_iᵀ C φ_i/(2 ω_i)`` (exact for damping proportional to stiffness, e.g. a uniform
@@ -88,7 +88,7 @@ class Modes:
 
     def to_csv(self, path: str | os.PathLike, system: MultibodySystem | None = None) -> None:
         """The table, then the shape: columns ``mode eigenvalue omega_rad_s frequency_hz
-        [damping_ratio]`` and, when ``system`` is given, its body columns (DESIGN §2: node
+        [damping_ratio]`` and, when ``system`` is given, its body columns (as in the results CSV: node
         positions of flexible bodies …) evaluated on the unit-amplitude shape
         ``q₀ + φ/|φ|∞`` minus those of ``q₀`` (i.e. displacements); otherwise ``q0 q1 …``."""
         rows = self.table()

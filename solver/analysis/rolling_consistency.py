@@ -6,7 +6,7 @@ it does not, some wheels' no-slip conditions repeat (or, with drivers, contradic
 the joints and the other wheels already impose: e.g. two wheels on one rigid axle that
 both refuse to slip sideways, or four wheels on fixed axles that are not all parallel.
 The wheels' contact forces are then undetermined and MUBODYNA's solution stalls on a
-singular matrix (003 §1.3.6); here the model is refused before the run, naming the joints
+singular matrix (Villar Alegría (2018) §2.2); here the model is refused before the run, naming the joints
 involved and the ``slip`` option that makes it consistent.
 
 The rows are taken in joint order; a row that adds nothing to the span of ``Φ_q`` (all of

@@ -1,4 +1,4 @@
-"""Static equilibrium: Newton–Raphson with load stepping (001 §5.1, §7.4).
+"""Static equilibrium: Newton–Raphson with load stepping (García Vallejo (2006) ch. 5, §7.4).
 
 Equilibrium at time t (loads and drivers at t, velocities zero):
 
@@ -8,7 +8,7 @@ solved by Newton with the exact tangent
 
     [[K_T, Φ_qᵀ], [Φ_q, 0]] [Δq; Δλ] = −R,   K_T = −∂Q/∂q + ∂(Φ_qᵀ λ)/∂q,
 
-(the analytic elastic Jacobians of the ANCF elements, 001 (3.32), and the exact constraint
+(the analytic elastic Jacobians of the ANCF elements, García Vallejo (2006) eq. (3.32), and the exact constraint
 Hessians), with a minimum-norm solve when constraints are redundant (planar beams in the
 spatial system give some, see ``ancf.kind``). Converged when the position correction is
 below ``tol·max(1, |q|∞)`` and ``|Φ|∞ ≤ tol``.

@@ -1,4 +1,4 @@
-"""The structural-group (topological) method of 004 (§4.4-4.6): structural analysis.
+"""The structural-group (topological) method of Saura et al. (§4.4-4.6): structural analysis.
 
 A mechanism is split into an ordered set of small kinematically determined groups; each
 is solved from the coordinates of the groups before it (its inputs ``h``) and from the
@@ -9,14 +9,14 @@ conditions) or a joint, every coordinate to the basic points and vectors of bodi
 * **DOF inputs.** In a kinematic analysis the drivers are the inputs: the model is
   square. In a dynamic analysis each of the g degrees of freedom gets an *input row*:
   the relative coordinate of a joint (``group_evaluation.input_candidates``: joints to
-  ground first, in model order), equal to an independent coordinate ``z`` — 004's crank
+  ground first, in model order), equal to an independent coordinate ``z`` — Saura et al.'s crank
   angle. Candidates are taken while they raise the structural rank, until the
   equations are square.
 * **Groups.** A perfect matching of rows to coordinates (Hopcroft–Karp) and the strongly
   connected components of the row dependency graph give the block-triangular form of
   ``Φ_q``: its irreducible diagonal blocks are the finest decomposition that exists.
   Blocks whose coordinates belong to the same body are then joined (cycles this creates
-  are joined too), giving body groups like 004's Assur groups — for the slider-crank the
+  are joined too), giving body groups like Saura et al.'s Assur groups — for the slider-crank the
   crank "(1,1)" and k dyads "(2,0)" — unless a group would exceed ``MERGE_MAX``
   coordinates (then the blocks stay). A group's level is one more than the highest
   level it depends on; the groups of one level are mutually independent and are solved
@@ -27,7 +27,7 @@ conditions) or a joint, every coordinate to the basic points and vectors of bodi
   singular at the initial configuration. ``NoDecomposition`` says why; the analysis then
   runs with the global method, with that message.
 
-A group is reported with the bodies its equations constrain and its DOF inputs, in 004's
+A group is reported with the bodies its equations constrain and its DOF inputs, in Saura et al.'s
 notation "(bodies, DOF)".
 """
 
@@ -301,7 +301,7 @@ def row_bodies(system, inputs: list[InputRow]) -> list[tuple[str, ...]]:
 
 def _merge_by_body(label, n_blocks, rows, deps_rows, match, owners):
     """Irreducible blocks joined into body groups: blocks whose coordinates belong to the
-    same body form one group (004's Assur groups: a slider-crank dyad instead of its
+    same body form one group (Saura et al.'s Assur groups: a slider-crank dyad instead of its
     slider point and rod orientation), cycles of the merged graph joined too. Kept only
     while every group stays small (``MERGE_MAX`` coordinates); else the blocks."""
     n = len(label)

@@ -1,6 +1,6 @@
-"""The scalable spatial slider-crank of 004 §5 (k dyads), as a model description.
+"""The scalable spatial slider-crank of Saura et al. §4 (k dyads), as a model description.
 
-Data from 004: the frame is ground; the crank (2 m, 1 kg) turns about a fixed axis ``v₁``
+Data from Saura et al.: the frame is ground; the crank (2 m, 1 kg) turns about a fixed axis ``v₁``
 inclined β = 30° to global x; k dyads, each a connecting rod (6 m, 3 kg) joined to the
 crank by a spherical joint at B (all rods share B) and a slider (1 kg) joined to its rod
 at ``C_k`` and translating along global x; centres of mass at the geometric centres;
@@ -10,12 +10,12 @@ at ``C_k`` and translating along global x; centres of mass at the geometric cent
 Read as principal moments of inertia these numbers describe no rigid body (0.0098 + 0.008
 < 0.05 and 0.002 + 0.0012 < 0.0234 break the triangle inequality; the model reader refuses
 them). Read as the second moments ``J̄ = diag(∫x² dm, ∫y² dm, ∫z² dm)`` that natural
-coordinates use (003-004 §6.4), they are valid and give sensible bodies: the inertia
+coordinates use (García de Jalón and Bayo (1994)), they are valid and give sensible bodies: the inertia
 tensor ``I = tr(J̄) 1 − J̄`` is crank (0.0178, 0.058, 0.0598) and rod/slider (0.0246,
 0.0254, 0.0032), each smallest about its long axis. We use that reading, with each long
 axis as the local axis of largest spread (crank x, rod z).
 
-Data 004 leaves open, chosen here (also in the example's description and the README):
+Data Saura et al. leave open, chosen here (also in the example's description and the README):
 
 * crank pivot A at the origin; ``v₁ = (cos β, sin β, 0)`` (inclined in the x-y plane);
   the crank B = A + 2 e_z at θ = 0, so ``AB ⟂ v₁``;
@@ -29,7 +29,7 @@ Data 004 leaves open, chosen here (also in the example's description and the REA
   is never steeper than about 25°);
 * local axes: crank x along AB, z along ``v₁``; rod z along BC, x along its universal
   axis; slider parallel to global;
-* gravity 9.81 m/s² along −z (004 does not say); no other loads;
+* gravity 9.81 m/s² along −z (Saura et al. do not say); no other loads;
 * kinematics (``driven=True``): the crank revolute is driven, ``θ = 24 t``;
   dynamics (``driven=False``): free crank, θ = 0 and θ̇ = 24 rad/s at t = 0, with the
   exactly consistent velocities of every body (rods with zero spin rate).
@@ -52,7 +52,7 @@ CRANK_LENGTH = 2.0
 ROD_LENGTH = 6.0
 SPEED = 24.0  # rad/s
 CRANK_MASS, ROD_MASS, SLIDER_MASS = 1.0, 3.0, 1.0
-#: 004's values, read as second moments ∫x² dm, ∫y² dm, ∫z² dm (see the module docstring)
+#: Saura et al.'s values, read as second moments ∫x² dm, ∫y² dm, ∫z² dm (see the module docstring)
 CRANK_SECOND_MOMENTS = (0.05, 0.0098, 0.008)
 ROD_SECOND_MOMENTS = (0.002, 0.0012, 0.0234)
 SLIDER_SECOND_MOMENTS = (0.002, 0.0012, 0.0234)
@@ -113,7 +113,7 @@ def slider_crank_model(
     solver: dict | None = None,
     name: str | None = None,
 ) -> dict:
-    """The model data (``"biela": 1`` JSON structure) of the 004 slider-crank with ``k``
+    """The model data (``"biela": 1`` JSON structure) of the Saura et al. slider-crank with ``k``
     dyads; ``driven`` for the kinematic variant (crank angle ``speed·t``)."""
     if k < 1:
         raise ValueError("the slider-crank needs at least one dyad")
@@ -212,7 +212,7 @@ def slider_crank_model(
         ]
     data = {
         "biela": 1,
-        "name": name or f"Scalable spatial slider-crank, k = {k} (004 §5)",
+        "name": name or f"Scalable spatial slider-crank, k = {k} (Saura et al. §4)",
         "description": DESCRIPTION.format(k=k, offset=offset),
         "gravity": list(GRAVITY),
         "bodies": bodies,
@@ -241,15 +241,15 @@ def slider_crank_model(
 
 
 DESCRIPTION = (
-    "Source: 004 §5 (scalable spatial slider-crank), k = {k} dyads. Crank 2 m, 1 kg, turning "
+    "Source: Saura et al. §4 (scalable spatial slider-crank), k = {k} dyads. Crank 2 m, 1 kg, turning "
     "about v1 = (cos 30°, sin 30°, 0) through A = origin; rods 6 m, 3 kg; sliders 1 kg; centres "
-    "of mass at the geometric centres. 004 gives (0.05, 0.0098, 0.008) kg·m² for the crank and "
+    "of mass at the geometric centres. Saura et al. give (0.05, 0.0098, 0.008) kg·m² for the crank and "
     "(0.002, 0.0012, 0.0234) for rods and sliders; as moments of inertia they break the "
     "triangle inequality, so we read them as natural-coordinate second moments "
     "(int x² dm, int y² dm, int z² dm): inertia = trace - moment, i.e. crank (0.0178, 0.058, "
     "0.0598) with local x along AB and z along v1, rods (0.0246, 0.0254, 0.0032) with local z "
     "along BC and x along the universal axis, sliders the same in global axes. Chosen by us "
-    "(004 leaves them open): crank tip "
+    "(Saura et al. leave them open): crank tip "
     "B = (0, 0, 2) at theta = 0; slider k runs parallel to x through (0, e cos phi_k, e sin phi_k), "
     "phi_k = 2 pi k/K, e = {offset} m; the rod spin is locked by a universal joint rod-slider "
     "(axis 1 in the rod, horizontal and perpendicular to it at t = 0; axis 2 in the slider along z); "

@@ -1,9 +1,9 @@
-"""Orientation parameter sets for rigid bodies in reference-point coordinates (002 §2.2, §9.1).
+"""Orientation parameter sets for rigid bodies in reference-point coordinates (the null-space Newmark thesis ch. 3, §9.1).
 
 Every set ``o`` (``k`` parameters per body) is defined through the unit quaternion it
 represents, ``p(o) = [e0, e1, e2, e3]`` (scalar first, body→global), with its exact first and
 second derivatives ``P = ∂p/∂o`` (4×k) and ``∂²p/∂o²`` (4×k×k). The interface the thesis
-uses (002 §4.15a) follows from them and from the Euler-parameter kinematics of
+uses (the null-space Newmark thesis §9.2a) follows from them and from the Euler-parameter kinematics of
 ``solver.mechanics.rotations`` (``ω = 2E(p)ṗ``, ``E(ṗ)ṗ = 0``):
 
 * ``R(o)`` — rotation matrix;
@@ -111,7 +111,7 @@ class EulerZXZ(OrientationSet):
 
     With ``u = (α+γ)/2``, ``b = β/2``, ``w = (α−γ)/2``:
     ``p = [cos b cos u, sin b cos w, sin b sin w, cos b sin u]``. Singular where sin β = 0
-    (α and γ are then not separable: ``∂ω/∂ȯ`` loses rank, 002 eq. 9.50).
+    (α and γ are then not separable: ``∂ω/∂ȯ`` loses rank, the null-space Newmark thesis eq. 9.50).
     """
 
     name = "euler_zxz"
@@ -169,7 +169,7 @@ class EulerZXZ(OrientationSet):
 
 
 class Rodrigues(OrientationSet):
-    """Reduced Euler–Rodrigues parameters ``b = 2 sin(φ/2) n`` (002 eqs. 9.57–9.59):
+    """Reduced Euler–Rodrigues parameters ``b = 2 sin(φ/2) n`` (the null-space Newmark thesis eqs. 9.57–9.59):
     ``p = [√(1 − bᵀb/4), b/2]``. Singular at φ = ±π (``e0 = 0``: ``∂ω/∂ȯ`` vanishes along b)."""
 
     name = "rodrigues"
@@ -211,7 +211,7 @@ class Rodrigues(OrientationSet):
 
 
 class Gibbs(OrientationSet):
-    """Gibbs vector ``c = 2 tan(φ/2) n`` (002 eqs. 9.75–9.77): ``p = [1, c/2]/√(1 + cᵀc/4)``.
+    """Gibbs vector ``c = 2 tan(φ/2) n`` (the null-space Newmark thesis eqs. 9.75–9.77): ``p = [1, c/2]/√(1 + cᵀc/4)``.
     Infinite at φ = ±π; the measure is ``e0 = cos(φ/2)``."""
 
     name = "gibbs"

@@ -605,7 +605,7 @@ class MultibodySystem:
         return np.hstack([ms.u[idx], ms.udot[idx]]) if len(idx) else np.zeros((0, 6))
 
     def state_fields(self, body: str) -> tuple[str, ...]:
-        """CSV column suffixes of ``body`` (DESIGN §2)."""
+        """CSV column suffixes of ``body``."""
         from solver.results import POINT_FIELDS, RIGID_FIELDS
 
         s = self.slots[body]

@@ -1,6 +1,6 @@
 """The model description: what the user describes, as typed dataclasses.
 
-Conventions (DESIGN §4): SI units; every point, axis and position is global, at the
+Conventions (docs/model_format.md §1): SI units; every point, axis and position is global, at the
 initial configuration; Euler parameters ``[e0, e1, e2, e3]`` (scalar first, body→global);
 angular velocities in the global frame; ``ground`` is the implicit fixed body.
 
@@ -139,7 +139,7 @@ class PointMass:
 @dataclass(eq=True)
 class Material:
     """Linear elastic material: Young's modulus ``E`` (Pa), Poisson ratio ``nu``,
-    ``density`` (kg/m³) and the internal damping factor of 001 §3.5 (s, 0 = none)."""
+    ``density`` (kg/m³) and the internal damping factor of García Vallejo (2006) §3.3 (s, 0 = none)."""
 
     E: float
     nu: float
@@ -195,7 +195,7 @@ Body = RigidBody | PointMass | FlexibleBody
 class Joint:
     """A kinematic joint between ``body1`` (may be ``ground``) and ``body2``.
 
-    Which of the optional fields are required depends on ``type`` (DESIGN §4 table;
+    Which of the optional fields are required depends on ``type`` (docs/model_format.md;
     ``JOINT_FIELDS`` in ``solver.model.reader``).
     """
 
@@ -267,7 +267,7 @@ class Friction:
 @dataclass(eq=True)
 class Force:
     """A force element. Which optional fields are required depends on ``type``
-    (DESIGN §4 table; ``FORCE_FIELDS`` in ``solver.model.reader``). ``vector`` entries
+    (docs/model_format.md; ``FORCE_FIELDS`` in ``solver.model.reader``). ``vector`` entries
     are numbers or time functions."""
 
     name: str

@@ -23,7 +23,7 @@ from solver.model import description as d
 from solver.model.errors import ModelError
 from solver.model.fields import Fields, describe, fmt_vector, is_number, number_problem, suggest
 
-#: Column prefixes the results CSV uses for itself (DESIGN §2).
+#: Column prefixes the results CSV uses for itself.
 RESERVED = ("t", "energy", "constraint", d.GROUND)
 
 #: Joints a point mass (no orientation) may take part in.

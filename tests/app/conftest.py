@@ -18,7 +18,7 @@ os.environ.setdefault("QT_API", "pyside6")
 
 SCREENSHOT_DIR = Path(__file__).parent / "screenshots"
 
-#: A small valid model (DESIGN §4): a point mass on a 1 m distance joint to ground.
+#: A small valid model (docs/model_format.md): a point mass on a 1 m distance joint to ground.
 PENDULUM = {
     "biela": 1,
     "name": "Pendulum",

@@ -1,4 +1,4 @@
-"""Acceptance of issue 9: a planar four-bar built only with mouse clicks on the toolbar and the
+"""Acceptance of model building by mouse: a planar four-bar built only with mouse clicks on the toolbar and the
 3D view (at the screen projections of its points), run in the GUI, DOF 1, moving; the saved
 file gives the same results in the CLI; undo of every step empties the model and redo
 restores it exactly."""

@@ -1,4 +1,4 @@
-"""Issue 9: the edit model (undoable, validated), the item editor refusing invalid values in
+"""Building by mouse: the edit model (undoable, validated), the item editor refusing invalid values in
 place, the right-click menu (driver with a previewed time function, trace), delete with
 dependents, typed placement, Assemble closing a gap, generators and mesh mass properties."""
 

@@ -1,4 +1,4 @@
-"""The workbench of issue 8 under a real X server: runs in a worker thread, live plots,
+"""The workbench under a real X server: runs in a worker thread, live plots,
 an animated viewport, playback, exports, and the document rules (invalid model, unsaved
 changes, recent files)."""
 
@@ -633,7 +633,7 @@ def test_body_actors_share_one_motion_matrix_per_body(workbench):
 
 @gui
 def test_step_above_the_stability_estimate_warns_in_the_status_bar(qtbot, workbench):
-    """The stability monitor's warning (issue 11) reaches the status bar and the log; a
+    """The stability monitor's warning reaches the status bar and the log; a
     step below the estimate gives none."""
     window = workbench
     assert window.open_model(ROOT / "examples" / "stiff_pendulum.json")

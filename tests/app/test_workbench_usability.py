@@ -211,7 +211,7 @@ def test_new_and_open_reset_results_plots_status_and_messages(qtbot, workbench):
     assert window.messages.lines()[-1] == "new model"
     assert not window.playback.isEnabled()
 
-    title = "Planar four-bar (003 §3.1)"
+    title = "Planar four-bar (Villar Alegría (2018) §1.5)"
     action = next(a for a in window.examples_menu.actions() if a.text() == title)
     action.trigger()
     text = window.messages.toPlainText()

@@ -7,7 +7,7 @@ import math
 
 
 def full_model() -> dict:
-    """Every body, joint, force, driver, function and solver field of DESIGN §4."""
+    """Every body, joint, force, driver, function and solver field of docs/model_format.md."""
     c, s = math.cos(0.3), math.sin(0.3)
     return copy.deepcopy(
         {

@@ -1,4 +1,4 @@
-"""ANCF elements (001 §3): shape functions, mass and gravity closed forms, invariants,
+"""ANCF elements (García Vallejo (2006) ch. 2–3): shape functions, mass and gravity closed forms, invariants,
 elastic and damping forces and their Jacobians against finite differences, and the
 rigid-motion checks (zero strain energy, zero elastic force, zero dissipation)."""
 

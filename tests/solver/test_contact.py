@@ -151,7 +151,7 @@ def contact_state(system, q, qd):
 
 # ---- the coefficients -------------------------------------------------------------------
 def test_hertz_stiffness_of_the_v_example():
-    # 003 §2.7: E = 290 GPa, ν = 0.3 on both sides, R = 1 m → K = 2.12e11 N/m^1.5
+    # Villar Alegría (2018) §1.8: E = 290 GPa, ν = 0.3 on both sides, R = 1 m → K = 2.12e11 N/m^1.5
     assert hertz_stiffness(290e9, 0.3, 290e9, 0.3, 1.0) == pytest.approx(2.1245e11, rel=1e-4)
 
 

@@ -1,4 +1,4 @@
-"""Natural coordinates (issue 5): entity sets, point and vector maps, the constant mass
+"""Natural coordinates: entity sets, point and vector maps, the constant mass
 matrix against ∫CᵀC dm, gravity, energies, the CSV state, sharing, and the constraint
 derivatives against finite differences."""
 
@@ -98,7 +98,7 @@ def test_mass_matrix_is_the_integral_of_ct_c(name):
 
 
 def test_mass_matrix_closed_form_of_two_points_two_vectors():
-    """003-004 §6.4: r_i, r_j, u, v with a = m c_G and Z = X̄⁻¹ J̄_i X̄⁻ᵀ."""
+    """García de Jalón and Bayo (1994): r_i, r_j, u, v with a = m c_G and Z = X̄⁻¹ J̄_i X̄⁻ᵀ."""
     _, _, mass, inertia = point_cloud(seed=5)
     ri, rj = np.array([0.3, -0.2, 0.1]), np.array([1.1, 0.4, -0.3])
     u, v = np.array([0.2, 0.9, 0.3]), np.array([-0.1, 0.2, 1.0])
@@ -280,7 +280,7 @@ def test_default_set_is_one_point_and_three_vectors():
 
 
 def test_sharing_of_the_slider_crank():
-    """004's layout: the crank holds B (shared by every rod) and one vector; each dyad the
+    """Saura et al.'s layout: the crank holds B (shared by every rod) and one vector; each dyad the
     slider point C_k and two rod vectors; the sliders' vectors are fixed (prismatic to
     ground); joints realised by sharing keep only their remaining rows."""
     for k in (1, 4):

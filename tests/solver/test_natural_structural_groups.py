@@ -1,4 +1,4 @@
-"""The structural-group machinery (issue 5): row subsets evaluated like the system, the
+"""The structural-group machinery: row subsets evaluated like the system, the
 decomposition of the slider-crank, group-wise kinematics and R matrix, fallbacks."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_decomposition_of_the_driven_slider_crank():
     dec = decompose(s, q, choose_inputs(s, q))
     assert dec.inputs == []
     assert_block_triangular(dec, s)
-    # 004's structure: the crank, then the k dyads, independent of each other
+    # Saura et al.'s structure: the crank, then the k dyads, independent of each other
     assert len(dec.levels) == 2 and len(dec.levels[1]) == 4
     crank = dec.groups[0]
     assert crank.bodies == ("crank",) and len(crank.cols) == 6 and crank.label == "(1,0)"

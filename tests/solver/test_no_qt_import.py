@@ -1,4 +1,4 @@
-"""The numerics and the headless command line never import Qt, VTK or the GUI (DESIGN §1).
+"""The numerics and the headless command line never import Qt, VTK or the GUI (docs/architecture.md, "Layers").
 
 Each check runs in a fresh interpreter, so modules imported by other tests cannot hide or fake
 an import.

@@ -1,4 +1,4 @@
-"""Public API additions of issue 8: picklable models, the formulations' parameter lists,
+"""Public API additions for the workbench: picklable models, the formulations' parameter lists,
 ``AssemblyError`` from ``solver``, early refusal of what cannot run, wall time without pauses."""
 
 from __future__ import annotations

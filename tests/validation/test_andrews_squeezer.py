@@ -1,6 +1,6 @@
 """IFToMM A03 Andrews squeezer, 0.05 s: energy balance including the motor work.
 
-Criterion (000 §6.9, ``ref.ANDREWS_CRITERION``): ``|T + V − E0 − τ (β − β0)| < 1e-5 J``
+Criterion (Urkullu (2019) §8.10, ``ref.ANDREWS_CRITERION``): ``|T + V − E0 − τ (β − β0)| < 1e-5 J``
 with the constant motor torque τ = 0.033 N·m on the crank (``examples/andrews_squeezer.json``:
 a ``joint_torque`` force on the revolute joint ``O``; no gravity, so V is the spring's).
 The crank turns through 33.9 rad and the motor does 1.118 J of work, nearly all of it

@@ -1,6 +1,6 @@
-"""The central-difference family of 002 §4.15 (Ch. 9.2) against the thesis's numbers.
+"""The central-difference family of the null-space Newmark thesis §9.2 (Ch. 9.2) against the thesis's numbers.
 
-E14 (002 §6.5): the IFToMM pendulum as the ODE θ̈ = (g/L) cos θ (θ from the horizontal,
+E14 (the null-space Newmark thesis §9.2): the IFToMM pendulum as the ODE θ̈ = (g/L) cos θ (θ from the horizontal,
 released at rest from θ = 0, g = 9.81, L = 1, 10 s): maximum energy drift of CD and the
 reformulated CD (Table 9.5) and of the family with β = ½ and α = 1, 4/3, 2 (Table 9.6) at
 Δt = 1e-3 and 1e-4 s, within 5 %; the 4th- and 5th-degree variants (Tables 9.8, 9.10) at
@@ -38,7 +38,7 @@ from solver.model import model_from_data
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 G = 9.81
 
-# 002 Table 9.5 (CD, reformulated CD) and Table 9.6 (β = 0.5, α = 1, 4/3, 2)
+# the null-space Newmark thesis Table 9.5 (CD, reformulated CD) and Table 9.6 (β = 0.5, α = 1, 4/3, 2)
 TABLE_9_5 = {
     ("standard", 1e-3): 2.00492e-05,
     ("standard", 1e-4): 2.00597e-07,
@@ -151,7 +151,7 @@ def test_e15_table_9_7(alpha, h, stable):
     if stable:
         assert amplitude < 10.0  # forced amplitude ≈ 1; CD at Δtω = 2 grows only linearly
     else:
-        assert amplitude > 1e6  # 002 Fig. 9.14: ±6e123 for α = 1, Δt = 2.1
+        assert amplitude > 1e6  # the null-space Newmark thesis Fig. 9.14: ±6e123 for α = 1, Δt = 2.1
 
 
 @pytest.mark.parametrize(
@@ -299,7 +299,7 @@ def test_reformulated_reproduces_dimcd_on_the_a01_pendulum():
 
 
 def test_family_on_the_a01_pendulum_converges_at_second_order():
-    """Global error O(Δt²) whatever α (002 eqs. 9.119–9.128): the energy drift drops ×4
+    """Global error O(Δt²) whatever α (the null-space Newmark thesis eqs. 9.119–9.128): the energy drift drops ×4
     when Δt halves, in the constrained system too."""
     model = load_model(EXAMPLES / "pendulum.json")
     drift = {}

@@ -1,6 +1,6 @@
-"""Validation of ``central_differences`` (DIMCD, method 000) against the thesis's numbers.
+"""Validation of ``central_differences`` (DIMCD, method Urkullu (2019)) against the thesis's numbers.
 
-Published figures (tests/validation/reference_data.py, from 000 §6.2, §6.5, §6.6):
+Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §6.5, §6.6):
 A01 pendulum maximum energy drift 9e-2 / 3.6e-3 / 9.02e-4 / 3.6e-5 J at 50 / 10 / 5 / 1 ms;
 A02 double four-bar 0.039 J at 10 ms (through its singular positions); A04 Bricard
 (redundant) 3.6e-4 J at 10 ms, criterion 1e-3 J. Plus unit tests of the step: a free
@@ -63,7 +63,7 @@ def test_pendulum_energy_drift(dt):
     assert drift == pytest.approx(ref.A01_CD_ENERGY_DRIFT[dt], rel=ref.A01_CD_DRIFT_TOLERANCE)
     # constraints at position level, every step, to the Newton tolerance (thesis ~1e-14)
     assert result.column("constraint.position").max() < 1e-12
-    # 2-3 Newton iterations per step (000 §3.6)
+    # 2-3 Newton iterations per step (Urkullu (2019) ch. 6–7)
     its = result.summary["newton_iterations"] / result.summary["steps"]
     assert 1.5 <= its <= 4.0
 

@@ -1,7 +1,7 @@
 """The validation examples load, validate, start assembled and carry the published data.
 
 The solver's constraint code is not used: every check is computed here with numpy from the
-model description (global positions and axes at t = 0, DESIGN §4). A joint point is on
+model description (global positions and axes at t = 0, docs/model_format.md). A joint point is on
 both bodies by construction, so the geometric checks are the facts the sources state (link
 lengths between consecutive joint points, the crank angle, the frame of each body), plus
 velocity-level consistency of the initial velocities with every joint and driver, and the
@@ -462,7 +462,7 @@ def test_double_four_bar():
 def test_slider_crank_cardan():
     m = model("slider_crank_cardan")
     types = sorted(j.type for j in m.joints)
-    assert types == ["prismatic", "revolute", "spherical", "universal"]  # 000 §6.8
+    assert types == ["prismatic", "revolute", "spherical", "universal"]  # Urkullu (2019) §8.9
     O = np.array(joint(m, "crank_pivot").point)
     A = np.array(joint(m, "crank_pin").point)
     cardan = joint(m, "cardan")

@@ -9,7 +9,7 @@ not available here, so the checks are physical and cross-formulation:
   (negative) work of the two dampers (c = 4e4 N·s/m);
 * the centrifugal effect lifts the balls, so the slider rises (0.5 → 0.743 m in 0.5 s);
 * the default (augmented_lagrangian, 1 ms) and central_differences (the thesis's method,
-  000 §6.10) agree on the slider's height.
+  Urkullu (2019) §8.11) agree on the slider's height.
 
 Measured over 0.5 s (slider height at 0.5 s; maximum deviations over the run):
 

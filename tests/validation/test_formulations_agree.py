@@ -1,5 +1,5 @@
-"""All five formulations agree on the IFToMM A02 double four-bar (DESIGN §3: "all of them
-must agree on the same model at small steps"), through its singular positions.
+"""All five formulations agree on the IFToMM A02 double four-bar (every
+formulation must agree on the same model at small steps), through its singular positions.
 
 The trajectory compared: the two crank tips B0 and B1 (outputs ``P_B0``, ``P_B1``), sampled
 every 10 ms; the largest distance between any two formulations, in m. The first singular

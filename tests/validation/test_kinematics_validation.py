@@ -1,4 +1,4 @@
-"""Kinematic validation against the published cases (methods 003 §3.1, §3.3; 000 §6.6, §6.9)."""
+"""Kinematic validation against the published cases (methods Villar Alegría (2018) §1.5, §3.3; Urkullu (2019) §8.7, §6.9)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def output(system, frame_q, frame_qd, name):
     return system.output_points(frame_q, frame_qd)[names.index(name)]
 
 
-# ---- planar four-bar, 003 §3.1 (L492-555) --------------------------------------------
+# ---- planar four-bar, Villar Alegría (2018) §1.5 (L492-555) --------------------------------------------
 FOUR_BAR_POSITION = (1.0, 1.7320508, 8.4124593, 4.7412777)
 FOUR_BAR_VELOCITY = (-1.73205, 1.0, -1.1674, -0.3909)
 FOUR_BAR_ACCELERATION = (-2.73205, -0.73205, -2.8201, -1.2639)  # corrected sign of ÿ1
@@ -47,7 +47,7 @@ def test_planar_four_bar_position_velocity_acceleration():
 
 
 def test_planar_four_bar_newton_converges_quadratically():
-    """From a guess well off the solution (cf. q⁰ = (1, 2, 8, 3) in 003), Newton's error
+    """From a guess well off the solution (cf. q⁰ = (1, 2, 8, 3) in Villar Alegría (2018)), Newton's error
     falls quadratically: each residual is below C·(previous)² once close."""
     model = load_model(EXAMPLES / "four_bar_planar.json")
     system = MultibodySystem(model)
@@ -66,7 +66,7 @@ def test_planar_four_bar_newton_converges_quadratically():
     )
 
 
-# ---- spatial four-bar, 003 §3.3 (reference kinematics table) --------------------------
+# ---- spatial four-bar, Villar Alegría (2018) §3.2 (reference kinematics table) --------------------------
 SPATIAL_P5 = {
     0: (0, 4, 7),
     30: (1.2543, 2.7457, 6.7715),

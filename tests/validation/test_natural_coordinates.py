@@ -1,4 +1,4 @@
-"""Natural and reference-point coordinates give the same trajectories (issue 5).
+"""Natural and reference-point coordinates give the same trajectories.
 
 The acceptance figure is 1e-6 m at Δt = 1e-4 s over 2 s. In the suite the four models
 run 0.3 s with ``lagrange_baumgarte`` (DOP853, rtol 1e-11; output every 1 ms), which

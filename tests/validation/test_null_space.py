@@ -1,8 +1,8 @@
-"""Validation of ``null_space`` (002 null-space Newmark, 004 R matrix) against the theses.
+"""Validation of ``null_space`` (the null-space Newmark thesis null-space Newmark, Saura et al. R matrix) against the theses.
 
-Published figures (tests/validation/reference_data.py, from 002 §4.15a, §6.1–6.2, §6.6):
+Published figures (tests/validation/reference_data.py, from the null-space Newmark thesis §9.2a, §6.1–6.2, §6.6):
 
-* Stiff pendulum (002 Ch. 6, E1): with the Fox–Goodwin parameters the null-space Newmark
+* Stiff pendulum (the null-space Newmark thesis Ch. 6, E1): with the Fox–Goodwin parameters the null-space Newmark
   method is stable at Δt = 0.78 s and unstable at 0.79 s (limit √6/ω_max = 0.78246 s);
   with the trapezoidal rule it is stable at 6 s, with the constraints satisfied at
   position, velocity and acceleration level together. "Stable" as in the thesis and the
@@ -84,7 +84,7 @@ def stepper(name: str, dt: float, **parameters):
     return system, form, state
 
 
-# ---- stiff pendulum, 002 Ch. 6 ----------------------------------------------------------
+# ---- stiff pendulum, the null-space Newmark thesis Ch. 6 ----------------------------------------------------------
 def swing(q: np.ndarray) -> float:
     """Angle of the bob from the downward vertical (hinge at the origin)."""
     return math.atan2(q[0], -q[1])
@@ -152,7 +152,7 @@ def test_stiff_pendulum_fox_goodwin_unstable_at_079_s():
 
 
 def test_stiff_pendulum_reduced_system_predicts_the_fox_goodwin_limit():
-    """002 §4.12: K_R φ = ω² M_R φ gives ω_max = √(g/L) and Δt_max = √6/ω_max = 0.78246 s
+    """the null-space Newmark thesis ch. 6: K_R φ = ω² M_R φ gives ω_max = √(g/L) and Δt_max = √6/ω_max = 0.78246 s
     (the bob's own inertia, 1e-6 kg·m², lowers ω by 5e-7 relative)."""
     _, form, state = stepper("stiff_pendulum", 0.1, scheme="fox_goodwin")
     for _ in range(3):

@@ -4,7 +4,7 @@ The coupler hangs between two spherical joints, so it can spin about the line J1
 nothing else moves: the numerical DOF is 1 with the motor, but no joint, force or output
 point moves with it. ``check`` reports it, the builder does not count it, and a kinematic
 analysis holds it (zero spin rate) and follows the follower tip P5 of the reference table
-(003 §3.3) and of an independent solution of the loop-closure equation.
+(Villar Alegría (2018) §3.2) and of an independent solution of the loop-closure equation.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from solver.model import model_from_data
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE = EXAMPLES / "four_bar_spatial.json"
-SPATIAL_P5 = {  # crank angle (deg) → follower tip P5 (m), reference table of 003 §3.3
+SPATIAL_P5 = {  # crank angle (deg) → follower tip P5 (m), reference table of Villar Alegría (2018) §3.2
     0: (0, 4, 7),
     30: (1.2543, 2.7457, 6.7715),
     60: (2.6141, 1.3859, 5.9442),

@@ -1,6 +1,6 @@
-"""Validation of ``penalty`` (004 §4.3: λ = α (Φ̈ + 2ξωΦ̇ + ω²Φ), trapezoidal rule, Newton).
+"""Validation of ``penalty`` (Saura et al. §2.2: λ = α (Φ̈ + 2ξωΦ̇ + ω²Φ), trapezoidal rule, Newton).
 
-Criteria (tests/validation/reference_data.py, from 000 §6.2, §6.5, §6.6): A01 5e-5 J over
+Criteria (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §6.5, §6.6): A01 5e-5 J over
 10 s, A02 0.1 J through the singular positions, A04 1e-3 J with a redundant constraint.
 
 Measured with this implementation (tolerance 1e-10, maximum over every step, defaults
@@ -185,7 +185,7 @@ def test_penalty_is_relative_to_the_mass_scale():
 
 
 def test_driver_work_closes_the_energy_balance():
-    """The spatial four-bar driven at 2π rad/s (003 §3.3): ~120 J of driver work in 0.5 s,
+    """The spatial four-bar driven at 2π rad/s (Villar Alegría (2018) §3.2): ~120 J of driver work in 0.5 s,
     computed by the time loop from the multipliers (λ·Φ_t on the driver row), balance
     the change of kinetic, gravitational and spring energy; a wrong sign or multipliers
     that do not go with the accelerations leave joules."""

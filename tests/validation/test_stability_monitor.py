@@ -1,4 +1,4 @@
-"""The time-step stability monitor (002 §4.12) on the stiff pendulum of 002 Ch. 6 (E1).
+"""The time-step stability monitor (the null-space Newmark thesis ch. 6) on the stiff pendulum of the null-space Newmark thesis Ch. 6 (E1).
 
 examples/stiff_pendulum.json: ω_max = √(g/L) = 3.1304951 rad/s (g = 9.8, L = 1), so the
 published limits are 2/ω_max = 0.6388765 s for central differences (eq. 6.11) and
@@ -25,9 +25,9 @@ from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "stiff_pendulum.json"
-OMEGA_MAX = 3.1304951  # 002 eq. 6.10
-DT_FOX_GOODWIN = 0.78246  # 002 eq. 6.14
-DT_CD = 0.6388765  # 002 eq. 6.11
+OMEGA_MAX = 3.1304951  # the null-space Newmark thesis eq. 6.10
+DT_FOX_GOODWIN = 0.78246  # the null-space Newmark thesis eq. 6.14
+DT_CD = 0.6388765  # the null-space Newmark thesis eq. 6.11
 
 
 def cli(*args: str):
@@ -122,7 +122,7 @@ def test_cli_warns_above_the_estimate_and_not_below(tmp_path):
 
 
 def test_cli_warns_for_central_differences():
-    """CD above 2/ω_max warns (002 Fig. 6.3: 0.7 s is unstable), 0.6 s does not."""
+    """CD above 2/ω_max warns (the null-space Newmark thesis Fig. 6.3: 0.7 s is unstable), 0.6 s does not."""
     above = cli("--formulation", "central_differences", "--dt", "0.7", "--t-end", "3")
     assert (
         "warning: dt = 0.7 s exceeds the estimated stability limit dt_max ≈ 0.6389" in above.stderr

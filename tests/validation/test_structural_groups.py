@@ -1,10 +1,10 @@
-"""The structural-group method of 004 on the scalable slider-crank (issue 5).
+"""The structural-group method of Saura et al. on the scalable slider-crank.
 
-* Kinematics, k = 10, one crank turn at 004's 30° increments: global and
-  structural-group slider accelerations agree to 1e-10 (004 Fig. 4: ~1e-12).
+* Kinematics, k = 10, one crank turn at Saura et al.'s 30° increments: global and
+  structural-group slider accelerations agree to 1e-10 (Saura et al. Fig. 4: ~1e-12).
 * R-matrix dynamics: both methods integrate the same independent coordinate (the crank
-  angle) with the same trapezoidal corrector and agree to 1e-8 (004: "identical").
-* Penalty: dissipates energy relative to the R matrix (004 Fig. 3).
+  angle) with the same trapezoidal corrector and agree to 1e-8 (Saura et al.: "identical").
+* Penalty: dissipates energy relative to the R matrix (Saura et al. Fig. 3).
 * The example file is the generator's k = 10 model and runs with structural groups.
 """
 
@@ -134,7 +134,7 @@ def test_r_matrix_dynamics_global_and_groups_agree(free):
 
 
 def test_penalty_dissipates_energy_relative_to_the_r_matrix(free):
-    """004 Fig. 3: penalty (α = 1e7 at dt = 0.005; α = 1e6 at dt = 0.01) loses energy and
+    """Saura et al. Fig. 3: penalty (α = 1e7 at dt = 0.005; α = 1e6 at dt = 0.01) loses energy and
     falls behind the R matrix; GLOB and TOP penalty are the same method."""
     s, st0, top, glob = free
     e0 = energy(s, st0)

@@ -1,4 +1,4 @@
-"""Dynamic formulations (DESIGN §3), one module each, behind ``Formulation``."""
+"""Dynamic formulations (docs/model_format.md §11), one module each, behind ``Formulation``."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Index-3 augmented Lagrangian with mass-orthogonal projections (DESIGN §3).
+"""Index-3 augmented Lagrangian with mass-orthogonal projections.
 
 The equations of motion with the constraints penalised at position level and iterated
 multipliers (Bayo, García de Jalón and Serna; Cuadrado et al.; the IFToMM "Solution 1" of
-000 §6.2; 002 §3.2):
+Urkullu (2019) §8.3; the null-space Newmark thesis §2.3):
 
     M q̈ + Φ_qᵀ (λ* + α Φ) = Q,        λ* ← λ* + α Φ   (after every Newton iteration),
 

@@ -1,4 +1,4 @@
-"""The interface every dynamic formulation implements (DESIGN §3).
+"""The interface every dynamic formulation implements.
 
 A formulation is a stepper: ``start`` completes a consistent initial state (positions
 and velocities already satisfy the constraints), ``step`` advances it by ``h``. Both

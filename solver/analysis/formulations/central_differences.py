@@ -1,4 +1,4 @@
-"""DIMCD: second-order central differences with a double null space (method 000 §3).
+"""DIMCD: second-order central differences with a double null space (method Urkullu (2019) ch. 4–6).
 
 Equations (our 7-coordinate q, Euler-parameter norm rows included in Φ)
 ----------------------------------------------------------------------
@@ -6,13 +6,13 @@ The body equations are discretised at time t with the central differences
 
     q̇ₜ = (q⁺ − q⁻)/2Δt,   q̈ₜ = (q⁺ − 2q + q⁻)/Δt²      (q⁻ = q(t−Δt), q = q(t), q⁺ = q(t+Δt))
 
-and every matrix is evaluated at the known q(t) (000 §3.3):
+and every matrix is evaluated at the known q(t) (Urkullu (2019) ch. 5):
 
     R(q⁺) = M(q) q̈ₜ − Q̃(q, q̇ₜ, t) = −Φ_q(q, t)ᵀ λ.
 
 ``Q̃`` is the applied force (gravity and force elements, evaluated at ``(q, q̇ₜ)``) plus
 the gyroscopic term of Euler's equations written in the Euler-parameter rows,
-``−2 G(p)ᵀ (ω̄ × J ω̄)`` with ``ω̄ = 2 G(p) ṗₜ`` (body frame, 000 §3.1). It replaces the
+``−2 G(p)ᵀ (ω̄ × J ω̄)`` with ``ω̄ = 2 G(p) ṗₜ`` (body frame, Urkullu (2019) §4.1). It replaces the
 Lagrangian quadratic-velocity force of ``MultibodySystem.forces`` because the two differ
 by ``4 (p·ṗₜ) Gᵀ J ω̄``, and with central-difference velocities p·ṗₜ = O(Δt²) ≠ 0.
 
@@ -24,7 +24,7 @@ Jacobian 2p carries the p-components) are in Φ_q. Hence the thesis's projection
 ``N_G = null(G_F)`` is ours with ``N_G = null(Φ_q(q, t))`` (n × s, s = DOF), and
 ``dim null`` is the same: 6n − rank G_F = 7n − rank Φ_q.
 
-Double null space (000 §3.4), per Newton iterate q⁺ⱼ:
+Double null space (Urkullu (2019) §6.1), per Newton iterate q⁺ⱼ:
 
 * constraints at t+Δt, linearised: ``H δ = −Φ(q⁺ⱼ, t+Δt)``, ``H = Φ_q(q⁺ⱼ, t+Δt)``;
   ``δ = δ_p + N_H α`` with ``δ_p`` the truncated (rank n − s) SVD minimum-norm solution
@@ -37,7 +37,7 @@ Double null space (000 §3.4), per Newton iterate q⁺ⱼ:
 * ``q⁺ⱼ₊₁ = q⁺ⱼ + δ_p + N_H α``, then every Euler-parameter vector is normalised;
   converged when ``max|q⁺ⱼ₊₁ − q⁺ⱼ| ≤ tolerance``.
 
-First step (000 §3.6): ``q̇₀`` is known, ``q⁻`` is eliminated with
+First step (Urkullu (2019) ch. 6–7): ``q̇₀`` is known, ``q⁻`` is eliminated with
 ``q⁻ = q⁺ − 2Δt q̇₀``, giving ``R₀(q⁺) = 2M(q⁺ − q − Δt q̇₀)/Δt² − Q̃(q, q̇₀, t)``.
 
 What each returned state holds
@@ -48,7 +48,7 @@ tₖ₊₁ with ``q = q(tₖ₊₁)``, ``qd = (q(tₖ₊₂) − q(tₖ))/2Δt``
 q(tₖ))/Δt²``, ``lam`` from ``Φ_q(q(tₖ₊₁))ᵀ λ = −R`` (the discrete multipliers, the sign
 convention of ``base``, norm rows included) and ``iterations`` = the Newton iterations
 spent on q(tₖ₊₂). The initial state keeps the given q̇₀; its ``iterations`` add those of
-q(Δt). So the time loop's energy at t uses the thesis's definition (000 §2.4), and every
+q(Δt). So the time loop's energy at t uses the thesis's definition (Urkullu (2019) §3.5), and every
 frame's (q, q̇) is a CD pair: the look-ahead costs one extra step beyond t_end. The
 look-ahead lives in ``state.extra``: ``q_next`` (q(tₖ₊₂)), ``q_prev`` (q(tₖ), for the
 quadratic predictor), ``h``, ``dof`` (s of the step: it grows at a singular position) and
@@ -57,7 +57,7 @@ level, reused as the next step's force-direction matrix). A ``step`` with a diff
 restarts from the state (q, q̇) with a first step.
 
 Positions satisfy Φ to the Newton tolerance at every step; velocities are CD values, so
-``Φ_q q̇ + Φ_t`` is O(Δt²), not zero (000 §6.0: velocity violations are not meaningful).
+``Φ_q q̇ + Φ_t`` is O(Δt²), not zero (Urkullu (2019) §8.1: velocity violations are not meaningful).
 """
 
 from __future__ import annotations

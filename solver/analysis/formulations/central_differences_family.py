@@ -1,5 +1,5 @@
-"""Central differences written on velocities and accelerations (002 §4.15 b–e) for
-constrained multibody systems, with any orientation parameter set (002 §4.15 a).
+"""Central differences written on velocities and accelerations (the null-space Newmark thesis §9.2 b–e) for
+constrained multibody systems, with any orientation parameter set (the null-space Newmark thesis §9.1).
 
 ``central_differences`` runs this stepper (instead of DIMCD on positions) when its
 ``variant`` is ``reformulated``, ``family``, ``fourth_degree`` or ``fifth_degree``, or when
@@ -15,7 +15,7 @@ and a, together with the multipliers, solves
 
     M_y(y) a − Q_y(y, ẏ(a), t) = −Φ_y(y, t)ᵀ λ,    Φ(y(t+Δt), t+Δt) = 0,
 
-by Newton's method with the double null space of DIMCD (000 §3.4): the reactions are
+by Newton's method with the double null space of DIMCD (Urkullu (2019) §6.1): the reactions are
 removed with ``N_G = null Φ_y(y, t)`` (s columns, s = DOF), the constraints at t+Δt are
 linearised, ``c_x δa = δ_p + N_H α`` (``N_H`` the s weakest right singular vectors of
 ``Φ_y`` at the iterate) and ``N_Gᵀ A N_H α = −N_Gᵀ(c_x R + A δ_p)``, ``A = M_y − c_v ∂Q_y/∂ẏ``.

@@ -1,6 +1,6 @@
 """Index-1 Lagrange multipliers with Baumgarte stabilisation, adaptive explicit Runge–Kutta.
 
-The accelerations come from (003 §2.6, eq. 52 and 56)
+The accelerations come from (Villar Alegría (2018) §1.7, eq. 52 and 56)
 
     [[M, Φ_qᵀ], [Φ_q, 0]] [q̈; λ] = [Q; γ − 2α Φ̇ − β² Φ],   Φ̇ = Φ_q q̇ + Φ_t,
 

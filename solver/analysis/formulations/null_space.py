@@ -1,13 +1,14 @@
-"""``null_space``: orthogonal-complement / null-space formulations (DESIGN §3; 002, 004).
+"""``null_space``: orthogonal-complement / null-space formulations (the null-space Newmark thesis;
+Saura et al.).
 
 Parameters (``solver.parameters``):
 
-* ``method``: ``"newmark"`` (default) — the null-space Newmark method of 002: constraints
+* ``method``: ``"newmark"`` (default) — the null-space Newmark method of the null-space Newmark thesis: constraints
   linearised at t + h at position, velocity and acceleration level, the local minimal
   coordinates ``α`` of the null space of Φ_q integrated by Newmark, the start-of-step
   state projected onto the same parametrisation, a d×d solve per Newton iteration and
   Euler-parameter renormalisation (see ``null_space_newmark``).
-  ``"r_matrix"`` — the R-matrix formulation of 004: independent coordinates z (a subset
+  ``"r_matrix"`` — the R-matrix formulation of Saura et al.: independent coordinates z (a subset
   of q chosen by pivoted QR of Φ_q at the start of every step), ``q̇ = R ż`` with
   ``Φ_q R = 0`` and ``Rᵀ M R z̈ = Rᵀ(Q − M Ṙż)``, the Newmark rule on z, and the
   position and velocity problems solved in every iteration so that the constraints

@@ -1,39 +1,39 @@
-"""The null-space Newmark method ("local minimal coordinates", 002 §4, Ch. 5–7).
+"""The null-space Newmark method ("local minimal coordinates", the null-space Newmark thesis ch. 5–7, Ch. 5–7).
 
 Every Newton iteration k works at the current estimate ``(x⁰, ẋ⁰, ẍ⁰)`` of the state at
-``t + h`` (002 §4.11):
+``t + h`` (the null-space Newmark thesis ch. 5–7):
 
-1. Linearise the constraints at all three levels (002 eqs. 5.3, 5.6, 5.12) with
+1. Linearise the constraints at all three levels (the null-space Newmark thesis eqs. 5.3, 5.6, 5.12) with
    ``H = Φ_q``, ``Ḣ = ∂(Φ_q ẋ)/∂x``, ``Ḧ = ∂(Φ_q ẍ)/∂x`` and ``∂γ/∂ẋ = −2Ḣ``:
 
        H δx = −Φ,   H δẋ = −Φ̇ − Ḣ δx,   H δẍ = −(Φ_q ẍ⁰ − γ) − Ḧ δx − 2Ḣ δẋ.
 
 2. Parametrise their solutions by the null space ``N`` of ``H`` (orthonormal, from an
    SVD, so redundant rows are fine) and minimum-norm particular solutions
-   (002 eqs. 5.4, 5.8, 5.14; written for the increments δ = new − iterate):
+   (the null-space Newmark thesis eqs. 5.4, 5.8, 5.14; written for the increments δ = new − iterate):
 
        δx = p + N a,   δẋ = v + N b + V a,   δẍ = w + N c + W₁ a + W₂ b,
        V = −H⁺ Ḣ N,   W₁ = −H⁺(Ḧ N + 2Ḣ V),   W₂ = 2V   (= Ẋ_P, Ẍ_P1, Ẍ_P2).
 
    With orthonormal N and minimum-norm particular solutions the local minimal
    coordinates are ``α = Nᵀx``, ``α̇ = Nᵀẋ``, ``α̈ = Nᵀẍ``; the start-of-step state is
-   projected onto the same parametrisation (002 eqs. 5.22–5.24: ``α_n = Nᵀx_n`` …).
+   projected onto the same parametrisation (the null-space Newmark thesis eqs. 5.22–5.24: ``α_n = Nᵀx_n`` …).
 
-3. Newmark on α only (002 eqs. 7.7–7.8) makes ``b = a₅ a + b₀`` and ``c = a₀ a + c₀``.
+3. Newmark on α only (the null-space Newmark thesis eqs. 7.7–7.8) makes ``b = a₅ a + b₀`` and ``c = a₀ a + c₀``.
 
 4. Premultiplying the linearised equations of motion
    ``M ẍ + C ẋ + K x = f + Φ_qᵀλ`` by ``Nᵀ`` removes the multipliers and leaves the
-   d×d system of 002 eqs. 7.9–7.10,
+   d×d system of the null-space Newmark thesis eqs. 7.9–7.10,
 
        Nᵀ[a₀ M N + a₅ (M W₂ + C N) + M W₁ + C V + K N] a = −Nᵀ[r⁰ + M(w + N c₀ + W₂ b₀)
                                                              + C(v + N b₀) + K p],
 
    ``r⁰ = M ẍ⁰ − Q + Φ_qᵀλ`` the residual at the iterate; ``K`` includes the
    constraint-force term ``∂(Φ_qᵀλ)/∂x`` with λ recovered from the unreduced equations
-   by least squares at the iterate (002 §4.9).
+   by least squares at the iterate (the null-space Newmark thesis §5.2).
 
-5. Update, renormalise the Euler parameters (002 §4.10), and stop when
-   ``‖δx‖ + h‖δẋ‖ + h²‖δẍ‖ ≤ tol·max(1, ‖x‖)`` (the prototype's test, 002 §4.15a).
+5. Update, renormalise the Euler parameters (the null-space Newmark thesis §7.2.1), and stop when
+   ``‖δx‖ + h‖δẋ‖ + h²‖δẍ‖ ≤ tol·max(1, ‖x‖)`` (the prototype's test, the null-space Newmark thesis §9.2a).
    ``K``, ``C``, ``Ḣ``, ``Ḧ`` are re-evaluated in every iteration until the corrections
    fall below ``√tol``; after that the previous ones are kept (the residuals, Φ_q, N and
    λ are always fresh), which leaves the convergence rate unchanged and makes the final,
@@ -47,7 +47,7 @@ constraints quadratic in q); both vanish as h → 0 and only slow convergence sl
 
 The reduced matrices ``M_R = NᵀMN`` and ``K_R = Nᵀ(K N + C V + M W₁)`` of the last
 iteration give the highest frequency ω_max and the stability limit of the scheme
-(002 §4.12), reported in ``state.extra``.
+(the null-space Newmark thesis ch. 6), reported in ``state.extra``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The R-matrix (orthogonal complement) formulation of 004 §4.3 with a Newmark rule.
+"""The R-matrix (orthogonal complement) formulation of Saura et al. §2.2 with a Newmark rule.
 
 Independent coordinates ``z`` are a subset of ``q`` (coordinate partitioning): at the start
 of every step a QR factorisation of ``Φ_q`` with column pivoting picks the ``r = rank Φ_q``
@@ -15,7 +15,7 @@ would become singular; a one-step rule needs nothing else to restart). With ``Φ
   ``Φ_D q̈_D = γ − Φ_I z̈``;
 * dynamics: ``Rᵀ M R z̈ = Rᵀ(Q − M Ṙż)``, i.e. ``F(z) = Rᵀ(M q̈ − Q) = 0``.
 
-The Newmark rule (trapezoidal by default, as in 004) acts on z with ``z_{n+1}`` as the
+The Newmark rule (trapezoidal by default, as in Saura et al.) acts on z with ``z_{n+1}`` as the
 Newton unknown: ``z̈ = a₀Δz − a₁ż_n − a₂z̈_n``, ``ż = a₅Δz − a₆ż_n − a₇z̈_n``. The position
 and velocity problems are solved in every iteration, so Φ = 0, Φ̇ = 0 and Φ̈ = 0 hold at
 every accepted step.

@@ -75,7 +75,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         Parameter(
             "method",
             "newmark",
-            "null-space method: Newmark null space (002) or R-matrix (004)",
+            "null-space method: Newmark null space (the null-space Newmark thesis) or R-matrix (Saura et al.)",
             kind="choice",
             choices=("newmark", "r_matrix"),
         ),
@@ -105,7 +105,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         Parameter(
             "variant",
             "standard",
-            "central-difference scheme (002 §4.15)",
+            "central-difference scheme (the null-space Newmark thesis §9.2)",
             kind="choice",
             choices=("standard", "reformulated", "family", "fourth_degree", "fifth_degree"),
         ),

@@ -1,4 +1,4 @@
-"""Penalty formulation (003 §2.6, 004 §4.3; DESIGN §3), implicit trapezoidal rule.
+"""Penalty formulation (Villar Alegría (2018) §1.7, Saura et al. §2.2), implicit trapezoidal rule.
 
 Every constraint is replaced by a stiff, damped, massive spring: the multipliers are
 
@@ -8,11 +8,11 @@ so the equations of motion ``M q̈ + Φ_qᵀ λ = Q`` become the ODE
 
     (M + α Φ_qᵀ Φ_q) q̈ = Q − α Φ_qᵀ (−γ + 2ξω Φ̇ + ω² Φ)
 
-(004 eq. 7): any constraint violation is a damped oscillation of frequency ω and damping
+(Saura et al. eq. 7): any constraint violation is a damped oscillation of frequency ω and damping
 ratio ξ, driven by the constraint forces with a gain ``1/α``. Redundant constraints need
 no special treatment (``Φ_qᵀ Φ_q`` is merely singular in directions ``M`` fills). The
 Euler-parameter norm rows are penalised like any joint. The constraints are not satisfied
-exactly: that is the nature of the method (004 notes its energy dissipation).
+exactly: that is the nature of the method (Saura et al. note its energy dissipation).
 
 Size of the violation. Statically it is ``|λ| / (α ω²)`` (~10⁻⁸ with the defaults). With a
 fixed-step integrator the truncation error of the fast motion along the constraint normals
@@ -44,10 +44,10 @@ drivers here, ``Φ = f(u) − c(t)``). The converged step is accepted when the n
 correction, computed with the last factorised tangent, is below the tolerance; that
 correction is then applied.
 
-Parameters: ``penalty`` α, ``xi`` ξ, ``omega`` ω (defaults 10⁷, 1, 10 as in 004).
+Parameters: ``penalty`` α, ``xi`` ξ, ``omega`` ω (defaults 10⁷, 1, 10 as in Saura et al.).
 ``penalty`` is relative to the mass scale ``m_ref`` (the largest diagonal entry of ``M``)
 so that it means the same for a model in grams as in kilograms: the penalty mass used is
-``α m_ref`` (10⁷ kg for the unit-mass IFToMM models, the value of 003/004).
+``α m_ref`` (10⁷ kg for the unit-mass IFToMM models, the value of Villar Alegría (2018) and Saura et al.).
 """
 
 from __future__ import annotations

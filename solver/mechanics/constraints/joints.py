@@ -1,6 +1,6 @@
 """Joints and drivers built from constraint primitives.
 
-Every joint is given globally at t = 0 (DESIGN §4); the builder turns its points and
+Every joint is given globally at t = 0 (docs/model_format.md); the builder turns its points and
 directions into markers on the two bodies and adds primitive instances:
 
 ============== ===================================================== =========

@@ -1,4 +1,4 @@
-"""Sphere–plane and sphere–sphere contact (``contact``; DESIGN §4, method 003 §2.7).
+"""Sphere–plane and sphere–sphere contact (``contact``; docs/model_format.md §9; method Villar Alegría (2018) §1.8).
 
 Geometry
 --------
@@ -16,7 +16,7 @@ side A away from side B) are
 and ``δ̇`` is the exact time derivative of δ (for the plane it includes the rotation of
 the plane, ``ṅ·(c − o)``).
 
-Normal force (003 eqs. 64–67)
+Normal force (Villar Alegría (2018) eqs. 64–67)
 -----------------------------
 With ``δ > 0``: ``F_N = K δⁿ (1 + a δ̇/δ̇⁻)``, clamped at zero (a contact only pushes).
 ``a`` is the dimensionless hysteresis factor of the model and ``δ̇⁻`` the approach speed

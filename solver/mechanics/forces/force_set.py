@@ -1,4 +1,4 @@
-"""All force elements of a model, evaluated together (DESIGN §4 force table).
+"""All force elements of a model, evaluated together (the force table of docs/model_format.md §9).
 
 ``ForceSet(model, ctx)`` turns ``model.forces`` into vectorised element groups:
 

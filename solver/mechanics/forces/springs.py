@@ -1,7 +1,7 @@
 """Translational spring-damper-actuators between two points (``spring_damper``).
 
 With ``d = P2 − P1``, ``l = |d|``, ``e = d/l`` and ``l̇ = e·(Ṗ2 − Ṗ1)``, the scalar force
-along e acting on point 2 is (the MUBODYNA convention, 003 §1.3.5)
+along e acting on point 2 is (the MUBODYNA convention, Villar Alegría (2018) §2.2)
 
     f = −k (l − l0) − c l̇ + a(t),
 

@@ -1,4 +1,4 @@
-"""ANCF flexible bodies (001): shape functions, element types, invariant matrices, damping,
+"""ANCF flexible bodies (García Vallejo (2006)): shape functions, element types, invariant matrices, damping,
 and the ``AncfBodies`` BodyKind registered for ``ancf_beam2d``, ``ancf_cable`` and
 ``ancf_beam3d`` (see ``kind``)."""
 

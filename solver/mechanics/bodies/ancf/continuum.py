@@ -3,7 +3,7 @@
 Elastic forces, their exact Jacobian and the strain energy come from the invariants
 (``invariants``), computed once per element geometry with Gauss quadrature: 5 points along
 the axis × the section rule of ``section`` (3 × 3 on a rectangle, as in the thesis, E1).
-The damping of 001 §3.5 uses the same invariants (``damping``). The mass matrix includes the
+The damping of García Vallejo (2006) §3.3 uses the same invariants (``damping``). The mass matrix includes the
 inertia of the section vectors (``∫ ρ y² dA`` on r_y, ``∫ ρ z² dA`` on r_z).
 """
 
@@ -17,7 +17,7 @@ from solver.mechanics.bodies.ancf.invariants import ContinuumInvariants, Quartic
 from solver.mechanics.bodies.ancf.shapes import gauss
 
 #: Invariants already computed, by (element, length, section, material): identical beams
-#: (or beams split into equal elements) share one set (001 §3.2.4).
+#: (or beams split into equal elements) share one set (García Vallejo (2006) §3.2).
 _CACHE: dict[tuple, tuple] = {}
 
 

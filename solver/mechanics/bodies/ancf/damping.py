@@ -1,4 +1,4 @@
-"""Internal (material) damping of ANCF elements (001 §3.5).
+"""Internal (material) damping of ANCF elements (García Vallejo (2006) §3.3).
 
 **Continuum elements** (Omar, Yakoub): the viscous stress of the linear viscoelastic law
 (3.54)–(3.56),
@@ -7,7 +7,7 @@
 
 with the Rayleigh dissipation function ``P_d = ½ ∫ σ_v : ε̇ dV₀`` (3.57) and the consistent
 damping force ``Q_d = −∂P_d/∂ė = −∫ σ_v : ∂ε̇/∂ė dV₀``. This is the strict derivative of
-(3.57): the coefficients printed in (3.60)–(3.61) are twice it (001 §3.5, "Caution"), so a
+(3.57): the coefficients printed in (3.60)–(3.61) are twice it (García Vallejo (2006) §3.3, "Caution"), so a
 bar in uniaxial stress has ``σ = E (ε + γ_xx ε̇)`` with ``γ_xx = (γ_s + 2γ_d)/3`` (3.80)
 exactly, and a mode of frequency ω gets the damping ratio ``ξ ≈ γ ω/2`` ((3.62)–(3.64)).
 

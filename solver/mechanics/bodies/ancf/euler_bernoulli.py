@@ -1,6 +1,6 @@
 """Planar Euler–Bernoulli ANCF element, geometrically exact elastic line (the default).
 
-Escalona, Hussien and Shabana's element (001 (2.32)–(2.34)): 8 coordinates
+Escalona, Hussien and Shabana's element (García Vallejo (2006) eq. (2.32)–(2.34)): 8 coordinates
 ``e = [r^m, r_x^m, r^n, r_x^n]`` (2D), cubic Hermite functions, ``x`` the arc length of the
 straight unstressed reference. The strains of the centreline at a point are the stretch and
 the material curvature (rotation of the tangent per unit reference length):
@@ -15,7 +15,7 @@ and are frame invariant; linearised about a straight unstressed configuration th
 
 The thesis's "linear elasticity" variant (App. A), which measures both strains in the frame
 tangent at the element's first node, is ``euler_bernoulli_linear``: it has no geometric
-stiffening within an element (001 E9) but does not converge to the elastica under large
+stiffening within an element (García Vallejo (2006) §6.2–6.7) but does not converge to the elastica under large
 deflection (see that module).
 
 With ``p = r_x``, ``q = r_xx``, ``A = p·p``, ``c = p × q = pᵀ J q`` (``J = Ĩᵀ``), ``κ = c/A``:

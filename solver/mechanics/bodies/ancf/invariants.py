@@ -1,4 +1,4 @@
-"""Invariant matrices of the continuum-mechanics ANCF elements (001 §3.2.2, (3.22)–(3.35)).
+"""Invariant matrices of the continuum-mechanics ANCF elements (García Vallejo (2006) §3.2, (3.22)–(3.35)).
 
 St. Venant–Kirchhoff energy ``U = ∫ [λ/2 (tr ε)² + G ε:ε] dV₀`` with the Green–Lagrange strain
 ``ε_αβ = ½ (r_α·r_β − δ_αβ)``. Because ``S = [s₁ I, …, s_m I]``, every strain is a bilinear
@@ -6,7 +6,7 @@ form of the nodal vectors: with ``E`` the ``m × d`` matrix of nodal vectors (``
 and ``s_α = ∂s/∂x_α`` (m), ``r_α·r_β = s_αᵀ P s_β`` with ``P = E Eᵀ``. Writing
 ``A(x) = Σ_α s_α s_αᵀ`` (m × m), the energy is a polynomial in P whose coefficients are
 integrals computed once (the thesis's invariant matrices, reduced to scalar tensors by the
-block structure — 001 §3.2.2, "implementation consequence"):
+block structure — García Vallejo (2006) §3.2, "implementation consequence"):
 
     H_ijkl = ∫ A_ij A_kl dV₀,   B = ∫ A dV₀,   V = ∫ dV₀,
     T_ijkl = λ/8 H_ijkl + G/4 H_ikjl,

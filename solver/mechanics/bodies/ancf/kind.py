@@ -2,7 +2,7 @@
 
 Each beam of the model is meshed into ``elements`` equal elements with shared nodes (the
 nodes are consecutive blocks of coordinates, so element k uses nodes k and k + 1). Element
-types (001 §3.2):
+types (García Vallejo (2006) §2.4 and §3.2):
 
 =============== ===================================== ============= =====================
 model type      element                               node coords   node vectors
@@ -23,7 +23,7 @@ At t = 0 every node sits on the straight line between the beam's points, with sl
 to the beam frame of ``section.beam_frame`` (r_x along the beam, r_y and r_z the section
 axes), and has the beam's uniform ``velocity``.
 
-Markers (DESIGN §4: a joint on a flexible body acts at the node at its point) are LINEAR:
+Markers (docs/model_format.md: a joint on a flexible body acts at the node at its point) are LINEAR:
 
 * a point is the node position ``r``;
 * a direction ``v`` given at t = 0 is written in the node's initial frame, ``v = a x₀ + b y₀ +
@@ -43,7 +43,7 @@ position and slope directions (the slope's length stays free, as in the thesis's
 joint torques act through the slopes: a torque about the joint axis on a planar node is
 exactly the slope force (6.47)–(6.48).
 
-CSV fields per node k (DESIGN §2): ``n{k}.x n{k}.y n{k}.z`` (position), ``n{k}.vx n{k}.vy
+CSV fields per node k: ``n{k}.x n{k}.y n{k}.z`` (position), ``n{k}.vx n{k}.vy
 n{k}.vz`` (velocity), ``n{k}.tx n{k}.ty n{k}.tz`` (the slope r_x = ∂r/∂x, unit along the beam
 when unstretched; with positions it gives the cubic centreline between nodes). Planar beams
 have z = vz = tz = 0.
@@ -304,7 +304,7 @@ class AncfBodies(BodyKind):
         The generic ``fixed`` joint keeps the node's point and three directions (``Dot`` of
         body-1 axis i with the node's direction j, (i, j) = (x, y), (y, z), (z, x)). The clamp
         of a continuum element (Yakoub, Omar) fixes the whole section, i.e. every slope
-        vector (001 §4.6, rigid joint with shared r, r_x, r_y, r_z (4.75); the E1 results need
+        vector (García Vallejo (2006) §4.5, rigid joint with shared r, r_x, r_y, r_z (4.75); the E1 results need
         it): the other pairs (six in space, the three in-plane ones for Omar) are added with
         their initial values δ_ij. Euler–Bernoulli and cable nodes are left to the generic
         joint, which keeps the slope's length free (the thesis's clamp (6.10), E9)."""

@@ -1,9 +1,9 @@
-"""Omar–Shabana planar shear-deformable ANCF element (001 §3.2 (b), (2.44)–(2.48)).
+"""Omar–Shabana planar shear-deformable ANCF element (García Vallejo (2006) §2.4, (2.44)–(2.48)).
 
 12 coordinates ``[r^m, r_x^m, r_y^m, r^n, r_x^n, r_y^n]`` (2D); cubic in x, linear in y;
 continuum-mechanics elastic forces (St. Venant–Kirchhoff, strain in the two in-plane
 directions, 2D form of (3.17) with U₀ = (λ + G)/2 V, ``continuum``). The section's z extent
-(the thickness) only weights the integrals. ν = 0 avoids Poisson locking (001 §3.4.3).
+(the thickness) only weights the integrals. ν = 0 avoids Poisson locking (García Vallejo (2006) ch. 2).
 """
 
 from __future__ import annotations

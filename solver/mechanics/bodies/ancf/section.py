@@ -92,7 +92,7 @@ def section_data(section: d.Section) -> SectionData:
 
 @dataclass(frozen=True)
 class MaterialData:
-    """Elastic constants and the internal damping factors of 001 §3.5.
+    """Elastic constants and the internal damping factors of García Vallejo (2006) §3.3.
 
     ``gamma_s`` (volumetric) and ``gamma_d`` (deviatoric) define the viscous stress
     ``σ_v = 2G γ_d ε̇ + (K γ_s − 2G γ_d/3) tr(ε̇) I`` (3.56). The model file gives one

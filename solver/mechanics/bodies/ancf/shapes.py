@@ -1,4 +1,4 @@
-"""ANCF shape functions (001 §3.2), scalar form.
+"""ANCF shape functions (García Vallejo (2006) §2.4 and §3.2), scalar form.
 
 Every element interpolates ``r = S(x) e`` with ``S = [s₁ I_d, s₂ I_d, …, s_m I_d]``, so only
 the ``m`` scalar functions ``s_i`` and their derivatives are needed: with the nodal vectors

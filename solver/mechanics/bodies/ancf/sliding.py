@@ -1,8 +1,8 @@
 """``sliding`` joints: a point of body2 slides along the centreline of a flexible body1
-(001 §4.7, "sliding spherical": the three relative rotations stay free).
+(García Vallejo (2006) §4.6, "sliding spherical": the three relative rotations stay free).
 
 The arc length ``s`` (m) on the *undeformed* beam, measured from its first point, is one
-extra coordinate of the system (no inertia, no applied force; 001 (4.101)). The point is on
+extra coordinate of the system (no inertia, no applied force; García Vallejo (2006) eq. (4.101)). The point is on
 element ``j = ⌊s/l⌋`` (clipped to the beam) at ``ξ = s/l − j`` and the joint reads
 (4.102)–(4.104)
 

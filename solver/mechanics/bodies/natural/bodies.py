@@ -10,7 +10,7 @@ have none). Everything a body needs is linear in them (``frame.Frame``):
 * gravity ``Q = m C(x̄_G)ᵀ g``: constant; potential energy ``−m g·r_G(q)``: linear in q;
 * no quadratic-velocity forces (M is constant).
 
-Rigid-body constraints, per body over its four entities (003-004 §6.4, 001 §4.2):
+Rigid-body constraints, per body over its four entities (García de Jalón and Bayo (1994), García Vallejo (2006) §2.3.2):
 the distance of every pair of points (``Distance``), the unit length of every vector and
 the angle of every pair of vectors (``Dot``), and the angle of each point-pair offset
 ``e_k − e₁`` with each vector (``PointPlane``): six for every set of four entities. A
@@ -22,7 +22,7 @@ Joints realised by sharing keep only their remaining rows, built with the
 everywhere) and recorded under the joint's own key; the system does not build those
 joints again.
 
-CSV state (DESIGN §2): the centre of mass ``C(x̄_G) e``, the Euler parameters of the
+CSV state: the centre of mass ``C(x̄_G) e``, the Euler parameters of the
 body axes ``A = [a_x a_y a_z]`` (each ``Σ a_i e_i``), the velocity and the angular velocity
 ``ω = ½ Σ_k a_k × ȧ_k`` — the same 13 fields as reference-point coordinates. The sign of
 the Euler parameters follows the previous output of the same body (starting from the
