@@ -82,7 +82,14 @@ def test_the_scan_finds_what_it_should():
         "Issue 4 acceptance",
     ):
         assert PATTERN.search(bad), bad
-    for good in ("24 000 steps", "dt = 0.001 s", "1e-004", "Urkullu (2019) §6.3.7", "id 1000", "{0.001: 3.6e-5}"):
+    for good in (
+        "24 000 steps",
+        "dt = 0.001 s",
+        "1e-004",
+        "Urkullu (2019) §6.3.7",
+        "id 1000",
+        "{0.001: 3.6e-5}",
+    ):
         assert not PATTERN.search(good), good
 
 

@@ -175,7 +175,9 @@ def check(model: d.Model) -> CheckReport:
     report.assembly_iterations = assembled.iterations
     report.assembly_residual = assembled.residual
     report.mobility = mob = mobility(system, assembled.q)
-    check_rolling_consistency(system, assembled.q)  # wheels: before the run, Villar Alegría (2018) §2.2
+    check_rolling_consistency(
+        system, assembled.q
+    )  # wheels: before the run, Villar Alegría (2018) §2.2
     if mob.rank and mob.condition < 1e-7:
         report.warnings.append(
             f"the initial configuration is close to a singular position (smallest/largest "

@@ -1,5 +1,5 @@
 """Dynamics of Saura et al. in natural coordinates: penalty and R matrix with the implicit
-trapezoidal rule, on the structural groups or on the whole system (Saura et al. §2.2, §4.6).
+trapezoidal rule, on the structural groups or on the whole system (Saura et al. §2.2, §3.3).
 
 Both need a constant mass matrix (natural coordinates): ``M`` and the constant forces
 (gravity) are assembled once; the variable forces (force elements) are evaluated when

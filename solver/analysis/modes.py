@@ -1,4 +1,4 @@
-"""Linearised vibration modes about a configuration (García Vallejo (2006) ch. 5, ch. 6; §7.4).
+"""Linearised vibration modes about a configuration (García Vallejo (2006) ch. 5 and ch. 6).
 
 About an equilibrium ``(q₀, λ₀)`` at rest, small motions ``q = q₀ + N η`` that keep the
 constraints satisfied to first order (``N`` an orthonormal basis of the null space of

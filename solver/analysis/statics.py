@@ -1,4 +1,4 @@
-"""Static equilibrium: Newton–Raphson with load stepping (García Vallejo (2006) ch. 5, §7.4).
+"""Static equilibrium: Newton–Raphson with load stepping (García Vallejo (2006) ch. 5).
 
 Equilibrium at time t (loads and drivers at t, velocities zero):
 

@@ -1,4 +1,4 @@
-"""The structural-group (topological) method of Saura et al. (§4.4-4.6): structural analysis.
+"""The structural-group (topological) method of Saura et al. (§3.1–3.3): structural analysis.
 
 A mechanism is split into an ordered set of small kinematically determined groups; each
 is solved from the coordinates of the groups before it (its inputs ``h``) and from the

@@ -3,7 +3,7 @@
 Every set ``o`` (``k`` parameters per body) is defined through the unit quaternion it
 represents, ``p(o) = [e0, e1, e2, e3]`` (scalar first, body→global), with its exact first and
 second derivatives ``P = ∂p/∂o`` (4×k) and ``∂²p/∂o²`` (4×k×k). The interface the thesis
-uses (the null-space Newmark thesis §9.2a) follows from them and from the Euler-parameter kinematics of
+uses (the null-space Newmark thesis §9.1) follows from them and from the Euler-parameter kinematics of
 ``solver.mechanics.rotations`` (``ω = 2E(p)ṗ``, ``E(ṗ)ṗ = 0``):
 
 * ``R(o)`` — rotation matrix;

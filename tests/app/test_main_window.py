@@ -74,9 +74,9 @@ def test_window_opens_with_menus_status_bar_and_3d_viewport(main_window):
     assert help_items == ["Keyboard shortcuts", "About Biela"]
     examples = {a.text(): a.toolTip() for a in main_window.examples_menu.actions()}
     # by the model's title, the file name in the tooltip
-    assert examples["Spatial four-bar with motor and spring (Villar Alegría (2018) §3.2, Fourbar3)"] == (
-        "four_bar_spatial.json"
-    )
+    assert examples[
+        "Spatial four-bar with motor and spring (Villar Alegría (2018) §3.2, Fourbar3)"
+    ] == ("four_bar_spatial.json")
     assert main_window.statusBar().isVisible()
     # Under Xvfb + Mesa there is an OpenGL context: the real viewport, not the explanation.
     assert isinstance(main_window.plotter, ImageInteractor), main_window.viewport.unavailable

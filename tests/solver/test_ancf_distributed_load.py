@@ -108,7 +108,9 @@ def test_clamped_cantilever_under_uniform_load(kind, element, elements, tol):
     q, length = -2.0, 2.0
     data = beam_model(kind, elements, [0, q, 0], element=element)
     if element == "continuum" or kind == "ancf_beam3d":
-        data["bodies"][0]["material"]["nu"] = 0.0  # no Poisson locking (García Vallejo (2006) ch. 2)
+        data["bodies"][0]["material"]["nu"] = (
+            0.0  # no Poisson locking (García Vallejo (2006) ch. 2)
+        )
     m = model_from_data(data)
     s = MultibodySystem(m)
     sol = static_equilibrium(s)

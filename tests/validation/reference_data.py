@@ -174,7 +174,11 @@ BRICARD_JOINTS = (
     ((0.0, -1.0, 1.0), "z"),
     ((0.0, 0.0, 1.0), "x"),
 )
-BRICARD_P3 = (1.0, -1.0, 0.0)  # OpenSim "P3" = lower end of bar 2 (the null-space Newmark thesis's "P2")
+BRICARD_P3 = (
+    1.0,
+    -1.0,
+    0.0,
+)  # OpenSim "P3" = lower end of bar 2 (the null-space Newmark thesis's "P2")
 BRICARD_GRUBLER_DOF = 0
 BRICARD_DOF = 1
 BRICARD_REDUNDANT = 1  # derived: 30 equations of rank 29 at the initial configuration
@@ -268,7 +272,7 @@ ANDREWS_FG_DT = 2e-6
 ANDREWS_FG_DRIFT_RANGE = (-2.5e-6, 5e-7)
 
 # =====================================================================================
-# Stiff pendulum with harmonic torque (the null-space Newmark thesis ch. 6 E1)
+# Stiff pendulum with harmonic torque (the null-space Newmark thesis §6.2, §8.2.1.1)
 #                                                              -> examples/stiff_pendulum.json
 # =====================================================================================
 STIFF_PENDULUM = {"mass": 1.0, "length": 1.0, "g": 9.8, "tau0": 0.1, "forcing_rate": 0.1}

@@ -1,8 +1,8 @@
 """Validation of ``augmented_lagrangian`` (index-3 augmented Lagrangian, trapezoidal rule,
 mass-orthogonal projections of velocities and accelerations; generalized-α option).
 
-Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §6.5, §6.6 and Villar Alegría (2018)
-§3.2): IFToMM criteria A01 5e-5 J over 10 s, A02 0.1 J (singular positions), A04 1e-3 J
+Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §8.6, §8.7 and Villar Alegría (2018)
+§3.1): IFToMM criteria A01 5e-5 J over 10 s, A02 0.1 J (singular positions), A04 1e-3 J
 (redundant constraints); the same formulation in the IFToMM library ("Solution 1", natural
 coordinates) reports 0.0877-0.0917 J on A02 and 8e-4 J on A04 (5 ms); the heavy top's
 invariants and centre-of-mass samples.

@@ -1,13 +1,13 @@
-"""The central-difference family of the null-space Newmark thesis §9.2 (Ch. 9.2) against the thesis's numbers.
+"""The central-difference family of the null-space Newmark thesis §9.2 against the thesis's numbers.
 
-E14 (the null-space Newmark thesis §9.2): the IFToMM pendulum as the ODE θ̈ = (g/L) cos θ (θ from the horizontal,
+The pendulum case (the null-space Newmark thesis §9.2): the IFToMM pendulum as the ODE θ̈ = (g/L) cos θ (θ from the horizontal,
 released at rest from θ = 0, g = 9.81, L = 1, 10 s): maximum energy drift of CD and the
 reformulated CD (Table 9.5) and of the family with β = ½ and α = 1, 4/3, 2 (Table 9.6) at
 Δt = 1e-3 and 1e-4 s, within 5 %; the 4th- and 5th-degree variants (Tables 9.8, 9.10) at
 Δt = 1e-3 s. The maximum is reached in the first 1.3 s (checked: within 0.6 % of the 10 s
 value), so the fast 1e-4 s runs stop there; the full 10 s runs are marked slow.
 
-E15: the one-DOF oscillator ẍ + ω²x = sin(ω̄t), ω = 1, ω̄ = 0.01 (Table 9.7 and
+The oscillator case: the one-DOF oscillator ẍ + ω²x = sin(ω̄t), ω = 1, ω̄ = 0.01 (Table 9.7 and
 Figs. 9.14–9.15): stable at Δt = 2 and unstable at 2.1 for α = 1, stable at 1.54 for
 α = 4/3, stable at 1.15 and unstable at 1.54 for α = 2; the stability constants 2,
 √(12/5), √(4/3) (and √3, 1.264911 of the 4th degree, eq. 9.156) within 1 %.
@@ -38,7 +38,7 @@ from solver.model import model_from_data
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 G = 9.81
 
-# the null-space Newmark thesis Table 9.5 (CD, reformulated CD) and Table 9.6 (β = 0.5, α = 1, 4/3, 2)
+# The null-space Newmark thesis, Table 9.5 (CD, reformulated CD) and Table 9.6 (β = 0.5, α = 1, 4/3, 2)
 TABLE_9_5 = {
     ("standard", 1e-3): 2.00492e-05,
     ("standard", 1e-4): 2.00597e-07,
@@ -151,7 +151,9 @@ def test_e15_table_9_7(alpha, h, stable):
     if stable:
         assert amplitude < 10.0  # forced amplitude ≈ 1; CD at Δtω = 2 grows only linearly
     else:
-        assert amplitude > 1e6  # the null-space Newmark thesis Fig. 9.14: ±6e123 for α = 1, Δt = 2.1
+        assert (
+            amplitude > 1e6
+        )  # the null-space Newmark thesis Fig. 9.14: ±6e123 for α = 1, Δt = 2.1
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Validation of ``central_differences`` (DIMCD, method Urkullu (2019)) against the thesis's numbers.
 
-Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §6.5, §6.6):
+Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §8.6, §8.7):
 A01 pendulum maximum energy drift 9e-2 / 3.6e-3 / 9.02e-4 / 3.6e-5 J at 50 / 10 / 5 / 1 ms;
 A02 double four-bar 0.039 J at 10 ms (through its singular positions); A04 Bricard
 (redundant) 3.6e-4 J at 10 ms, criterion 1e-3 J. Plus unit tests of the step: a free
@@ -91,7 +91,7 @@ def test_double_four_bar_energy_drift_through_singular_positions():
     drift = result.max_energy_drift()
     assert drift == pytest.approx(ref.A02_CD_ENERGY_DRIFT[0.01], rel=ref.A02_CD_DRIFT_TOLERANCE)
     assert drift < ref.A02_CRITERION
-    # tighter, against the summary's reproduction (0.0393 J): the Lagrangian quadratic-velocity
+    # tighter, against an independent reproduction (0.0393 J): the Lagrangian quadratic-velocity
     # force in place of Euler's gyroscopic term gives 0.0359 J, which this rejects
     assert drift == pytest.approx(ref.A02_CD_ENERGY_DRIFT_REPRODUCED[0.01], rel=0.02)
     assert result.column("constraint.position").max() < 1e-12
@@ -182,7 +182,7 @@ def test_bricard_energy_drift_with_redundant_constraints():
     result = run("bricard", 0.01)
     drift = result.max_energy_drift()
     assert drift < ref.BRICARD_CRITERION
-    # the thesis: 3.6e-4 J (Octave) / 3.5e-4 J (C) at 10 ms; the summary's reproduction 3.61e-4
+    # the thesis: 3.6e-4 J (Octave) / 3.5e-4 J (C) at 10 ms; an independent reproduction 3.61e-4
     # (0.1 m square section, as in the example). The Lagrangian variant gives 3.26e-4 J.
     assert drift == pytest.approx(ref.BRICARD_CD_ENERGY_DRIFT["octave"], rel=0.05)
     assert result.column("constraint.position").max() < 1e-12

@@ -1,4 +1,4 @@
-"""Contact and impact against the reference numbers (method Villar Alegría (2018) §1.8 and §3.5).
+"""Contact and impact against the reference numbers (method of Villar Alegría (2018) §1.8 and §3.4).
 
 * Sphere in the V of two 30° planes (MUBODYNA model 4): first contact at t = 0.7967 s at
   7.815 m/s (normal approach 6.768 m/s); the elastic variant conserves energy and

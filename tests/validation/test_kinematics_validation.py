@@ -1,4 +1,5 @@
-"""Kinematic validation against the published cases (methods Villar Alegría (2018) §1.5, §3.3; Urkullu (2019) §8.7, §6.9)."""
+"""Kinematic validation against the published cases (Villar Alegría (2018) §1.5, §3.2;
+Urkullu (2019) §8.7, §8.10)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Validation of ``penalty`` (Saura et al. §2.2: λ = α (Φ̈ + 2ξωΦ̇ + ω²Φ), trapezoidal rule, Newton).
 
-Criteria (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §6.5, §6.6): A01 5e-5 J over
+Criteria (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §8.6, §8.7): A01 5e-5 J over
 10 s, A02 0.1 J through the singular positions, A04 1e-3 J with a redundant constraint.
 
 Measured with this implementation (tolerance 1e-10, maximum over every step, defaults

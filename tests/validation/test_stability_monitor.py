@@ -1,4 +1,5 @@
-"""The time-step stability monitor (the null-space Newmark thesis ch. 6) on the stiff pendulum of the null-space Newmark thesis Ch. 6 (E1).
+"""The time-step stability monitor (the null-space
+Newmark thesis, ch. 6) on its stiff pendulum (ch. 6).
 
 examples/stiff_pendulum.json: ω_max = √(g/L) = 3.1304951 rad/s (g = 9.8, L = 1), so the
 published limits are 2/ω_max = 0.6388765 s for central differences (eq. 6.11) and

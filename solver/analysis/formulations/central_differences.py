@@ -1,4 +1,4 @@
-"""DIMCD: second-order central differences with a double null space (method Urkullu (2019) ch. 4–6).
+"""DIMCD: second-order central differences with a double null space (Urkullu (2019) ch. 4–6).
 
 Equations (our 7-coordinate q, Euler-parameter norm rows included in Φ)
 ----------------------------------------------------------------------

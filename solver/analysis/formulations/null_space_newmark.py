@@ -33,7 +33,8 @@ Every Newton iteration k works at the current estimate ``(x⁰, ẋ⁰, ẍ⁰)`
    by least squares at the iterate (the null-space Newmark thesis §5.2).
 
 5. Update, renormalise the Euler parameters (the null-space Newmark thesis §7.2.1), and stop when
-   ``‖δx‖ + h‖δẋ‖ + h²‖δẍ‖ ≤ tol·max(1, ‖x‖)`` (the prototype's test, the null-space Newmark thesis §9.2a).
+   ``‖δx‖ + h‖δẋ‖ + h²‖δẍ‖ ≤ tol·max(1, ‖x‖)`` (the test of an independent
+prototype of the method).
    ``K``, ``C``, ``Ḣ``, ``Ḧ`` are re-evaluated in every iteration until the corrections
    fall below ``√tol``; after that the previous ones are kept (the residuals, Φ_q, N and
    λ are always fresh), which leaves the convergence rate unchanged and makes the final,
