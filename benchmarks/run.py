@@ -72,7 +72,8 @@ IFTOMM = {"A01": "pendulum.json", "A02": "double_four_bar.json", "A04": "bricard
 #: non-default parameters, as the validation tests use them: the penalty formulation passes
 #: A02's singular positions only with stiffer constraints (ω = 100; the default 10 fails)
 PARAMETERS = {("A02", "penalty"): {"omega": 100.0}}
-#: Urkullu (2019) ch. 8 (Urkullu, DIMCD in C, Core i7-3770): 10 s runs, CPU seconds and the step used
+#: Urkullu (2019) ch. 8 (Urkullu, DIMCD in C, Core i7-3770): 10 s runs, CPU seconds and the step
+#: used
 #: command-line overrides of the protocol's end times and step counts
 OPTIONS: dict = {}
 C_TIMINGS = {"A01": (0.23, 1e-3), "A02": (0.26, 15e-3), "A04": (0.32, 10e-3)}

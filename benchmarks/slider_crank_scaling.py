@@ -60,7 +60,8 @@ DT = 0.005
 KIN_STEP = math.radians(30.0) / SPEED
 TOL_NR, TOL_CORRECTOR, PENALTY = 1e-10, 1e-5, 1e7
 
-#: Saura et al. Table 1, CPU seconds: k → (GLOB_KIN, TOP_KIN, GLOB pen, TOP pen, GLOB matR, TOP matR)
+#: Saura et al. Table 1, CPU seconds: k → (GLOB_KIN, TOP_KIN, GLOB pen, TOP pen, GLOB matR, TOP
+#: matR)
 TABLE1 = {
     1: (0.354, 0.315, 0.390, 0.285, 0.696, 0.473),
     9: (2.583, 1.844, 3.198, 1.783, 3.785, 2.574),

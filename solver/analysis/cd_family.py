@@ -1,5 +1,5 @@
-"""The central-difference family of the null-space Newmark thesis §9.2 (Ch. 9.2): schemes, an ODE integrator and
-their stability limits.
+"""The central-difference family of the null-space Newmark thesis §9.2 (Ch. 9.2): schemes, an ODE
+integrator and their stability limits.
 
 All variants advance ``x(t+Δt)`` and ``ẋ(t)`` from stored derivatives at ``t − Δt`` and the
 acceleration ``ẍ(t) = g(ẋ(t), x(t), t)``, which makes them "conditionally explicit": with a
@@ -12,18 +12,22 @@ which is all a constrained solver needs (``Scheme.coefficients``). Variants:
 
 * ``standard``: ``x⁺ = 2x − x⁻ + Δt² a``, ``ẋ = (x⁺ − x⁻)/2Δt`` (ODE form; cancellation
   at small Δt, the null-space Newmark thesis Table 9.5);
-* ``reformulated``: the same scheme written on ``ẋ`` and ``ẍ`` (the null-space Newmark thesis eqs. 9.93, 9.96),
+* ``reformulated``: the same scheme written on ``ẋ`` and ``ẍ`` (the null-space Newmark thesis eqs.
+  9.93, 9.96),
   ``x⁺ = x + Δt ẋ + Δt²/2 ẍ``, ``ẋ = ẋ⁻ + Δt/2 (ẍ⁻ + ẍ)`` — free of cancellation;
-* ``family`` (α, β; the null-space Newmark thesis eqs. 9.99–9.100): ``x⁺ = x + Δt ẋ + Δt²/2 (α ẍ + (1−α) ẍ⁻)``,
+* ``family`` (α, β; the null-space Newmark thesis eqs. 9.99–9.100): ``x⁺ = x + Δt ẋ + Δt²/2 (α ẍ +
+  (1−α) ẍ⁻)``,
   ``ẋ = ẋ⁻ + Δt (β ẍ + (1−β) ẍ⁻)``; α = 1, β = ½ is ``reformulated``;
 * ``fourth_degree`` (α, β, γ; eqs. 9.129–9.132) with the jerk ``x⃛``;
 * ``fifth_degree`` (α, β, γ, ζ; eqs. 9.158–9.162) with jerk and snap ``x⁗``.
 
 At the first step (t = 0, ẋ(0) given) every variant takes ``x(Δt) = x + Δt ẋ + Δt²/2 ẍ``
-with the higher derivatives at t = 0 set to zero (the null-space Newmark thesis Table 9.8: ``x⃛(0) = 0``).
+with the higher derivatives at t = 0 set to zero (the null-space Newmark thesis Table 9.8: ``x⃛(0) =
+0``).
 
 Stability: applied to ``ẍ = −ω² x`` each scheme is a linear map of its stored state whose
-entries depend on ``Δt ω`` only (the null-space Newmark thesis eqs. 9.116, 9.156, 9.163), so its stability limit is
+entries depend on ``Δt ω`` only (the null-space Newmark thesis eqs. 9.116, 9.156, 9.163), so its
+stability limit is
 ``Δt ≤ c/ω`` with ``c = stability_constant(scheme)``: 2 for CD, √(12/5) for α = 4/3 and
 √(4/3) for α = 2 (β = ½).
 """
@@ -37,7 +41,8 @@ import numpy as np
 
 VARIANTS = ("standard", "reformulated", "family", "fourth_degree", "fifth_degree")
 
-#: defaults of each variant's parameters (the null-space Newmark thesis §9.2: the stable sets of the thesis)
+#: defaults of each variant's parameters (the null-space Newmark thesis §9.2: the stable sets of the
+#: thesis)
 DEFAULTS = {
     "standard": {"alpha": 1.0, "beta": 0.5},
     "reformulated": {"alpha": 1.0, "beta": 0.5},

@@ -11,9 +11,9 @@ constraints satisfied to first order (``N`` an orthonormal basis of the null spa
 clamped single-element eigenproblem (6.17)–(6.20) is the case λ₀ = 0 with N selecting the
 free coordinates). The eigenvalues of ``K̄ u = ω² M̄ u`` are returned as ``eigenvalues`` (ω²;
 a negative one is an unstable direction, e.g. a beam spun past its critical speed in a
-rotating frame, García Vallejo (2006) eq. (6.18)–(6.19)), with ``omega = sign(ω²)·√|ω²|`` (rad/s), ``frequency_hz`` and
-mass-normalised mode shapes ``shapes`` over q (``shapesᵀ M shapes = I``). Rigid-body modes
-have ω² ≈ 0. With internal damping, ``damping_ratio`` is the modal estimate
+rotating frame, García Vallejo (2006) eq. (6.18)–(6.19)), with ``omega = sign(ω²)·√|ω²|`` (rad/s),
+``frequency_hz`` and mass-normalised mode shapes ``shapes`` over q (``shapesᵀ M shapes = I``).
+Rigid-body modes have ω² ≈ 0. With internal damping, ``damping_ratio`` is the modal estimate
 ``ξ_i = φ_iᵀ C φ_i/(2 ω_i)`` (exact for damping proportional to stiffness, e.g. a uniform
 material damping factor γ, where ξ = γω/2).
 
@@ -88,8 +88,8 @@ class Modes:
 
     def to_csv(self, path: str | os.PathLike, system: MultibodySystem | None = None) -> None:
         """The table, then the shape: columns ``mode eigenvalue omega_rad_s frequency_hz
-        [damping_ratio]`` and, when ``system`` is given, its body columns (as in the results CSV: node
-        positions of flexible bodies …) evaluated on the unit-amplitude shape
+        [damping_ratio]`` and, when ``system`` is given, its body columns (as in the results CSV:
+        node positions of flexible bodies …) evaluated on the unit-amplitude shape
         ``q₀ + φ/|φ|∞`` minus those of ``q₀`` (i.e. displacements); otherwise ``q0 q1 …``."""
         rows = self.table()
         head = list(rows[0]) if rows else ["mode", "eigenvalue", "omega_rad_s", "frequency_hz"]

@@ -6,8 +6,8 @@ it does not, some wheels' no-slip conditions repeat (or, with drivers, contradic
 the joints and the other wheels already impose: e.g. two wheels on one rigid axle that
 both refuse to slip sideways, or four wheels on fixed axles that are not all parallel.
 The wheels' contact forces are then undetermined and MUBODYNA's solution stalls on a
-singular matrix (Villar Alegría (2018) §2.2); here the model is refused before the run, naming the joints
-involved and the ``slip`` option that makes it consistent.
+singular matrix (Villar Alegría (2018) §2.2); here the model is refused before the run, naming the
+joints involved and the ``slip`` option that makes it consistent.
 
 The rows are taken in joint order; a row that adds nothing to the span of ``Φ_q`` (all of
 it, Euler-parameter norms included) and of the rows kept before it is dependent, and the

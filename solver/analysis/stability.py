@@ -1,4 +1,5 @@
-"""Time-step stability monitor (the null-space Newmark thesis ch. 6): the largest stable step of the chosen scheme.
+"""Time-step stability monitor (the null-space Newmark thesis ch. 6): the largest stable step of the
+chosen scheme.
 
 At sampled states of a dynamic run the equations of motion are linearised and reduced to
 the local minimal coordinates of the constraint manifold (the null space ``N`` of Φ_q,
@@ -12,7 +13,8 @@ with ``K = ∂(M q̈ − Q + Φ_qᵀλ)/∂q`` (λ from the unreduced equations 
 
 * ``central_differences``: the CD family's constant (2 for CD, √(12/5) for α = 4/3, …;
   ``solver.analysis.cd_family.stability_constant``);
-* ``null_space`` (Newmark): ``√(1/(γ/2 − β))`` (the null-space Newmark thesis eq. 6.6) for γ/2 > β, else no limit;
+* ``null_space`` (Newmark): ``√(1/(γ/2 − β))`` (the null-space Newmark thesis eq. 6.6) for γ/2 > β,
+  else no limit;
 * ``augmented_lagrangian``, ``penalty`` (trapezoidal rule / generalized-α): no limit;
 * ``lagrange_baumgarte`` (adaptive Runge–Kutta) chooses its own steps: not estimated.
 

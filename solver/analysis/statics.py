@@ -8,9 +8,9 @@ solved by Newton with the exact tangent
 
     [[K_T, Φ_qᵀ], [Φ_q, 0]] [Δq; Δλ] = −R,   K_T = −∂Q/∂q + ∂(Φ_qᵀ λ)/∂q,
 
-(the analytic elastic Jacobians of the ANCF elements, García Vallejo (2006) eq. (3.32), and the exact constraint
-Hessians), with a minimum-norm solve when constraints are redundant (planar beams in the
-spatial system give some, see ``ancf.kind``). Converged when the position correction is
+(the analytic elastic Jacobians of the ANCF elements, García Vallejo (2006) eq. (3.32), and the
+exact constraint Hessians), with a minimum-norm solve when constraints are redundant (planar beams
+in the spatial system give some, see ``ancf.kind``). Converged when the position correction is
 below ``tol·max(1, |q|∞)`` and ``|Φ|∞ ≤ tol``.
 
 **Load stepping.** The external loads (gravity and the force elements) are applied as

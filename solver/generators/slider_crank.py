@@ -10,8 +10,8 @@ at ``C_k`` and translating along global x; centres of mass at the geometric cent
 Read as principal moments of inertia these numbers describe no rigid body (0.0098 + 0.008
 < 0.05 and 0.002 + 0.0012 < 0.0234 break the triangle inequality; the model reader refuses
 them). Read as the second moments ``J̄ = diag(∫x² dm, ∫y² dm, ∫z² dm)`` that natural
-coordinates use (García de Jalón and Bayo (1994)), they are valid and give sensible bodies: the inertia
-tensor ``I = tr(J̄) 1 − J̄`` is crank (0.0178, 0.058, 0.0598) and rod/slider (0.0246,
+coordinates use (García de Jalón and Bayo (1994)), they are valid and give sensible bodies: the
+inertia tensor ``I = tr(J̄) 1 − J̄`` is crank (0.0178, 0.058, 0.0598) and rod/slider (0.0246,
 0.0254, 0.0032), each smallest about its long axis. We use that reading, with each long
 axis as the local axis of largest spread (crank x, rod z).
 

@@ -1,9 +1,11 @@
-"""Orientation parameter sets for rigid bodies in reference-point coordinates (the null-space Newmark thesis ch. 3, §9.1).
+"""Orientation parameter sets for rigid bodies in reference-point coordinates (the null-space
+Newmark thesis ch. 3, §9.1).
 
 Every set ``o`` (``k`` parameters per body) is defined through the unit quaternion it
 represents, ``p(o) = [e0, e1, e2, e3]`` (scalar first, body→global), with its exact first and
 second derivatives ``P = ∂p/∂o`` (4×k) and ``∂²p/∂o²`` (4×k×k). The interface the thesis
-uses (the null-space Newmark thesis §9.1) follows from them and from the Euler-parameter kinematics of
+uses (the null-space Newmark thesis §9.1) follows from them and from the Euler-parameter kinematics
+of
 ``solver.mechanics.rotations`` (``ω = 2E(p)ṗ``, ``E(ṗ)ṗ = 0``):
 
 * ``R(o)`` — rotation matrix;
@@ -169,7 +171,8 @@ class EulerZXZ(OrientationSet):
 
 
 class Rodrigues(OrientationSet):
-    """Reduced Euler–Rodrigues parameters ``b = 2 sin(φ/2) n`` (the null-space Newmark thesis eqs. 9.57–9.59):
+    """Reduced Euler–Rodrigues parameters ``b = 2 sin(φ/2) n`` (the null-space Newmark thesis eqs.
+    9.57–9.59):
     ``p = [√(1 − bᵀb/4), b/2]``. Singular at φ = ±π (``e0 = 0``: ``∂ω/∂ȯ`` vanishes along b)."""
 
     name = "rodrigues"
@@ -211,8 +214,8 @@ class Rodrigues(OrientationSet):
 
 
 class Gibbs(OrientationSet):
-    """Gibbs vector ``c = 2 tan(φ/2) n`` (the null-space Newmark thesis eqs. 9.75–9.77): ``p = [1, c/2]/√(1 + cᵀc/4)``.
-    Infinite at φ = ±π; the measure is ``e0 = cos(φ/2)``."""
+    """Gibbs vector ``c = 2 tan(φ/2) n`` (the null-space Newmark thesis eqs. 9.75–9.77): ``p = [1,
+    c/2]/√(1 + cᵀc/4)``. Infinite at φ = ±π; the measure is ``e0 = cos(φ/2)``."""
 
     name = "gibbs"
     singularity = "a rotation of ±π from the reference (the Gibbs vector becomes infinite)"

@@ -139,7 +139,8 @@ class PointMass:
 @dataclass(eq=True)
 class Material:
     """Linear elastic material: Young's modulus ``E`` (Pa), Poisson ratio ``nu``,
-    ``density`` (kg/m³) and the internal damping factor of García Vallejo (2006) §3.3 (s, 0 = none)."""
+    ``density`` (kg/m³) and the internal damping factor of García Vallejo (2006) §3.3 (s, 0 =
+    none)."""
 
     E: float
     nu: float

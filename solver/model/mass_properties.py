@@ -1,7 +1,7 @@
 """Mass, centre of mass and inertia of solid shapes of uniform density.
 
-Shapes are global at t = 0 (docs/model_format.md §6). ``shape_mass_properties`` returns the mass (kg),
-the centre of mass (m, global) and the inertia tensor about that centre in global axes
+Shapes are global at t = 0 (docs/model_format.md §6). ``shape_mass_properties`` returns the mass
+(kg), the centre of mass (m, global) and the inertia tensor about that centre in global axes
 (kg·m²). ``body_mass_properties`` combines shapes with the parallel-axis theorem and
 expresses the inertia in body axes given the body orientation (Euler parameters
 ``[e0, e1, e2, e3]``, body→global).

@@ -1,6 +1,6 @@
-"""Acceptance of model building by mouse: a planar four-bar built only with mouse clicks on the toolbar and the
-3D view (at the screen projections of its points), run in the GUI, DOF 1, moving; the saved
-file gives the same results in the CLI; undo of every step empties the model and redo
+"""Acceptance of model building by mouse: a planar four-bar built only with mouse clicks on the
+toolbar and the 3D view (at the screen projections of its points), run in the GUI, DOF 1, moving;
+the saved file gives the same results in the CLI; undo of every step empties the model and redo
 restores it exactly."""
 
 from __future__ import annotations

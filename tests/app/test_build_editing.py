@@ -1,5 +1,5 @@
-"""Building by mouse: the edit model (undoable, validated), the item editor refusing invalid values in
-place, the right-click menu (driver with a previewed time function, trace), delete with
+"""Building by mouse: the edit model (undoable, validated), the item editor refusing invalid values
+in place, the right-click menu (driver with a previewed time function, trace), delete with
 dependents, typed placement, Assemble closing a gap, generators and mesh mass properties."""
 
 from __future__ import annotations

@@ -70,7 +70,8 @@ def test_small_load_cantilever_matches_beam_theory(kind):
     inertia = H * W**3 / 12 if kind != "ancf_cable" else (H * W**3 + W * H**3) / 24
     want = 10.0 * LEN**3 / (3 * E * inertia)
     got = -tip(s, sol.q)[1]
-    # the continuum element converges slowly with the mesh (García Vallejo (2006) §3.2.5: −6 % with 2 elements)
+    # the continuum element converges slowly with the mesh (García Vallejo (2006) §3.2.5: −6 % with
+    # 2 elements)
     tol = 0.03 if kind == "ancf_beam3d" else 1e-3
     assert got == pytest.approx(want, rel=tol)
     assert sol.residual < 1e-6

@@ -1,5 +1,5 @@
-"""ANCF elements (García Vallejo (2006) ch. 2–3): shape functions, mass and gravity closed forms, invariants,
-elastic and damping forces and their Jacobians against finite differences, and the
+"""ANCF elements (García Vallejo (2006) ch. 2–3): shape functions, mass and gravity closed forms,
+invariants, elastic and damping forces and their Jacobians against finite differences, and the
 rigid-motion checks (zero strain energy, zero elastic force, zero dissipation)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``sliding`` joints (García Vallejo (2006) §4.6): a body's point slides along a flexible beam's centreline.
+"""``sliding`` joints (García Vallejo (2006) §4.6): a body's point slides along a flexible beam's
+centreline.
 
 Exact Jacobian, γ and second-order terms against finite differences (every beam type, a
 rigid body in reference-point and natural coordinates and a point mass, on both sides of an

@@ -1,6 +1,6 @@
 """Invalid contacts exit 1 with one line naming the contact and the field, in both
-``biela check`` and ``biela run`` (acceptance of contact input checks: a sphere with zero radius, a plane
-with a zero normal, a negative stiffness), for sphere–plane and sphere–sphere contacts."""
+``biela check`` and ``biela run`` (acceptance of contact input checks: a sphere with zero radius, a
+plane with a zero normal, a negative stiffness), for sphere–plane and sphere–sphere contacts."""
 
 from __future__ import annotations
 

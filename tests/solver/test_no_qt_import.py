@@ -1,4 +1,5 @@
-"""The numerics and the headless command line never import Qt, VTK or the GUI (docs/architecture.md, "Layers").
+"""The numerics and the headless command line never import Qt, VTK or the GUI (docs/architecture.md,
+"Layers").
 
 Each check runs in a fresh interpreter, so modules imported by other tests cannot hide or fake
 an import.

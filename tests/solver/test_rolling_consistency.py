@@ -1,8 +1,8 @@
 """Conflicting no-slip conditions of wheels are refused before the run (Villar Alegría (2018) §2.2).
 
-On the tricycle of Villar Alegría (2018) §3.3 the two rear wheels share one rigid axle: their lateral no-slip
-rows impose the same thing (the axle's velocity along itself), so choosing both wheels
-without lateral slip (MUBODYNA 'nz' + 'nz', or 'xyz') makes the velocity rows dependent.
+On the tricycle of Villar Alegría (2018) §3.3 the two rear wheels share one rigid axle: their
+lateral no-slip rows impose the same thing (the axle's velocity along itself), so choosing both
+wheels without lateral slip (MUBODYNA 'nz' + 'nz', or 'xyz') makes the velocity rows dependent.
 The thesis's rule (one rear wheel 'nz', the other 'z') is the consistent choice.
 """
 

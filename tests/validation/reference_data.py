@@ -114,7 +114,8 @@ HEAVY_TOP_Y_MAXIMA = ((0.68, 0.2996), (2.04, 0.2962), (3.40, 0.2896), (4.78, 0.2
 HEAVY_TOP_Y_PERIOD = 1.36
 
 # =====================================================================================
-# IFToMM A01 simple pendulum (Urkullu (2019) §8.3; the null-space Newmark thesis ch. 8)  -> examples/pendulum.json
+# IFToMM A01 simple pendulum (Urkullu (2019) §8.3; the null-space Newmark thesis ch. 8)  ->
+# examples/pendulum.json
 # =====================================================================================
 A01_CRITERION = 5e-5  # J, maximum mechanical-energy drift over 10 s
 # DIMCD (central differences) maximum energy drift by time step, thesis values.

@@ -1,8 +1,9 @@
-"""García Vallejo (2006) §3.2.5: the cantilever of Yakoub–Shabana elements under a 300 N tip load (static).
+"""García Vallejo (2006) §3.2.5: the cantilever of Yakoub–Shabana elements under a 300 N tip load
+(static).
 
-Reference (García Vallejo (2006) §9, the author's independent check, and Table 3.1 rounded): tip deflection
-1.065 / 1.125 / 1.134 cm with 2 / 5 / 10 elements, approaching PL³/3EI = 1.1364 cm; lowest
-frequencies of the model linearised at the loaded equilibrium 17.18 / 16.47 / 16.37 rad/s
+Reference (García Vallejo (2006) §9, the author's independent check, and Table 3.1 rounded): tip
+deflection 1.065 / 1.125 / 1.134 cm with 2 / 5 / 10 elements, approaching PL³/3EI = 1.1364 cm;
+lowest frequencies of the model linearised at the loaded equilibrium 17.18 / 16.47 / 16.37 rad/s
 (the thesis's time histories: 16.89 / 16.41 / 16.28). The example file ramps the load to
 300 N by t = 3.5 s; the static analysis at t = 4 s has the full load.
 """

@@ -1,5 +1,5 @@
-"""García Vallejo (2006) §3.3.6 and E4: internal damping of a free and of a pinned beam (planar Euler–Bernoulli
-elements, E = 210 GPa, γ = 2ξ/ω₁ for ξ = 0.05).
+"""García Vallejo (2006) §3.3.6 and E4: internal damping of a free and of a pinned beam (planar
+Euler–Bernoulli elements, E = 210 GPa, γ = 2ξ/ω₁ for ξ = 0.05).
 
 * E3: after the push, the bending vibration decays with the logarithmic decrement of
   ξ = 0.05 (thesis: 0.0503 measured, 0.05 assumed) while the rigid motion is kept.

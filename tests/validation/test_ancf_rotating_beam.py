@@ -1,4 +1,5 @@
-"""García Vallejo (2006) §6.2–6.7: the rotating beam with linear elasticity (planar Euler–Bernoulli elements).
+"""García Vallejo (2006) §6.2–6.7: the rotating beam with linear elasticity (planar Euler–Bernoulli
+elements).
 
 * One element clamped to the hub: the eigenvalues of M̄⁻¹K̄ (6.20) — 12.48019 and
   1211.5198 EI/(mL³) (bending), 2.467738, 23.391255 and 109.14101 EA/(mL) (axial) — and the

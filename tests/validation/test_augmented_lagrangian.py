@@ -1,10 +1,10 @@
 """Validation of ``augmented_lagrangian`` (index-3 augmented Lagrangian, trapezoidal rule,
 mass-orthogonal projections of velocities and accelerations; generalized-α option).
 
-Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §8.6, §8.7 and Villar Alegría (2018)
-§3.1): IFToMM criteria A01 5e-5 J over 10 s, A02 0.1 J (singular positions), A04 1e-3 J
-(redundant constraints); the same formulation in the IFToMM library ("Solution 1", natural
-coordinates) reports 0.0877-0.0917 J on A02 and 8e-4 J on A04 (5 ms); the heavy top's
+Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §8.6, §8.7 and
+Villar Alegría (2018) §3.1): IFToMM criteria A01 5e-5 J over 10 s, A02 0.1 J (singular positions),
+A04 1e-3 J (redundant constraints); the same formulation in the IFToMM library ("Solution 1",
+natural coordinates) reports 0.0877-0.0917 J on A02 and 8e-4 J on A04 (5 ms); the heavy top's
 invariants and centre-of-mass samples.
 
 Measured with this implementation (tolerance 1e-10, maximum over every step): A01 4.93e-5 J
@@ -160,7 +160,8 @@ def test_bricard_energy_and_constraints():
     assert result.summary["redundant_constraints"] == ref.BRICARD_REDUNDANT
 
 
-# ---- heavy top (Villar Alegría (2018) §3.1) ------------------------------------------------------------------
+# ---- heavy top (Villar Alegría (2018) §3.1)
+# ------------------------------------------------------------------
 def top_invariants(result):
     """Max |E − 0.3375 J|, max |L_z| / |L| and max |ω_η + 5| / 5 (body spin) of a run."""
     system = MultibodySystem(model("heavy_top"))
@@ -264,8 +265,8 @@ def test_fixed_penalty_factor():
 
 
 def test_driver_work_closes_the_energy_balance():
-    """The spatial four-bar driven at 2π rad/s (Villar Alegría (2018) §3.2): ~120 J of driver work in 0.5 s,
-    computed by the time loop from the multipliers (λ·Φ_t on the driver row), balance
+    """The spatial four-bar driven at 2π rad/s (Villar Alegría (2018) §3.2): ~120 J of driver work
+    in 0.5 s, computed by the time loop from the multipliers (λ·Φ_t on the driver row), balance
     the change of kinetic, gravitational and spring energy; a wrong sign or multipliers
     that do not go with the accelerations leave joules."""
     result = simulate(model("four_bar_spatial"), formulation=AL, dt=2e-3, t_end=0.5, output_dt=2e-3)

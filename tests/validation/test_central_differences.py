@@ -1,4 +1,5 @@
-"""Validation of ``central_differences`` (DIMCD, method Urkullu (2019)) against the thesis's numbers.
+"""Validation of ``central_differences`` (DIMCD, method Urkullu (2019)) against the thesis's
+numbers.
 
 Published figures (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §8.6, §8.7):
 A01 pendulum maximum energy drift 9e-2 / 3.6e-3 / 9.02e-4 / 3.6e-5 J at 50 / 10 / 5 / 1 ms;

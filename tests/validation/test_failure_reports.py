@@ -4,7 +4,8 @@ results computed up to then (CSV rows, summary status); through the API the ``Re
 has ``status == "failed"`` and the same message.
 
 * a step too large for an explicit method: central differences on the stiff pendulum of
-  the null-space Newmark thesis Ch. 6 at Δt = 1 s, above its stability limit 2/ω_max = 0.639 s (it runs at 0.5 s);
+  the null-space Newmark thesis Ch. 6 at Δt = 1 s, above its stability limit 2/ω_max = 0.639 s (it
+  runs at 0.5 s);
 * a Newton failure of an implicit method: the augmented Lagrangian on the A02 double
   four-bar at 50 ms with at most 3 Newton iterations (it runs with the default 25);
 

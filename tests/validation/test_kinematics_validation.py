@@ -25,7 +25,8 @@ def output(system, frame_q, frame_qd, name):
     return system.output_points(frame_q, frame_qd)[names.index(name)]
 
 
-# ---- planar four-bar, Villar Alegría (2018) §1.5 (L492-555) --------------------------------------------
+# ---- planar four-bar, Villar Alegría (2018) §1.5 (L492-555)
+# --------------------------------------------
 FOUR_BAR_POSITION = (1.0, 1.7320508, 8.4124593, 4.7412777)
 FOUR_BAR_VELOCITY = (-1.73205, 1.0, -1.1674, -0.3909)
 FOUR_BAR_ACCELERATION = (-2.73205, -0.73205, -2.8201, -1.2639)  # corrected sign of ÿ1
@@ -48,8 +49,8 @@ def test_planar_four_bar_position_velocity_acceleration():
 
 
 def test_planar_four_bar_newton_converges_quadratically():
-    """From a guess well off the solution (cf. q⁰ = (1, 2, 8, 3) in Villar Alegría (2018)), Newton's error
-    falls quadratically: each residual is below C·(previous)² once close."""
+    """From a guess well off the solution (cf. q⁰ = (1, 2, 8, 3) in Villar Alegría (2018)), Newton's
+    error falls quadratically: each residual is below C·(previous)² once close."""
     model = load_model(EXAMPLES / "four_bar_planar.json")
     system = MultibodySystem(model)
     rng = np.random.default_rng(3)
@@ -67,7 +68,8 @@ def test_planar_four_bar_newton_converges_quadratically():
     )
 
 
-# ---- spatial four-bar, Villar Alegría (2018) §3.2 (reference kinematics table) --------------------------
+# ---- spatial four-bar, Villar Alegría (2018) §3.2 (reference kinematics table)
+# --------------------------
 SPATIAL_P5 = {
     0: (0, 4, 7),
     30: (1.2543, 2.7457, 6.7715),

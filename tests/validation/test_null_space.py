@@ -4,9 +4,9 @@ R matrix of Saura et al.) against the theses.
 Published figures (tests/validation/reference_data.py, from the null-space
 Newmark thesis ch. 6 and ch. 8, and an independent prototype check):
 
-* Stiff pendulum (the null-space Newmark thesis, ch. 6): with the Fox–Goodwin parameters the null-space Newmark
-  method is stable at Δt = 0.78 s and unstable at 0.79 s (limit √6/ω_max = 0.78246 s);
-  with the trapezoidal rule it is stable at 6 s, with the constraints satisfied at
+* Stiff pendulum (the null-space Newmark thesis, ch. 6): with the Fox–Goodwin parameters the
+  null-space Newmark method is stable at Δt = 0.78 s and unstable at 0.79 s (limit √6/ω_max =
+  0.78246 s); with the trapezoidal rule it is stable at 6 s, with the constraints satisfied at
   position, velocity and acceleration level together. "Stable" as in the thesis and an
   independent prototype check: over the 400 s run the energy and the swing stay bounded
   (max |θ| 0.0143 rad at 0.78 s, quasi-static 0.0102 rad); "unstable": they grow (the
@@ -86,7 +86,8 @@ def stepper(name: str, dt: float, **parameters):
     return system, form, state
 
 
-# ---- stiff pendulum, the null-space Newmark thesis Ch. 6 ----------------------------------------------------------
+# ---- stiff pendulum, the null-space Newmark thesis Ch. 6
+# ----------------------------------------------------------
 def swing(q: np.ndarray) -> float:
     """Angle of the bob from the downward vertical (hinge at the origin)."""
     return math.atan2(q[0], -q[1])
@@ -154,8 +155,8 @@ def test_stiff_pendulum_fox_goodwin_unstable_at_079_s():
 
 
 def test_stiff_pendulum_reduced_system_predicts_the_fox_goodwin_limit():
-    """The null-space Newmark thesis, ch. 6: K_R φ = ω² M_R φ gives ω_max = √(g/L) and Δt_max = √6/ω_max = 0.78246 s
-    (the bob's own inertia, 1e-6 kg·m², lowers ω by 5e-7 relative)."""
+    """The null-space Newmark thesis, ch. 6: K_R φ = ω² M_R φ gives ω_max = √(g/L) and Δt_max =
+    √6/ω_max = 0.78246 s (the bob's own inertia, 1e-6 kg·m², lowers ω by 5e-7 relative)."""
     _, form, state = stepper("stiff_pendulum", 0.1, scheme="fox_goodwin")
     for _ in range(3):
         state = form.step(state, 0.1)

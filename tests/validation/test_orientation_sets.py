@@ -1,12 +1,13 @@
-"""Orientation parameter sets (the null-space Newmark thesis ch. 3 and §9.1): Jacobians and the spatial pendulum.
+"""Orientation parameter sets (the null-space Newmark thesis ch. 3 and §9.1): Jacobians and the
+spatial pendulum.
 
 Every derivative of every set is checked against central finite differences: ∂p/∂o,
 ∂²p/∂o², S(o, v) = ∂(R v)/∂o, ω = B ȯ (against Ṙ Rᵀ), ∂ω/∂ȯ, ω̇, ∂ω̇/∂ȯ, and, in the
 chart used by the integrator, the mass matrix (against the kinetic energy), the inertial
 velocity force (against Lagrange's equations) and its Jacobian.
 
-Spatial pendulum (the null-space Newmark thesis §9.1.4): a 1 kg point mass on a massless 1 m rod, a spherical
-joint at the origin, g = 9.81 along −y, at rest; Δt = 1 ms, 4 s. Modelled as a rigid body
+Spatial pendulum (the null-space Newmark thesis §9.1.4): a 1 kg point mass on a massless 1 m rod, a
+spherical joint at the origin, g = 9.81 along −y, at rest; Δt = 1 ms, 4 s. Modelled as a rigid body
 with 1e-6 kg·m² about every axis whose axes are turned 90° about x, so the pendulum turns
 about the body's y axis, which lies in the swing plane (ZXZ β = π/2 throughout: the
 identity orientation is itself singular for Z-X-Z angles). "Main angle" θ: from the
@@ -208,7 +209,8 @@ def test_chart_round_trip_keeps_the_state(name):
     assert np.allclose(system.body_state(q2, qd2)["b"][10:], system.body_state(q, qd)["b"][10:])
 
 
-# ---- spatial pendulum ------------------------------------------------------------------------------
+# ---- spatial pendulum
+# ------------------------------------------------------------------------------
 def pendulum(theta0: float, orientation: str, dt: float, t_end: float) -> dict:
     c = math.cos(math.pi / 4)
     return {

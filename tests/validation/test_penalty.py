@@ -1,4 +1,5 @@
-"""Validation of ``penalty`` (Saura et al. §2.2: λ = α (Φ̈ + 2ξωΦ̇ + ω²Φ), trapezoidal rule, Newton).
+"""Validation of ``penalty`` (Saura et al. §2.2: λ = α (Φ̈ + 2ξωΦ̇ + ω²Φ), trapezoidal rule,
+Newton).
 
 Criteria (tests/validation/reference_data.py, from Urkullu (2019) §8.3, §8.6, §8.7): A01 5e-5 J over
 10 s, A02 0.1 J through the singular positions, A04 1e-3 J with a redundant constraint.
@@ -185,8 +186,8 @@ def test_penalty_is_relative_to_the_mass_scale():
 
 
 def test_driver_work_closes_the_energy_balance():
-    """The spatial four-bar driven at 2π rad/s (Villar Alegría (2018) §3.2): ~120 J of driver work in 0.5 s,
-    computed by the time loop from the multipliers (λ·Φ_t on the driver row), balance
+    """The spatial four-bar driven at 2π rad/s (Villar Alegría (2018) §3.2): ~120 J of driver work
+    in 0.5 s, computed by the time loop from the multipliers (λ·Φ_t on the driver row), balance
     the change of kinetic, gravitational and spring energy; a wrong sign or multipliers
     that do not go with the accelerations leave joules."""
     result = simulate(

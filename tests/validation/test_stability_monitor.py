@@ -123,7 +123,8 @@ def test_cli_warns_above_the_estimate_and_not_below(tmp_path):
 
 
 def test_cli_warns_for_central_differences():
-    """CD above 2/ω_max warns (the null-space Newmark thesis Fig. 6.3: 0.7 s is unstable), 0.6 s does not."""
+    """CD above 2/ω_max warns (the null-space Newmark thesis Fig. 6.3: 0.7 s is unstable), 0.6 s
+    does not."""
     above = cli("--formulation", "central_differences", "--dt", "0.7", "--t-end", "3")
     assert (
         "warning: dt = 0.7 s exceeds the estimated stability limit dt_max ≈ 0.6389" in above.stderr

@@ -72,7 +72,8 @@ def front_speed(result) -> np.ndarray:
 
 
 def test_tricycle_example_is_complete_and_carries_the_thesis_data():
-    """What ``test_examples_valid`` asks of every example, and the data of Villar Alegría (2018) §3.3."""
+    """What ``test_examples_valid`` asks of every example, and the data of Villar Alegría (2018)
+    §3.3."""
     m = load_model(EXAMPLE)
     validate_model(m)
     assert m.warnings == []
@@ -109,7 +110,8 @@ def test_tricycle_example_is_complete_and_carries_the_thesis_data():
 
 
 def test_tricycle_check_counts_the_thesis_freedoms():
-    """30 − (20 + 3 + 2 + 1 + 1) = 3 (Villar Alegría (2018) §3.3): 4 revolutes, disks xyz/nz/z, the driver."""
+    """30 − (20 + 3 + 2 + 1 + 1) = 3 (Villar Alegría (2018) §3.3): 4 revolutes, disks xyz/nz/z, the
+    driver."""
     report = check(load_model(EXAMPLE))
     assert report.grubler_dof == 3 and report.dof == 3
     assert report.redundant == 0

@@ -1,5 +1,6 @@
-"""Central differences written on velocities and accelerations (the null-space Newmark thesis §9.2 b–e) for
-constrained multibody systems, with any orientation parameter set (the null-space Newmark thesis §9.1).
+"""Central differences written on velocities and accelerations (the null-space
+Newmark thesis §9.2) for constrained multibody systems, with any orientation parameter set
+(§9.1).
 
 ``central_differences`` runs this stepper (instead of DIMCD on positions) when its
 ``variant`` is ``reformulated``, ``family``, ``fourth_degree`` or ``fifth_degree``, or when

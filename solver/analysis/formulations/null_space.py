@@ -3,9 +3,9 @@ Saura et al.).
 
 Parameters (``solver.parameters``):
 
-* ``method``: ``"newmark"`` (default) — the null-space Newmark method of the null-space Newmark thesis: constraints
-  linearised at t + h at position, velocity and acceleration level, the local minimal
-  coordinates ``α`` of the null space of Φ_q integrated by Newmark, the start-of-step
+* ``method``: ``"newmark"`` (default) — the null-space Newmark method of the null-space Newmark
+  thesis: constraints linearised at t + h at position, velocity and acceleration level, the local
+  minimal coordinates ``α`` of the null space of Φ_q integrated by Newmark, the start-of-step
   state projected onto the same parametrisation, a d×d solve per Newton iteration and
   Euler-parameter renormalisation (see ``null_space_newmark``).
   ``"r_matrix"`` — the R-matrix formulation of Saura et al.: independent coordinates z (a subset

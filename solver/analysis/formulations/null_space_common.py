@@ -1,7 +1,7 @@
 """Pieces shared by the two ``null_space`` methods (Newmark null space, R matrix).
 
-* ``NewmarkScheme``: the Newmark family (γ, β) in displacement form (the null-space Newmark thesis ch. 7, with the
-  corrected a₇ of §4.14): with ``u`` any coordinate and ``Δu = u_{n+1} − u_n``,
+* ``NewmarkScheme``: the Newmark family (γ, β) in displacement form (the null-space Newmark thesis
+  ch. 7, with the corrected a₇ of §4.14): with ``u`` any coordinate and ``Δu = u_{n+1} − u_n``,
 
       ü_{n+1} = a₀ Δu − a₁ u̇_n − a₂ ü_n,     u̇_{n+1} = a₅ Δu − a₆ u̇_n − a₇ ü_n,
       a₀ = 1/(βh²), a₁ = 1/(βh), a₂ = 1/(2β) − 1,
@@ -9,7 +9,8 @@
 
   Presets: trapezoidal (½, ¼), Fox–Goodwin (½, 1/12), linear acceleration (½, 1/6).
   The reduced (minimal-coordinate) system is stable for ``h ≤ √(1/(γ/2 − β))/ω_max`` when
-  ``β < γ/2`` and unconditionally when ``2β ≥ γ ≥ ½`` (the null-space Newmark thesis ch. 6, eq. 6.6).
+  ``β < γ/2`` and unconditionally when ``2β ≥ γ ≥ ½`` (the null-space Newmark thesis ch. 6, eq.
+  6.6).
 
 * ``Linearisation``: everything the Newton iterations need at one ``(q, q̇, q̈, t)``:
   ``M``, ``Q``, ``Φ``, ``Φ_q``, ``Φ_t``, ``γ`` and the exact first-order terms
@@ -23,7 +24,8 @@
   previous iterate (only once the corrections are already below ``√tol``).
 
 * ``renormalise``: Euler parameters back on the unit sphere with the minimum-norm
-  corrections of their first and second derivatives (the null-space Newmark thesis §7.2.1, eqs. 7.11, 7.16, 7.21).
+  corrections of their first and second derivatives (the null-space Newmark thesis §7.2.1, eqs.
+  7.11, 7.16, 7.21).
 """
 
 from __future__ import annotations
@@ -167,8 +169,9 @@ class Linearisation:
         self.C = -dense(kqd)
         self.Hd = dense(hd)
         # ∂(Φ_q q̈ − γ)/∂q without ∂γ/∂q at fixed q̇ (a third-derivative contraction the
-        # system does not provide): the thesis's Ḧ (the null-space Newmark thesis eq. 5.35), exact for constraints
-        # quadratic in q; the omission only affects the Newton rate, not the solution.
+        # system does not provide): the thesis's Ḧ (the null-space Newmark thesis eq. 5.35), exact
+        # for constraints quadratic in q; the omission only affects the Newton rate, not the
+        # solution.
         self.Hdd = dense(hdd)
 
     def reuse(self, other: Linearisation, lam: np.ndarray) -> None:

@@ -1,25 +1,30 @@
-"""The null-space Newmark method ("local minimal coordinates", the null-space Newmark thesis ch. 5–7, Ch. 5–7).
+"""The null-space Newmark method ("local minimal coordinates";
+the null-space Newmark thesis, ch. 5–7).
 
 Every Newton iteration k works at the current estimate ``(x⁰, ẋ⁰, ẍ⁰)`` of the state at
 ``t + h`` (the null-space Newmark thesis ch. 5–7):
 
-1. Linearise the constraints at all three levels (the null-space Newmark thesis eqs. 5.3, 5.6, 5.12) with
+1. Linearise the constraints at all three levels (the null-space Newmark thesis eqs. 5.3, 5.6, 5.12)
+   with
    ``H = Φ_q``, ``Ḣ = ∂(Φ_q ẋ)/∂x``, ``Ḧ = ∂(Φ_q ẍ)/∂x`` and ``∂γ/∂ẋ = −2Ḣ``:
 
        H δx = −Φ,   H δẋ = −Φ̇ − Ḣ δx,   H δẍ = −(Φ_q ẍ⁰ − γ) − Ḧ δx − 2Ḣ δẋ.
 
 2. Parametrise their solutions by the null space ``N`` of ``H`` (orthonormal, from an
    SVD, so redundant rows are fine) and minimum-norm particular solutions
-   (the null-space Newmark thesis eqs. 5.4, 5.8, 5.14; written for the increments δ = new − iterate):
+   (the null-space Newmark thesis eqs. 5.4, 5.8, 5.14; written for the increments δ = new −
+   iterate):
 
        δx = p + N a,   δẋ = v + N b + V a,   δẍ = w + N c + W₁ a + W₂ b,
        V = −H⁺ Ḣ N,   W₁ = −H⁺(Ḧ N + 2Ḣ V),   W₂ = 2V   (= Ẋ_P, Ẍ_P1, Ẍ_P2).
 
    With orthonormal N and minimum-norm particular solutions the local minimal
    coordinates are ``α = Nᵀx``, ``α̇ = Nᵀẋ``, ``α̈ = Nᵀẍ``; the start-of-step state is
-   projected onto the same parametrisation (the null-space Newmark thesis eqs. 5.22–5.24: ``α_n = Nᵀx_n`` …).
+   projected onto the same parametrisation (the null-space Newmark thesis eqs. 5.22–5.24: ``α_n =
+   Nᵀx_n`` …).
 
-3. Newmark on α only (the null-space Newmark thesis eqs. 7.7–7.8) makes ``b = a₅ a + b₀`` and ``c = a₀ a + c₀``.
+3. Newmark on α only (the null-space Newmark thesis eqs. 7.7–7.8) makes ``b = a₅ a + b₀`` and ``c =
+   a₀ a + c₀``.
 
 4. Premultiplying the linearised equations of motion
    ``M ẍ + C ẋ + K x = f + Φ_qᵀλ`` by ``Nᵀ`` removes the multipliers and leaves the

@@ -75,7 +75,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         Parameter(
             "method",
             "newmark",
-            "null-space method: Newmark null space (the null-space Newmark thesis) or R-matrix (Saura et al.)",
+            "null-space method: Newmark null space or R-matrix (Saura et al.)",
             kind="choice",
             choices=("newmark", "r_matrix"),
         ),

@@ -47,7 +47,8 @@ correction is then applied.
 Parameters: ``penalty`` α, ``xi`` ξ, ``omega`` ω (defaults 10⁷, 1, 10 as in Saura et al.).
 ``penalty`` is relative to the mass scale ``m_ref`` (the largest diagonal entry of ``M``)
 so that it means the same for a model in grams as in kilograms: the penalty mass used is
-``α m_ref`` (10⁷ kg for the unit-mass IFToMM models, the value of Villar Alegría (2018) and Saura et al.).
+``α m_ref`` (10⁷ kg for the unit-mass IFToMM models, the value of Villar Alegría (2018) and Saura et
+al.).
 """
 
 from __future__ import annotations

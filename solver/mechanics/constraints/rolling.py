@@ -29,7 +29,8 @@ SLIP_ROWS = {
     "longitudinal": (False, True),
     "free": (False, False),
 }
-#: MUBODYNA's disk joint types (Villar Alegría (2018) §2.2) as slip options. 'z': contact only. 'nz': no
+#: MUBODYNA's disk joint types (Villar Alegría (2018) §2.2) as slip options. 'z': contact only.
+#: 'nz': no
 #: slip along n, the disc's normal (the axle): no lateral slip, the wheel may slip along
 #: its rolling direction. 'tz': no slip along the tangent t (the rolling direction),
 #: lateral slip allowed. 'xyz': no slip at all. (The thesis's rule for the tricycle, one

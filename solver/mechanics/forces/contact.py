@@ -1,4 +1,5 @@
-"""Sphere–plane and sphere–sphere contact (``contact``; docs/model_format.md §9; method of Villar Alegría (2018) §1.8).
+"""Sphere–plane and sphere–sphere contact (``contact``; docs/model_format.md §9; method of Villar
+Alegría (2018) §1.8).
 
 Geometry
 --------

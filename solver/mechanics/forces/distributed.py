@@ -1,4 +1,5 @@
-"""``distributed_load``: a force per unit length along a flexible body (García Vallejo (2006) ch. 3).
+"""``distributed_load``: a force per unit length along a flexible body (García Vallejo (2006) ch.
+3).
 
 The load ``f(t)`` (N per metre of the *undeformed* beam, global frame, components numbers or
 time functions) acts uniformly along the whole beam. Its virtual work is

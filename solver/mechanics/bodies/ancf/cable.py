@@ -3,8 +3,8 @@
 The node carries a position and one slope; there is no section orientation, hence no
 torsion. Cubic Hermite interpolation ``r = Σ h_i(x) e_i``. Elastic energy: the
 Green–Lagrange strain of the centreline and its curvature vector (the "simple model" of
-Berzeri and Shabana named in García Vallejo (2006) §2.4.1), the curvature taken per unit length of the
-unstressed reference (``x``), so that in a plane the energy is that of the extensible
+Berzeri and Shabana named in García Vallejo (2006) §2.4.1), the curvature taken per unit length of
+the unstressed reference (``x``), so that in a plane the energy is that of the extensible
 elastica (``N ≈ EA ε``, ``M = EI dθ/dx``) and a refined mesh converges to it:
 
     U = ½ ∫₀^l [EA ε² + EI |k|²] dx,   ε = ½ (r_x·r_x − 1),   k = (r_x × r_xx)/|r_x|²,

@@ -3,8 +3,8 @@
 Elastic forces, their exact Jacobian and the strain energy come from the invariants
 (``invariants``), computed once per element geometry with Gauss quadrature: 5 points along
 the axis × the section rule of ``section`` (3 × 3 on a rectangle, as in the thesis, E1).
-The damping of García Vallejo (2006) §3.3 uses the same invariants (``damping``). The mass matrix includes the
-inertia of the section vectors (``∫ ρ y² dA`` on r_y, ``∫ ρ z² dA`` on r_z).
+The damping of García Vallejo (2006) §3.3 uses the same invariants (``damping``). The mass matrix
+includes the inertia of the section vectors (``∫ ρ y² dA`` on r_y, ``∫ ρ z² dA`` on r_z).
 """
 
 from __future__ import annotations

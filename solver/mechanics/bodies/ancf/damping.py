@@ -7,9 +7,9 @@
 
 with the Rayleigh dissipation function ``P_d = ½ ∫ σ_v : ε̇ dV₀`` (3.57) and the consistent
 damping force ``Q_d = −∂P_d/∂ė = −∫ σ_v : ∂ε̇/∂ė dV₀``. This is the strict derivative of
-(3.57): the coefficients printed in (3.60)–(3.61) are twice it (García Vallejo (2006) §3.3, "Caution"), so a
-bar in uniaxial stress has ``σ = E (ε + γ_xx ε̇)`` with ``γ_xx = (γ_s + 2γ_d)/3`` (3.80)
-exactly, and a mode of frequency ω gets the damping ratio ``ξ ≈ γ ω/2`` ((3.62)–(3.64)).
+(3.57): the coefficients printed in (3.60)–(3.61) are twice it (García Vallejo (2006) §3.3,
+"Caution"), so a bar in uniaxial stress has ``σ = E (ε + γ_xx ε̇)`` with ``γ_xx = (γ_s + 2γ_d)/3``
+(3.80) exactly, and a mode of frequency ω gets the damping ratio ``ξ ≈ γ ω/2`` ((3.62)–(3.64)).
 
 With ``ε̇_αβ = ½ s_αᵀ Ṗ s_β``, ``Ṗ = Ė Eᵀ + E Ėᵀ``, the invariants of the elastic energy give
 ``P_d = Ṗ:T_v:Ṗ`` with ``T_v = λ_v/8 H + G_v/4 H'`` (``invariants``), so

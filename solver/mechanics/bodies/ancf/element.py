@@ -6,7 +6,8 @@ per element, node m then node n, each node ``[r, r_x, (r_y, r_z)]``).
 
 * ``mass`` — the constant scalar matrix ``M̄`` (m × m); the element mass is ``M̄ ⊗ I_d``
   ((2.35)–(2.36), ``∫ ρ Sᵀ S dV₀``);
-* ``gravity`` — ``∫ ρ s dV₀`` (m): the generalised gravity force is this ⊗ g (García Vallejo (2006) ch. 3);
+* ``gravity`` — ``∫ ρ s dV₀`` (m): the generalised gravity force is this ⊗ g (García Vallejo (2006)
+  ch. 3);
 * ``load`` — ``∫ s dx`` along the axis (m): a distributed load ``f`` (N/m) gives this ⊗ f;
 * ``internal(E, Ė, jacobian)`` — elastic plus damping forces and their Jacobians;
 * ``energy(E)`` — strain energy per element (zero in the undeformed state).

@@ -15,8 +15,8 @@ and are frame invariant; linearised about a straight unstressed configuration th
 
 The thesis's "linear elasticity" variant (App. A), which measures both strains in the frame
 tangent at the element's first node, is ``euler_bernoulli_linear``: it has no geometric
-stiffening within an element (García Vallejo (2006) §6.2–6.7) but does not converge to the elastica under large
-deflection (see that module).
+stiffening within an element (García Vallejo (2006) §6.2–6.7) but does not converge to the elastica
+under large deflection (see that module).
 
 With ``p = r_x``, ``q = r_xx``, ``A = p·p``, ``c = p × q = pᵀ J q`` (``J = Ĩᵀ``), ``κ = c/A``:
 

@@ -1,4 +1,5 @@
-"""Planar Euler–Bernoulli ANCF element, "linear elasticity" in the element frame (García Vallejo (2006) App. A).
+"""Planar Euler–Bernoulli ANCF element, "linear elasticity" in the element frame (García Vallejo
+(2006) App. A).
 
 The element of ``euler_bernoulli`` (same coordinates, shape functions and mass) with the
 elastic forces of App. A: the small-strain energy (2.40)

@@ -1,4 +1,5 @@
-"""Invariant matrices of the continuum-mechanics ANCF elements (García Vallejo (2006) §3.2, (3.22)–(3.35)).
+"""Invariant matrices of the continuum-mechanics ANCF elements (García Vallejo (2006) §3.2,
+(3.22)–(3.35)).
 
 St. Venant–Kirchhoff energy ``U = ∫ [λ/2 (tr ε)² + G ε:ε] dV₀`` with the Green–Lagrange strain
 ``ε_αβ = ½ (r_α·r_β − δ_αβ)``. Because ``S = [s₁ I, …, s_m I]``, every strain is a bilinear

@@ -304,9 +304,9 @@ class AncfBodies(BodyKind):
         The generic ``fixed`` joint keeps the node's point and three directions (``Dot`` of
         body-1 axis i with the node's direction j, (i, j) = (x, y), (y, z), (z, x)). The clamp
         of a continuum element (Yakoub, Omar) fixes the whole section, i.e. every slope
-        vector (García Vallejo (2006) §4.5, rigid joint with shared r, r_x, r_y, r_z (4.75); the E1 results need
-        it): the other pairs (six in space, the three in-plane ones for Omar) are added with
-        their initial values δ_ij. Euler–Bernoulli and cable nodes are left to the generic
+        vector (García Vallejo (2006) §4.5, rigid joint with shared r, r_x, r_y, r_z (4.75); the E1
+        results need it): the other pairs (six in space, the three in-plane ones for Omar) are added
+        with their initial values δ_ij. Euler–Bernoulli and cable nodes are left to the generic
         joint, which keeps the slope's length free (the thesis's clamp (6.10), E9)."""
         from solver.mechanics.bodies.ancf.sliding import Slider, SlidingJoints
         from solver.mechanics.constraints.primitives import Coincident, Dot

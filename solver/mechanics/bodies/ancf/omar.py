@@ -3,7 +3,8 @@
 12 coordinates ``[r^m, r_x^m, r_y^m, r^n, r_x^n, r_y^n]`` (2D); cubic in x, linear in y;
 continuum-mechanics elastic forces (St. Venant–Kirchhoff, strain in the two in-plane
 directions, 2D form of (3.17) with U₀ = (λ + G)/2 V, ``continuum``). The section's z extent
-(the thickness) only weights the integrals. ν = 0 avoids Poisson locking (García Vallejo (2006) ch. 2).
+(the thickness) only weights the integrals. ν = 0 avoids Poisson locking (García Vallejo (2006) ch.
+2).
 """
 
 from __future__ import annotations

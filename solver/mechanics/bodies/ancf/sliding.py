@@ -2,8 +2,8 @@
 (García Vallejo (2006) §4.6, "sliding spherical": the three relative rotations stay free).
 
 The arc length ``s`` (m) on the *undeformed* beam, measured from its first point, is one
-extra coordinate of the system (no inertia, no applied force; García Vallejo (2006) eq. (4.101)). The point is on
-element ``j = ⌊s/l⌋`` (clipped to the beam) at ``ξ = s/l − j`` and the joint reads
+extra coordinate of the system (no inertia, no applied force; García Vallejo (2006) eq. (4.101)).
+The point is on element ``j = ⌊s/l⌋`` (clipped to the beam) at ``ξ = s/l − j`` and the joint reads
 (4.102)–(4.104)
 
     Φ = r_P(q) − S(ξ) e_j = 0        (3 rows; a planar beam's z row is r_P,z − z₀),

@@ -3,7 +3,8 @@
 24 coordinates ``[r^m, r_x^m, r_y^m, r_z^m, r^n, r_x^n, r_y^n, r_z^n]``; cubic in x, linear in
 y and z; continuum-mechanics elastic forces from the invariants (``continuum``), with the
 erratum k₂ = λ + G of (3.26) built in (the energy is differentiated directly). ν = 0 avoids
-Poisson locking (García Vallejo (2006) ch. 2): with ν = 0 the E1 cantilever gives 1.065 / 1.125 / 1.134 cm.
+Poisson locking (García Vallejo (2006) ch. 2): with ν = 0 the E1 cantilever gives 1.065 / 1.125 /
+1.134 cm.
 """
 
 from __future__ import annotations

@@ -10,9 +10,10 @@ have none). Everything a body needs is linear in them (``frame.Frame``):
 * gravity ``Q = m C(x̄_G)ᵀ g``: constant; potential energy ``−m g·r_G(q)``: linear in q;
 * no quadratic-velocity forces (M is constant).
 
-Rigid-body constraints, per body over its four entities (García de Jalón and Bayo (1994), García Vallejo (2006) §2.3.2):
-the distance of every pair of points (``Distance``), the unit length of every vector and
-the angle of every pair of vectors (``Dot``), and the angle of each point-pair offset
+Rigid-body constraints, per body over its four entities (García de Jalón and Bayo (1994), García
+Vallejo (2006) §2.3.2): the distance of every pair of points (``Distance``), the unit length of
+every vector and the angle of every pair of vectors (``Dot``), and the angle of each point-pair
+offset
 ``e_k − e₁`` with each vector (``PointPlane``): six for every set of four entities. A
 relation between entities that are all fixed, or that another body already imposes
 (shared entities), is left out. The rows are recorded under ``rigid:<body>``.

@@ -1,11 +1,12 @@
 """The geometry of one natural-coordinate body: its basic entities in body axes.
 
 A body is described by four basic entities ``e₁ … e₄``: ``e₁`` is a point, the others are
-points or unit vectors (the sets with a constant mass matrix of García Vallejo (2006) §2.3: 1 point +
-3 vectors, 2 points + 2 vectors, 3 points + 1 vector, 4 points). Each entity is three
+points or unit vectors (the sets with a constant mass matrix of García Vallejo (2006) §2.3: 1 point
++ 3 vectors, 2 points + 2 vectors, 3 points + 1 vector, 4 points). Each entity is three
 global coordinates. With the *directions* ``d_k = e_k − e₁`` (a point) or ``d_k = e_k``
 (a vector), ``k = 2, 3, 4``, and their values ``d̄_k`` in body axes, any body-fixed point
-and direction is a constant linear combination of the entities (García de Jalón and Bayo (1994), García Vallejo (2006) §2.3.2):
+and direction is a constant linear combination of the entities (García de Jalón and Bayo (1994),
+García Vallejo (2006) §2.3.2):
 
     r = e₁ + Σ_k c_k d_k,   c = D̄⁻¹ (x̄ − x̄₁),   D̄ = [d̄₂ d̄₃ d̄₄];
     v = Σ_k c_k d_k,        c = D̄⁻¹ v̄,

@@ -1,5 +1,6 @@
 """Which basic points and unit vectors each natural-coordinate body uses, and which it
-shares with other bodies (García Vallejo (2006) §4.1–4.3, García de Jalón and Bayo (1994); García de Jalón's rules).
+shares with other bodies (García Vallejo (2006) §4.1–4.3, García de Jalón and Bayo (1994); García de
+Jalón's rules).
 
 Every body has four basic entities (``frame.Frame``). Without sharing (``share=False``)
 they are the default set, **1 point + 3 vectors**: the centre of mass and the three body
