@@ -1,4 +1,5 @@
-"""Biela against Exudyn and the seeds' published timings: one command, CSV + Markdown report.
+"""Biela against Exudyn and the published timings of Urkullu (2019) and Saura et al.: one command,
+CSV + Markdown report.
 
     python -m benchmarks.run [--quick] [--out benchmarks/results] [--sections ...]
 
