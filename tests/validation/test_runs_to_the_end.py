@@ -21,6 +21,7 @@ LONG = {
     "ancf_rscr_e7",
     "ancf_sliding_ring",
     "andrews_squeezer",
+    "bicycle_benchmark",
     "flyball_governor",
     "four_bar_spatial",
     "heavy_top",

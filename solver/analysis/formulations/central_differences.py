@@ -58,6 +58,17 @@ restarts from the state (q, q̇) with a first step.
 
 Positions satisfy Φ to the Newton tolerance at every step; velocities are CD values, so
 ``Φ_q q̇ + Φ_t`` is O(Δt²), not zero (Urkullu (2019) §8.1: velocity violations are not meaningful).
+
+Rolling without slip (Urkullu (2019) §6.3.7): a velocity constraint ``B(q) q̇ = 0`` (the no-slip rows
+of rolling discs, ``constraints.rolling``) is written with the central-difference velocity
+at t, ``B(q(t)) (q⁺ − q⁻)/2Δt = 0``, which is linear in q⁺: the rows ``B(q) q⁺ = B(q) q⁻``
+are stacked under the linearised position constraints (the 2Δt cancels), and the
+reactions are removed with ``N_G = null [Φ_q(q, t); B(q)]`` (their directions are
+``Bᵀ``). So the no-slip rows hold exactly for every CD velocity and the DOF count s is
+that of the velocities. The first step, where q⁻ is eliminated with q̇₀ (which already
+satisfies ``B q̇₀ = 0``), imposes them at acceleration level instead:
+``B(q₀) q̈₀ = γ_B`` with ``q̈₀ = 2(q⁺ − q₀ − Δt q̇₀)/Δt²``. The multipliers are then
+``[λ; μ]`` (holonomic rows, no-slip rows).
 """
 
 from __future__ import annotations
@@ -87,6 +98,7 @@ class CentralDifferences(Formulation):
     """Central differences on the body equations, constraints at position level (DIMCD)."""
 
     name = "central_differences"
+    velocity_constraints = True  # handles rolling without slip (000 §6.3.7)
     defaults = {
         # singular values of Φ_q(q(t)) below rank_tolerance · σ_max count as zero (DOF)
         "rank_tolerance": 1e-8,
@@ -180,17 +192,27 @@ class CentralDifferences(Formulation):
         """
         s = self.system
         n = s.n
-        if s.m == 0:
+        if s.m == 0 and not s.m_nh:
             return np.eye(n), n, None
-        if svd is None:
+        if s.m_nh:  # the no-slip rows' reaction directions Bᵀ too
+            rows = [dense(s.position_constraints(q, t)[1]), self._no_slip(q, t)[0]]
+            svd = full_svd(np.vstack(rows))
+        elif svd is None:
             svd = full_svd(dense(s.position_constraints(q, t)[1]))
         u, sv, vt = svd
         rank = int(np.sum(sv > self.rtol * sv[0])) if len(sv) and sv[0] > 0 else 0
         return vt[rank:].T, n - rank, (u[:, :rank], sv[:rank], vt[:rank].T)
 
+    def _no_slip(self, q: np.ndarray, t: float, qd: np.ndarray | None = None):
+        """``(B, γ_B)`` of the no-slip rows at ``(q, q̇)`` (dense; γ_B needs q̇)."""
+        s = self.system
+        b, gamma = s.velocity_constraints(q, np.zeros(s.n) if qd is None else qd, t)
+        return dense(b), gamma
+
     # ---- Newton iteration for q(t+Δt) --------------------------------------------------------
-    def _solve(self, t, h, x0, ng, dof, residual, first_step: bool):
-        """Newton with the double null space; ``residual(x) → (R, A)``.
+    def _solve(self, t, h, x0, ng, dof, residual, first_step: bool, linear=None):
+        """Newton with the double null space; ``residual(x) → (R, A)``; ``linear`` =
+        ``(B, c)``: rows ``B q⁺ = c`` stacked under the position constraints (no slip).
 
         Returns ``(x, iterations, svd)``: ``svd`` is the full SVD of Φ_q at the last
         iterate where the final correction was at rounding level (so it is Φ_q at x and
@@ -198,18 +220,23 @@ class CentralDifferences(Formulation):
         """
         s = self.system
         n = s.n
+        rows = s.m + (0 if linear is None else len(linear[1]))
         x = _normalise(x0.copy(), self.pcols)
         t1 = t + h
         step_size = np.inf
         phi = np.zeros(0)
         for it in range(1, self.max_iterations + 1):
             r, a = residual(x)
-            if s.m:
+            if rows:
                 phi, phi_q = s.position_constraints(x, t1)
+                phi_q = dense(phi_q)
+                if linear is not None:
+                    phi = np.concatenate([phi, linear[0] @ x - linear[1]])
+                    phi_q = np.vstack([phi_q, linear[0]])
                 # one finite test of both (a sum of squares overflows only beyond 1e150)
                 if not math.isfinite(phi @ phi + r @ r):
                     break
-                u, sv, vt = full_svd(dense(phi_q))
+                u, sv, vt = full_svd(phi_q)
                 rank = n - dof
                 k = min(rank, len(sv))
                 sk = sv[:k]
@@ -244,7 +271,8 @@ class CentralDifferences(Formulation):
                 break
             if step_size <= self.tolerance:
                 rounding = step_size <= ROUNDING * max(1.0, float(np.abs(x).max()))
-                return x, it, (u, sv, vt) if (s.m and rounding) else None
+                reuse = s.m and rounding and linear is None  # the SVD of Φ_q alone
+                return x, it, (u, sv, vt) if reuse else None
         worst = float(np.abs(phi).max()) if len(phi) else 0.0
         if not np.isfinite(step_size) or not np.isfinite(worst):
             raise SimulationError(
@@ -287,7 +315,11 @@ class CentralDifferences(Formulation):
         def residual(x):
             return a @ (x - base) - f, a
 
-        x1, its, svd1 = self._solve(t, h, base, ng, dof, residual, True)
+        linear = None
+        if s.m_nh:  # B(q₀) q̈₀ = γ_B with q̈₀ = 2(q⁺ − q₀ − Δt q̇₀)/Δt²
+            b, gamma = self._no_slip(q, t, np.asarray(qd, float))
+            linear = (b, b @ base + 0.5 * h * h * gamma)
+        x1, its, svd1 = self._solve(t, h, base, ng, dof, residual, True, linear)
         r, _ = residual(x1)
         qdd = 2.0 * (x1 - base) / h**2
         return x1, qdd, self._multipliers(svd, r), its, dof, svd1
@@ -314,7 +346,11 @@ class CentralDifferences(Formulation):
                 f, kqd = self._forces(q, v, applied, kd)
                 return mh @ (x - target) - f, mh - inv2h * kqd
 
-        x1, its, svd1 = self._solve(t, h, guess, ng, dof, residual, False)
+        linear = None
+        if s.m_nh:  # B(q) (q⁺ − q⁻)/2Δt = 0
+            b = self._no_slip(q, t)[0]
+            linear = (b, b @ qm)
+        x1, its, svd1 = self._solve(t, h, guess, ng, dof, residual, False, linear)
         r, _ = residual(x1)
         qd = (x1 - qm) * inv2h
         qdd = (x1 - target) / h**2
