@@ -168,36 +168,33 @@ def test_tilted_rolling_disc_turns_and_conserves_energy():
     assert result.max_energy_drift() < 1e-6
 
 
-@pytest.mark.parametrize("formulation", ["penalty", "null_space"])
-def test_other_formulations_refuse_rolling_clearly(formulation):
-    """Formulations that cannot integrate no-slip rows refuse the model before the first
-    step, naming the disc and the formulations that can (never ignoring the rows)."""
+@pytest.mark.parametrize("formulation", ["penalty", "null_space", "central_differences"])
+def test_every_formulation_integrates_rolling(formulation):
+    """The fixed-step formulations integrate the no-slip rows too (accuracy and energy in
+    ``test_rolling_fixed_step``): the upright disc rolls straight at its speed."""
+    result = simulate(model_from_data(disc_model("none")), formulation=formulation, t_end=0.2)
+    assert result.status == "ok", result.message
+    assert result.column("disc.x")[-1] == pytest.approx(0.4, abs=1e-6)
+
+
+def test_a_formulation_without_rolling_is_refused_clearly():
+    """A stepper that cannot integrate no-slip rows is refused before the first step,
+    naming the disc and the formulations that can (never ignoring the rows)."""
+    from solver.analysis.rolling_consistency import check_formulation_handles_rolling
     from solver.model import ModelError
 
-    sim = simulate(model_from_data(disc_model("none")), formulation=formulation, stream=True)
+    system = MultibodySystem(model_from_data(disc_model("none")))
     with pytest.raises(ModelError) as err:
-        next(iter(sim))
+        check_formulation_handles_rolling(system, "custom", object())
     assert str(err.value) == (
-        f'joint "roll": rolling without slip (velocity-level no-slip equations) is not '
-        f"integrated by the {formulation} formulation; use lagrange_baumgarte or "
-        'augmented_lagrangian or central_differences, or give the disc "slip": "free"'
+        'joint "roll": rolling without slip (velocity-level no-slip equations) is not '
+        "integrated by the custom formulation; use lagrange_baumgarte or penalty or "
+        'augmented_lagrangian or null_space or central_differences, or give the disc "slip": '
+        '"free"'
     )
-    assert len(sim.result) == 0
-    # contact only: no velocity rows, every formulation runs it
-    result = simulate(model_from_data(disc_model("free")), formulation=formulation, t_end=0.05)
-    assert result.status == "ok", result.message
-
-
-def test_cli_refuses_an_unsupported_formulation_with_exit_1(tmp_path, capsys):
-    import json
-
-    from solver.cli import main
-
-    path = tmp_path / "disc.json"
-    path.write_text(json.dumps(disc_model("none")))
-    assert main(["run", str(path), "--formulation", "penalty"]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and 'joint "roll"' in err[0] and "augmented_lagrangian" in err[0]
+    # contact only: no velocity rows, nothing to refuse
+    free = MultibodySystem(model_from_data(disc_model("free")))
+    check_formulation_handles_rolling(free, "custom", object())
 
 
 @pytest.mark.parametrize("slip", ["none", "lateral"])

@@ -20,6 +20,10 @@ by Newton's method with the double null space of DIMCD (Urkullu (2019) §6.1): t
 removed with ``N_G = null Φ_y(y, t)`` (s columns, s = DOF), the constraints at t+Δt are
 linearised, ``c_x δa = δ_p + N_H α`` (``N_H`` the s weakest right singular vectors of
 ``Φ_y`` at the iterate) and ``N_Gᵀ A N_H α = −N_Gᵀ(c_x R + A δ_p)``, ``A = M_y − c_v ∂Q_y/∂ẏ``.
+Rolling without slip (``B q̇ = 0``) holds on the scheme's velocity at t, ``B_y (v₀ + c_v a)
+= 0`` with ``B_y = B ∂q/∂y``: rows linear in a, stacked under the position constraints
+and into ``N_G = null [Φ_y; B_y]`` as in DIMCD (at the first step, where ẏ(0) is given,
+``B q̈ = γ_B`` instead).
 Converged when the position correction ``max|c_x δa| ≤ tolerance``. The positions are
 updated by adding the (small) increment ``d₀ + c_x a`` once: no difference of nearly equal
 positions is ever divided by Δt² (the cancellation of ``(x⁺ − 2x + x⁻)/Δt²``).
@@ -51,6 +55,7 @@ class CentralDifferencesFamily(Formulation):
     """Reformulated central differences and the CD family on a chart of the system."""
 
     name = "central_differences"
+    velocity_constraints = True  # rolling without slip: B ẏ(t) = 0 on the scheme's ẏ
     defaults = {
         "rank_tolerance": 1e-8,
         "variant": "reformulated",
@@ -128,14 +133,41 @@ class CentralDifferencesFamily(Formulation):
 
         return forces
 
-    def _null_g(self, y, t):
+    def _null_g(self, y, t, b_y=None):
         n = self.chart.ny
         _, jac = self._constraints(y, t)
+        if b_y is not None:  # the no-slip rows' reaction directions too
+            jac = np.vstack([jac, b_y])
         if not len(jac):
             return np.eye(n), n, None
         u, sv, vt = full_svd(jac)
         rank = int(np.sum(sv > self.rtol * sv[0])) if len(sv) and sv[0] > 0 else 0
         return vt[rank:].T, n - rank, (u[:, :rank], sv[:rank], vt[:rank].T)
+
+    def _no_slip(self, y, pj, v0, cv, t):
+        """Rolling without slip at t: ``(B_y, residual)`` with ``B_y = B(q) ∂q/∂y`` and
+        ``residual(a, c_x)`` the rows' value as a position error (``B_y δy⁺ = −residual``
+        for ``δy⁺ = c_x δa``): ``B_y ẏ(t) = 0`` on the scheme's velocity ``ẏ = v₀ + c_v a``
+        (times c_x/c_v), or at the first step, where ẏ(0) is given (c_v = 0), at
+        acceleration level, ``B q̈ = γ_B`` (times c_x). ``None`` without no-slip rows."""
+        s, ch = self.system, self.chart
+        if not s.m_nh:
+            return None
+        q, qd = ch.to_q(y), pj @ v0
+        b, gamma = s.velocity_constraints(q, qd, t)
+        b = dense(b)
+        b_y = b @ pj
+        if cv == 0.0:
+
+            def residual(a, cx):
+                return cx * (b @ ch.velocities(y, v0, a)[1] - gamma)
+
+        else:
+
+            def residual(a, cx):
+                return (cx / cv) * (b_y @ (v0 + cv * a))
+
+        return b_y, residual
 
     def _check(self, y: np.ndarray, t: float, limit: float = SINGULAR) -> None:
         meas = self.chart.measure(y)
@@ -162,7 +194,8 @@ class CentralDifferencesFamily(Formulation):
         pj = ch.jacobian(y)
         mass = pj.T @ dense(self.system.mass(ch.to_q(y))) @ pj
         forces = self._force_model(y, v0 + cv * a_guess, t)
-        ng, dof, svd = self._null_g(y, t)
+        no_slip = self._no_slip(y, pj, v0, cv, t)
+        ng, dof, svd = self._null_g(y, t, None if no_slip is None else no_slip[0])
         a = np.array(a_guess, float)
         t1 = t + h
         y1 = y
@@ -175,6 +208,10 @@ class CentralDifferencesFamily(Formulation):
             amat = mass - cv * kqd
             y1 = y + (d0 + cx * a)
             phi, jac = self._constraints(y1, t1)
+            if no_slip is not None:
+                b_y, residual = no_slip
+                phi = np.concatenate([phi, residual(a, cx)])
+                jac = np.vstack([jac, b_y])
             if not (np.isfinite(phi).all() and np.isfinite(r).all() and np.isfinite(jac).all()):
                 break
             if len(phi):

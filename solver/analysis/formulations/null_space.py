@@ -37,6 +37,7 @@ from solver.model.errors import ModelError
 
 class NullSpace(Formulation):
     name = "null_space"
+    velocity_constraints = True  # handles rolling without slip (non-holonomic rows)
     defaults = {"method": "newmark", "scheme": "trapezoidal", "gamma": 0.5, "beta": 0.25}
 
     def __init__(self, system: MultibodySystem, settings: SolverSettings) -> None:

@@ -63,6 +63,7 @@ import math
 import numpy as np
 
 from solver.analysis.errors import SimulationError
+from solver.analysis.formulations import no_slip
 from solver.analysis.formulations.base import DynamicState
 from solver.analysis.formulations.null_space_common import (
     Linearisation,
@@ -178,11 +179,20 @@ class NewmarkNullSpace:
                 working = sv.rank
             else:
                 sv = SVDSpaces(lin.H, lin.phi, rank, keep=working)
-            lam = sv.solve_transposed(lin.residual_force())
+            lin.B = None
+            if s.m_nh:  # rolling without slip: [λ; μ] of [Φ_q; B]
+                lin.B = no_slip.rows(s, x, v, t, lin.ms)[0]
+                lam, lin.mu = no_slip.multipliers(lin.H, lin.B, lin.residual_force())
+            else:
+                lam = sv.solve_transposed(lin.residual_force())
             if prev is None or refresh_needed(err, self.tol, scale):
                 lin.derivatives(lam)
+                if s.m_nh:  # ∂(Bᵀμ)/∂x, and ∂(B ẋ)/∂x at fixed ẋ
+                    k_b, lin.Dv = no_slip.second_order(s, x, v, lin.mu)
+                    lin.K = lin.K + k_b
             else:
                 lin.reuse(prev, lam)
+                lin.Dv = getattr(prev, "Dv", None)
             prev = lin
             dx, dv, da, reduced = self._correction(lin, sv, xn, vn, an, h)
             x, v, a = x + dx, v + dv, a + da
@@ -196,8 +206,10 @@ class NewmarkNullSpace:
                 break
             if err <= self.tol * scale:
                 extra = self._stability(*reduced)
-                extra["dof"] = sv.N.shape[1]
+                extra["dof"] = reduced[0].shape[0]
                 self._rank = (x.copy(), sv.rank_here)
+                if s.m_nh:
+                    lam = np.concatenate([lam, lin.mu])
                 return DynamicState(t, x, v, a, lam, it, extra)
         raise SimulationError(
             t,
@@ -226,17 +238,29 @@ class NewmarkNullSpace:
         c0 = a0 * e0 - a1 * (N.T @ vn) - a2 * (N.T @ an) - N.T @ lin.qdd
         # reduced equations of motion
         r0 = M @ lin.qdd - lin.Q + H.T @ lin.lam
+        if lin.B is not None:
+            r0 = r0 + lin.B.T @ lin.mu
         MN, CN = M @ N, C @ N
         KR = N.T @ (K @ N + C @ V + M @ W1)
         A = N.T @ (a0 * MN + a5 * (M @ W2 + CN)) + KR
         rhs = -N.T @ (r0 + M @ (wp + N @ c0 + W2 @ b0) + C @ (vp + N @ b0) + K @ p)
+        mr = N.T @ MN
+        if lin.B is not None:
+            # rolling without slip: the dynamics only along the directions Z of N that
+            # keep B ẋ = 0, and B ẋ = 0 on the integrator's velocity at t + h
+            B, Dv = lin.B, lin.Dv
+            Z = no_slip.null_space(B @ N)
+            rows_v = B @ (a5 * N + V) + Dv @ N
+            rhs_v = -(B @ (lin.qd + vp + N @ b0) + Dv @ p)
+            A, rhs = np.vstack([Z.T @ A, rows_v]), np.concatenate([Z.T @ rhs, rhs_v])
+            mr, KR = Z.T @ mr @ Z, Z.T @ KR @ Z
         alpha = np.linalg.solve(A, rhs) if len(rhs) else np.zeros(0)
         b = a5 * alpha + b0
         c = a0 * alpha + c0
         dx = p + N @ alpha
         dv = vp + N @ b + V @ alpha
         da = wp + N @ c + W1 @ alpha + W2 @ b
-        return dx, dv, da, (N.T @ MN, KR)
+        return dx, dv, da, (mr, KR)
 
     def _stability(self, mr: np.ndarray, kr: np.ndarray) -> dict:
         """ω_max of the reduced system (``K_R φ = ω² M_R φ``) and the step limit."""

@@ -40,6 +40,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from solver.analysis.errors import SimulationError
+from solver.analysis.formulations import no_slip
 from solver.analysis.formulations.base import DynamicState
 from solver.analysis.formulations.null_space_common import (
     Linearisation,
@@ -159,21 +160,35 @@ class RMatrix:
             qdd[dep] = dsolve.solve(c.gamma - hi @ zdd)
             lin = Linearisation(s, q, qd, qdd, t, ms, c)
             w = lin.residual_force()  # Q − M q̈ = Φ_qᵀλ on the dependent rows
-            lam = dsolve.solve_transposed(w[dep])
+            if s.m_nh:  # rolling without slip: [λ; μ] of [Φ_q; B]
+                bmat = no_slip.rows(s, q, qd, t, ms)[0]
+                lam, mu = no_slip.multipliers(hq, bmat, w)
+            else:
+                lam = dsolve.solve_transposed(w[dep])
             R = np.zeros((s.n, d))
             R[ind] = np.eye(d)
             R[dep] = -dsolve.solve(hi)
             F = -(R.T @ w)
             if prev is None or refresh_needed(err, self.tol, scale):
                 lin.derivatives(lam)
+                if s.m_nh:  # ∂(Bᵀμ)/∂q, and ∂(B q̇)/∂q at fixed q̇
+                    k_b, lin.Dv = no_slip.second_order(s, q, qd, mu)
+                    lin.K = lin.K + k_b
             else:
                 lin.reuse(prev, lam)
+                lin.Dv = getattr(prev, "Dv", None)
             prev = lin
             dqd = a5 * R
             dqd[dep] -= dsolve.solve(lin.Hd @ R)
             dqdd = a0 * R
             dqdd[dep] -= dsolve.solve(lin.Hdd @ R + 2.0 * lin.Hd @ dqd)
             J = R.T @ (lin.K @ R + lin.C @ dqd + lin.M @ dqdd)
+            if s.m_nh:
+                # the dynamics along the directions Z of z that keep B q̇ = 0 (R Z spans
+                # the null space of [Φ_q; B]), and B q̇ = 0 on the integrator's velocity
+                Z = no_slip.null_space(bmat @ R)
+                J = np.vstack([Z.T @ J, bmat @ dqd + lin.Dv @ R])
+                F = np.concatenate([Z.T @ F, bmat @ qd])
             dz = -np.linalg.solve(J, F) if d else np.zeros(0)
             err = float(np.abs(dz).max()) if d else 0.0
             if not np.isfinite(err):
@@ -183,7 +198,9 @@ class RMatrix:
                 # is O(dz²)); the state at z itself would keep a residual F ≈ a₀ M dz
                 q, qd, qdd = q + R @ dz, qd + dqd @ dz, qdd + dqdd @ dz
                 self._last = (q.copy(), c.phi, hq)
-                extra = {"dof": d, "position_iterations": inner}
+                extra = {"dof": d - s.m_nh, "position_iterations": inner}
+                if s.m_nh:
+                    lam = np.concatenate([lam, mu])
                 return DynamicState(t, q, qd, qdd, lam, it, extra)
             z = z + dz
             q_guess = q + R @ dz

@@ -44,6 +44,18 @@ drivers here, ``Φ = f(u) − c(t)``). The converged step is accepted when the n
 correction, computed with the last factorised tangent, is below the tolerance; that
 correction is then applied.
 
+Rolling without slip (non-holonomic rows ``B q̇ = 0``, ``constraints.rolling``): the slip
+velocity ``s = B q̇`` is penalised at its own level, as a massive damper,
+
+    μ = α (ṡ + ω s),   ṡ = B q̈ − γ_B,
+
+so a slip decays as ``e^{−ωt}`` (ω the constraints' frequency) and ``(M + α Φ_qᵀΦ_q +
+α BᵀB) q̈ = Q − α Φ_qᵀ(…) − α Bᵀ(−γ_B + ω B q̇)``. Its tangent has ``∂(Bᵀμ)/∂q`` and
+``α Bᵀ [(4/h² + ω 2/h) B + ∂(B v)/∂q]`` with ``v = q̈ + (ω + 2·2/h) q̇`` (the term of
+``∂γ_B/∂q̇`` written as for holonomic rows, ``−2 ∂(B q̇)/∂q``; for the non-holonomic rows it
+also has ``Ḃ − ∂(B q̇)/∂q``, an O(h) part of the tangent that only slows the Newton rate).
+The multipliers returned are ``[λ; μ]``.
+
 Parameters: ``penalty`` α, ``xi`` ξ, ``omega`` ω (defaults 10⁷, 1, 10 as in Saura et al.).
 ``penalty`` is relative to the mass scale ``m_ref`` (the largest diagonal entry of ``M``)
 so that it means the same for a model in grams as in kilograms: the penalty mass used is
@@ -56,6 +68,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.analysis.errors import SimulationError
+from solver.analysis.formulations import no_slip
 from solver.analysis.formulations.base import DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import (
     Factorized,
@@ -66,10 +79,12 @@ from solver.analysis.formulations.trapezoidal import (
     newton_correction,
     newton_failure,
 )
+from solver.analysis.linalg import dense
 
 
 class Penalty(Formulation):
     name = "penalty"
+    velocity_constraints = True  # handles rolling without slip (non-holonomic rows)
     defaults = {"penalty": 1e7, "xi": 1.0, "omega": 10.0}
 
     def __init__(self, system, settings) -> None:
@@ -84,6 +99,10 @@ class Penalty(Formulation):
         phid = c.phi_q @ qd + c.phi_t
         return -c.gamma + 2.0 * self.xi * self.omega * phid + self.omega**2 * c.phi
 
+    def _slip_drive(self, b, gamma_b: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """``−γ_B + ω B q̇`` (so that ``μ = α (B q̈ + this)``)."""
+        return -gamma_b + self.omega * (b @ qd)
+
     def start(self, state: DynamicState) -> DynamicState:
         s = self.system
         q, qd, t = state.q.copy(), state.qd.copy(), state.t
@@ -92,8 +111,14 @@ class Penalty(Formulation):
         c = s.constraints(q, qd, t, ms)
         drive = self._drive(c, qd)
         mat = add(s.mass(q), gram(c.phi_q, self.alpha))
+        rhs = s.forces(q, qd, t, ms) - self.alpha * (c.phi_q.T @ drive)
+        if s.m_nh:
+            b, gamma_b = s.velocity_constraints(q, qd, t, ms)
+            slip = self._slip_drive(b, gamma_b, qd)
+            mat = add(mat, gram(b, self.alpha))
+            rhs = rhs - self.alpha * (b.T @ slip)
         try:
-            qdd = Factorized(mat).solve(s.forces(q, qd, t, ms) - self.alpha * (c.phi_q.T @ drive))
+            qdd = Factorized(mat).solve(rhs)
         except (RuntimeError, ValueError, np.linalg.LinAlgError):
             qdd = np.full_like(q, np.nan)
         if not np.all(np.isfinite(qdd)):
@@ -104,6 +129,8 @@ class Penalty(Formulation):
                 "give every body a mass and a positive-definite inertia",
             )
         lam = self.alpha * (c.phi_q @ qdd + drive)
+        if s.m_nh:
+            lam = np.concatenate([lam, self.alpha * (b @ qdd + slip)])
         return DynamicState(t, q, qd, qdd, lam, state.iterations)
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
@@ -125,6 +152,10 @@ class Penalty(Formulation):
             mass = s.mass(q)
             lam = alpha * (c.phi_q @ qdd + self._drive(c, qd))
             res = (mass @ qdd - s.forces(q, qd, t1, ms) + c.phi_q.T @ lam) / bp
+            if s.m_nh:  # the slip's massive damper
+                b, gamma_b = s.velocity_constraints(q, qd, t1, ms)
+                mu = alpha * (b @ qdd + self._slip_drive(b, gamma_b, qd))
+                res = res + (b.T @ mu) / bp
             if fac is not None:
                 # the next correction with the last tangent: apply it and stop if tiny
                 dq = -fac.solve(res)
@@ -144,10 +175,12 @@ class Penalty(Formulation):
             coef = bp + 2.0 * xi * omega * gp + omega**2
             dlam = add(coef * c.phi_q, dv)
             stiff = add(add(s.mass_times_jacobian(q, qdd), -kq), hess)
-            tangent = add(
-                add(mass, (-gp / bp) * kqd),
-                (1.0 / bp) * add(stiff, alpha * (c.phi_q.T @ dlam)),
-            )
+            stiff = add(stiff, alpha * (c.phi_q.T @ dlam))
+            if s.m_nh:  # ∂(Bᵀμ)/∂q + α Bᵀ ∂μ/∂q (see the module's docstring)
+                k_b, d_b = no_slip.second_order(s, q, qdd + (omega + 2.0 * gp) * qd, mu)
+                dmu = (bp + omega * gp) * dense(b) + d_b
+                stiff = add(stiff, k_b + alpha * (dense(b).T @ dmu))
+            tangent = add(add(mass, (-gp / bp) * kqd), (1.0 / bp) * stiff)
             dq, fac = newton_correction(
                 tangent,
                 res,
@@ -172,4 +205,7 @@ class Penalty(Formulation):
             )
         c = s.constraints(q, qd, t1)
         lam = alpha * (c.phi_q @ qdd + self._drive(c, qd))
+        if s.m_nh:
+            b, gamma_b = s.velocity_constraints(q, qd, t1)
+            lam = np.concatenate([lam, alpha * (b @ qdd + self._slip_drive(b, gamma_b, qd))])
         return DynamicState(t1, q, qd, qdd, lam, it, {"newton_corrections": corrections})
