@@ -403,6 +403,17 @@ def _report(args, name: str, simulation) -> int:
         _say(f"{name}: {len(result)} frames up to the failure were kept")
         return EXIT_SOLVER
     modes = getattr(result, "modes", None)
+    if modes is not None and not args.quiet and hasattr(modes, "stable"):
+        state = "stable" if modes.stable else "unstable"
+        print(f"{name}: {len(modes)} modes about the steady motion ({state})")
+        print(f"  {'mode':>4} {'Re s (1/s)':>14} {'Im s (rad/s)':>14} {'f (Hz)':>12} {'ζ':>10}")
+        for row in s.get("modes", []):
+            flag = "" if row["stable"] else "  (unstable: Re s > 0)"
+            print(
+                f"  {row['mode']:>4} {row['real']:>14.6g} {row['imag']:>14.6g} "
+                f"{row['frequency_hz']:>12.6g} {row['damping_ratio']:>10.4g}{flag}"
+            )
+        return EXIT_OK
     if modes is not None and not args.quiet:
         print(f"{name}: {len(s.get('modes', []))} modes about the static equilibrium")
         print(

@@ -74,12 +74,45 @@ class SteadyModes:
     extra: dict = field(default_factory=dict)
 
     @property
+    def growth_tolerance(self) -> float:
+        """Real parts up to this (1/s) are rounding: 1e-7 of the largest |s| (a conservative
+        system's oscillations, e.g. a sleeping top's, have Re s = 0 up to it)."""
+        return 1e-7 * max(1.0, float(np.abs(self.eigenvalues).max(initial=0.0)))
+
+    @property
     def stable(self) -> bool:
-        return bool(np.all(self.eigenvalues.real < 0.0))
+        """No mode grows: every real part below ``growth_tolerance``."""
+        return bool(np.all(self.eigenvalues.real < self.growth_tolerance))
+
+    def __len__(self) -> int:
+        return len(self.eigenvalues)
+
+    def to_csv(self, path, system: MultibodySystem | None = None) -> None:
+        """The table, then each mode's shape δq (largest entry 1): its real and imaginary
+        parts per coordinate, columns ``<body>.<field>.re`` and ``.im`` (``q<i>`` without
+        ``system``)."""
+        import csv
+
+        rows = self.table()
+        head = list(rows[0]) if rows else ["mode", "real", "imag", "frequency_hz"]
+        names = [f"q{i}" for i in range(len(self.q))]
+        if system is not None:
+            for body, slot in system.slots.items():
+                fields = system.state_fields(body)
+                if len(fields) >= slot.size:
+                    for k in range(slot.size):
+                        names[slot.offset + k] = f"{body}.{fields[k]}"
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(head + [f"{n}.{part}" for n in names for part in ("re", "im")])
+            for i, row in enumerate(rows):
+                shape = self.shapes[:, i]
+                parts = np.column_stack([shape.real, shape.imag]).ravel()
+                writer.writerow([repr(v) for v in row.values()] + [repr(float(v)) for v in parts])
 
     def table(self) -> list[dict]:
         """One row per mode: ``mode``, ``real`` (1/s), ``imag`` (rad/s), ``frequency_hz``
-        (|imag|/2π), ``damping_ratio`` (−real/|s|) and ``stable``."""
+        (|imag|/2π), ``damping_ratio`` (−real/|s|) and ``stable`` (it does not grow)."""
         rows = []
         for i, s in enumerate(self.eigenvalues):
             mag = abs(s)
@@ -90,7 +123,7 @@ class SteadyModes:
                     "imag": float(s.imag),
                     "frequency_hz": float(abs(s.imag) / (2.0 * np.pi)),
                     "damping_ratio": float(-s.real / mag) if mag > 0 else 0.0,
-                    "stable": bool(s.real < 0.0),
+                    "stable": bool(s.real < self.growth_tolerance),
                 }
             )
         return rows
@@ -362,9 +395,9 @@ def _check_steady(system, inc, acc, tolerance, t, after=None) -> None:
         f'the state is not a steady motion{when}: body "{_body_of_increment(system, inc, k)}" '
         f"has an {kind} of {abs(acc[k]):.3g} {unit} (a steady motion keeps every velocity "
         "and angular velocity constant)",
-        "start from a steady motion (an equilibrium at rest, a vehicle running straight at "
-        "constant speed, a body spinning about an axis of symmetry), or use the modes "
-        "analysis about the static equilibrium",
+        "start from a steady motion (a vehicle running straight at constant speed, a body "
+        "spinning about an axis of symmetry), or from rest (every initial velocity zero) "
+        "for the modes about the static equilibrium",
     )
 
 

@@ -19,6 +19,10 @@ axis, the line through both contact points, so every body turns about that line 
 wheels spin at −v/r about y: velocities that satisfy every constraint exactly. With
 ``roll_rate = 0`` it is the steady upright motion whose linearised stability the paper
 gives (``solver.analysis.steady_modes``).
+
+``MANOEUVRES`` are the three runs of Urkullu (2019, §8.12, Table 8.26): forward speed and
+roll rate at t = 0, upright with the steer straight, 20 s. ``roll_and_steer`` reads the
+roll and steer angles off a result, ``energy_criterion`` the benchmark's energy measure.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from solver.mechanics.rotations import rotation_matrix
 
 #: Meijaard et al. (2007), Table 1 (SI units; z down, so the centres of mass have z < 0)
 BENCHMARK = {
@@ -60,6 +66,11 @@ BENCHMARK = {
 #: the speeds that bound the stable upright motion (weave, capsize), Meijaard et al. Table 2
 WEAVE_SPEED = 4.29238253634111
 CAPSIZE_SPEED = 6.02426201538837
+
+
+#: Urkullu (2019), Table 8.26: forward speed (m/s) and roll rate (rad/s) at t = 0; below,
+#: inside and above the stable speed range
+MANOEUVRES = {1: (4.0, 0.05), 2: (4.6, 0.5), 3: (8.0, 0.05)}
 
 
 def steer_axis(p: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -257,3 +268,38 @@ def bicycle_model(
             "tolerance": 1e-10,
         },
     }
+
+
+def roll_and_steer(result, parameters: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The roll angle φ of the rear frame (rad, about its x axis after the heading, positive
+    leaning to the right, +y, in the paper's z-down axes) and the steer angle δ (rad, the
+    front frame relative to the rear frame about the steer axis, positive turning right)
+    at every row of ``result``, a run of ``bicycle_model``."""
+    p = {**BENCHMARK, **(parameters or {})}
+    rear = rotation_matrix(_parameters(result, "rear_frame"))
+    front = rotation_matrix(_parameters(result, "front_frame"))
+    # R_B = R_z(ψ) R_x(φ) R_y(θ) with the pitch θ = 0 of the rear frame: third row (0, sφ, cφ)
+    roll = np.arctan2(rear[:, 2, 1], rear[:, 2, 2])
+    relative = np.einsum("nji,njk->nik", rear, front)  # front in rear-frame axes
+    axial = 0.5 * np.stack(
+        [
+            relative[:, 2, 1] - relative[:, 1, 2],
+            relative[:, 0, 2] - relative[:, 2, 0],
+            relative[:, 1, 0] - relative[:, 0, 1],
+        ],
+        axis=1,
+    )  # sin δ times the rotation axis
+    down = -steer_axis(p)[1]  # the steer axis pointing down: +δ turns to the right
+    cos = 0.5 * (np.trace(relative, axis1=1, axis2=2) - 1.0)
+    return roll, np.arctan2(axial @ down, cos)
+
+
+def energy_criterion(result) -> float:
+    """``e = 100 (max E − min E)/E₀`` (percent) of the mechanical energy E = T + V of a run
+    (V from the ground z = 0), the benchmark's measure of energy conservation."""
+    energy = result.column("energy.total")
+    return float(100.0 * (energy.max() - energy.min()) / energy[0])
+
+
+def _parameters(result, body: str) -> np.ndarray:
+    return np.column_stack([result.column(f"{body}.e{k}") for k in range(4)])

@@ -18,9 +18,14 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from solver import load_model
+from solver import load_model, simulate
 from solver.analysis.steady_modes import steady_motion_modes
-from solver.generators.bicycle import bicycle_model
+from solver.generators.bicycle import (
+    MANOEUVRES,
+    bicycle_model,
+    energy_criterion,
+    roll_and_steer,
+)
 from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
 
@@ -126,3 +131,136 @@ def test_example_is_the_generated_model():
         "front_frame",
         "front_wheel",
     ]
+
+
+# ---------------------------------------------------------------------------------------
+# The nonlinear manoeuvres (Urkullu 2019, §8.12) with central differences (DIMCD)
+# ---------------------------------------------------------------------------------------
+#: Urkullu (2019), §8.12: the energy criterion e of manoeuvre 2 with DIMCD at each Δt (s),
+#: and the benchmark's requirement e < 1e-3 (percent of E₀)
+DIMCD_ENERGY_CRITERION = {0.025: 4.6e-3, 0.01: 6.9e-4, 0.005: 1.6e-4, 0.001: 6.2e-6}
+ENERGY_REQUIREMENT = 1e-3
+#: what we measure is 0.72-0.85 of DIMCD's (e at 25/10/5/1 ms: 3.3e-3, 5.3e-4, 1.3e-4,
+#: 5.3e-6), the same second-order decrease. The thesis's rolling pair is a massless
+#: contact body joined to the wheel, ours the wheel's contact-point no-slip rows: the same
+#: velocity constraint written on different coordinates, so its central-difference
+#: discretisation, and the energy error it leaves, differ by a factor of order one.
+DIMCD_RATIO = (0.6, 1.0)
+
+
+def manoeuvre(number: int, dt: float, t_end: float = 20.0, formulation="central_differences"):
+    speed, roll_rate = MANOEUVRES[number]
+    model = model_from_data(
+        bicycle_model(speed, roll_rate, dt=dt, t_end=t_end, formulation=formulation)
+    )
+    model.solver.output_dt = dt  # the energy's extremes at every step
+    result = simulate(model)
+    assert result.status == "ok", result.message
+    return result
+
+
+def test_roll_and_steer_angles_read_back():
+    """``roll_and_steer`` on poses built here: the rear frame rolled by φ about x, the
+    front frame turned by δ about the steer axis (pointing down) relative to it."""
+    from types import SimpleNamespace
+
+    from scipy.spatial.transform import Rotation
+
+    down = np.array([np.sin(np.pi / 10), 0.0, np.cos(np.pi / 10)])
+    columns = {}
+    rolls, steers = np.array([0.0, 0.2, -0.4]), np.array([0.0, -0.3, 0.5])
+    # heading 0.7 rad first (about z), then the roll about the frame's x
+    rear = Rotation.from_rotvec([[0.0, 0.0, 0.7]] * 3) * Rotation.from_rotvec(
+        np.outer(rolls, [1.0, 0.0, 0.0])
+    )
+    front = rear * Rotation.from_rotvec(np.outer(steers, down))
+    for name, rot in (("rear_frame", rear), ("front_frame", front)):
+        xyzw = rot.as_quat()
+        for k, col in enumerate((3, 0, 1, 2)):
+            columns[f"{name}.e{k}"] = xyzw[:, col]
+    roll, steer = roll_and_steer(SimpleNamespace(column=columns.__getitem__))
+    assert roll == pytest.approx(rolls, abs=1e-12)
+    assert steer == pytest.approx(steers, abs=1e-12)
+
+
+def test_manoeuvre_2_meets_the_energy_criterion_at_10_ms():
+    """Manoeuvre 2 (4.6 m/s, inside the stable range; roll rate 0.5 rad/s) over 20 s at
+    Δt = 10 ms: e below the benchmark's 1e-3 and close to DIMCD's 6.9e-4, positions on the
+    constraints (the thesis: 4e-12), and the roll and steer oscillation dies out."""
+    result = manoeuvre(2, 0.01)
+    e = energy_criterion(result)
+    assert e < ENERGY_REQUIREMENT
+    low, high = DIMCD_RATIO
+    assert low < e / DIMCD_ENERGY_CRITERION[0.01] < high, e
+    assert result.column("constraint.position").max() < 1e-10
+    roll, steer = roll_and_steer(result)
+    late = result.t >= 15.0
+    assert np.abs(roll).max() > 0.05  # it was perturbed
+    assert np.abs(roll[late]).max() < 0.01 * np.abs(roll).max()
+    assert np.abs(steer[late]).max() < 0.01 * np.abs(steer).max()
+
+
+def test_manoeuvre_3_capsizes_at_the_linear_rate():
+    """Manoeuvre 3 (8 m/s, above the capsize speed): the roll angle grows without
+    oscillating, at the rate of Table 2's capsize eigenvalue at 8 m/s (the nonlinear run
+    and the linearisation agree while the roll is small: 3-10 s, roll below 0.015 rad,
+    the speed still within 0.04 m/s of 8)."""
+    result = manoeuvre(3, 0.01, t_end=10.0)
+    roll, _ = roll_and_steer(result)
+    window = (result.t >= 3.0) & (result.t <= 10.0)
+    assert np.all(roll[window] > 0) and np.all(np.diff(roll[window]) > 0)
+    rate = np.polyfit(result.t[window], np.log(roll[window]), 1)[0]
+    assert rate == pytest.approx(TABLE_2[8][1], rel=0.02), rate
+
+
+@pytest.mark.slow
+def test_manoeuvre_2_energy_criterion_falls_at_second_order():
+    """Manoeuvre 2 at Δt = 25, 10 and 5 ms: e within the same band of DIMCD's 4.6e-3,
+    6.9e-4 and 1.6e-4, falling as Δt² (÷6.25 from 25 to 10 ms, as the thesis notes, ÷4
+    from 10 to 5 ms); only 25 ms misses the requirement."""
+    low, high = DIMCD_RATIO
+    e = {}
+    for dt in (0.025, 0.01, 0.005):
+        e[dt] = energy_criterion(manoeuvre(2, dt))
+        assert low < e[dt] / DIMCD_ENERGY_CRITERION[dt] < high, (dt, e[dt])
+        assert (e[dt] < ENERGY_REQUIREMENT) == (dt < 0.02)
+    assert 6.25 * 0.8 < e[0.025] / e[0.01] < 6.25 * 1.2, e
+    assert 4.0 * 0.8 < e[0.01] / e[0.005] < 4.0 * 1.2, e
+
+
+@pytest.mark.slow
+def test_manoeuvre_2_energy_criterion_at_1_ms():
+    """Manoeuvre 2 at Δt = 1 ms (20 000 steps): DIMCD's 6.2e-6."""
+    e = energy_criterion(manoeuvre(2, 0.001))
+    low, high = DIMCD_RATIO
+    assert low < e / DIMCD_ENERGY_CRITERION[0.001] < high, e
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", [1, 3])
+def test_unstable_manoeuvres_follow_the_adaptive_reference(number):
+    """Manoeuvres 1 (4 m/s, below the weave speed) and 3 (8 m/s, above the capsize speed)
+    over 20 s: roll and steer with central differences at 10 and 5 ms against the adaptive
+    index-1 integration (relative tolerance 1e-9), the error falling as Δt², and both runs
+    unstable: manoeuvre 1's weave oscillation grows (roll and steer amplitudes several times
+    those of the first seconds), manoeuvre 3's roll creeps up (capsize) without oscillating."""
+    reference = manoeuvre(number, 0.01, formulation="lagrange_baumgarte")
+    ref = np.column_stack(roll_and_steer(reference))
+    errors = []
+    for dt in (0.01, 0.005):
+        result = manoeuvre(number, dt)
+        step = int(round(0.01 / dt))
+        angles = np.column_stack(roll_and_steer(result))[::step]
+        errors.append(float(np.abs(angles - ref).max()))
+    scale = float(np.abs(ref).max())
+    assert errors[0] < 0.02 * scale, errors
+    assert 3.0 < errors[0] / errors[1] < 5.0, errors
+    roll, steer = ref[:, 0], ref[:, 1]
+    t = reference.t
+    early, late = t <= 3.0, t >= 15.0
+    if number == 1:  # the weave grows (here to a roll of 0.1 rad, from 0.01)
+        assert np.abs(roll[late]).max() > 5 * np.abs(roll[early]).max()
+        assert np.abs(steer[late]).max() > 3 * np.abs(steer[early]).max()
+    else:  # the capsize creeps up (to 0.05 rad from 0.004 at 2 s)
+        assert np.all(np.diff(roll[t >= 2.0]) > 0)
+        assert roll[-1] > 5 * roll[early].max()
