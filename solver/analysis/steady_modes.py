@@ -38,7 +38,7 @@ the coefficients periodic, and is refused with its name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,7 +60,11 @@ INVARIANCE_TOLERANCE = 1e-5
 @dataclass
 class SteadyModes:
     """Eigenvalues ``s`` (complex, 1/s) of the linearised motion about a steady state,
-    sorted by decreasing real part, with their shapes; ``neutral`` directions left out."""
+    sorted by decreasing real part, with their shapes; ``neutral`` directions left out.
+    ``position_dof`` and ``velocity_dof`` count the increments that keep the position and
+    the velocity constraints (no-slip rows included); ``invariance_residual`` is the part
+    of the linear rates that leaves that tangent space (relative; rounding when the
+    linearisation is consistent)."""
 
     t: float
     q: np.ndarray
@@ -71,7 +75,6 @@ class SteadyModes:
     position_dof: int
     velocity_dof: int
     invariance_residual: float = 0.0
-    extra: dict = field(default_factory=dict)
 
     @property
     def growth_tolerance(self) -> float:
@@ -132,7 +135,7 @@ class SteadyModes:
 class _Increments:
     """Global increments of a state: the layout, the map to q and the acceleration."""
 
-    def __init__(self, system: MultibodySystem, q: np.ndarray) -> None:
+    def __init__(self, system: MultibodySystem) -> None:
         self.system = system
         n = system.n
         self.pcols = system.rigid.cols[:, 3:] if len(system.rigid) else np.zeros((0, 4), int)
@@ -273,7 +276,7 @@ def steady_motion_modes(
         qd = state.qd if qd is None else qd
     q = np.array(q, float)
     qd = np.array(qd, float)
-    inc = _Increments(system, q)
+    inc = _Increments(system)
     nz, npl = inc.nz, len(inc.plain)
     u0 = inc.global_velocity(q, qd)
     acc0 = inc.global_acceleration(q, accelerations(system, q, qd, t)[0])
