@@ -120,6 +120,40 @@ def test_weave_and_capsize_speeds():
     assert np.abs(values.imag).max() == pytest.approx(WEAVE_FREQUENCY, rel=1e-5)
 
 
+def test_example_carries_table_1():
+    """The example's data against the paper's Table 1 (z down): wheel centres at their
+    radii above the contacts 1.02 m apart, centres of mass, inertias, and the steer axis
+    tilted back by π/10 from the vertical, meeting the ground 0.08 m (the trail) ahead of
+    the front contact."""
+    data = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    bodies = {b["name"]: b for b in data["bodies"]}
+    joints = {j["name"]: j for j in data["joints"]}
+    assert data["gravity"] == [0.0, 0.0, 9.81]
+    assert bodies["rear_wheel"]["position"] == [0.0, 0.0, -0.3]
+    assert bodies["front_wheel"]["position"] == [1.02, 0.0, -0.35]
+    assert bodies["rear_frame"]["position"] == [0.3, 0.0, -0.9]
+    assert bodies["front_frame"]["position"] == [0.9, 0.0, -0.7]
+    masses = {name: b["mass"] for name, b in bodies.items()}
+    assert masses == {"rear_wheel": 2.0, "rear_frame": 85.0, "front_frame": 4.0, "front_wheel": 3.0}
+    assert bodies["rear_wheel"]["inertia"] == [0.0603, 0.12, 0.0603]
+    assert bodies["front_wheel"]["inertia"] == [0.1405, 0.28, 0.1405]
+    assert bodies["rear_frame"]["inertia"] == [[9.2, 0.0, 2.4], [0.0, 11.0, 0.0], [2.4, 0.0, 2.8]]
+    assert bodies["front_frame"]["inertia"] == [
+        [0.05892, 0.0, -0.00756],
+        [0.0, 0.06, 0.0],
+        [-0.00756, 0.0, 0.00708],
+    ]
+    steer = joints["steer"]
+    axis, point = np.array(steer["axis"]), np.array(steer["point"])
+    assert np.arccos(abs(axis[2]) / np.linalg.norm(axis)) == pytest.approx(np.pi / 10, abs=1e-12)
+    assert axis[0] < 0 and axis[2] < 0  # up and back
+    ground = point - point[2] / axis[2] * axis  # where the axis meets z = 0
+    assert ground == pytest.approx([1.02 + 0.08, 0.0, 0.0], abs=1e-12)
+    for name in ("rear_contact", "front_contact"):
+        assert joints[name]["type"] == "rolling_disk" and joints[name]["slip"] == "none"
+    assert joints["rear_contact"]["radius"] == 0.3 and joints["front_contact"]["radius"] == 0.35
+
+
 def test_example_is_the_generated_model():
     """``examples/bicycle_benchmark.json`` is manoeuvre 2 as the generator writes it."""
     data = json.loads(EXAMPLE.read_text(encoding="utf-8"))

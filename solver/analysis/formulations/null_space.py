@@ -17,6 +17,15 @@ Parameters (``solver.parameters``):
   ``"linear_acceleration"`` (½, 1/6) or ``"custom"`` (``gamma``, ``beta``; the two numbers
   are ignored for the named schemes).
 
+Rolling without slip (velocity rows ``B q̇ = 0``, ``constraints.rolling``): positions keep
+the null space of Φ_q (their freedoms), velocities that of ``[Φ_q; B]``. Both methods
+project the equations of motion on the directions of their basis that keep ``B q̇ = 0``
+(``Z``, the null space of ``B N`` or ``B R``: ``N Z`` and ``R Z`` span the null space of
+``[Φ_q; B]``, so the reactions ``Bᵀμ`` drop out like ``Φ_qᵀλ``), and complete the square
+system with ``B q̇ = 0`` on the Newmark velocity at t + h, a condition on the step's
+positions as in central differences. The Newton matrix has the no-slip terms
+``∂(Bᵀμ)/∂q`` and ``∂(B q̇)/∂q`` (``no_slip``); ``[λ; μ]`` are returned.
+
 Both methods tolerate redundant constraints (SVD / pivoted QR with a rank tolerance) and
 report ``state.iterations`` (Newton iterations of the step) and, in ``state.extra``, the
 number of degrees of freedom; the Newmark method also reports the highest frequency of
