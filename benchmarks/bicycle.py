@@ -9,7 +9,7 @@ criterion and CPU time against the published solutions.
   ``--speeds`` speeds from 0 to 10 m/s, their real parts (solid dots) and imaginary parts
   (open dots) against speed, with the weave and capsize speeds found by bisection and the
   stable range shaded (Meijaard et al. 2007, Fig. 3 and Table 2).
-* Runs: the manoeuvre (Urkullu 2019, §8.12; 20 s) with each formulation and Δt given as
+* Runs: the manoeuvre (Urkullu (2019) §8.12; 20 s) with each formulation and Δt given as
   ``FORMULATION[/METHOD]:DT,DT,…``; for each, the energy criterion
   ``e = 100 (max E − min E)/E₀`` and the CPU time of the run (``time.process_time`` of this
   process, BLAS on one thread, energies recorded at every step), beside the published
@@ -37,7 +37,7 @@ from solver.generators.bicycle import MANOEUVRES, bicycle_model, energy_criterio
 from solver.mechanics.system import MultibodySystem  # noqa: E402
 from solver.model import model_from_data  # noqa: E402
 
-#: Urkullu (2019), Table 8.28 and §8.12: (solution, method, language, Δt (s), e, CPU (s))
+#: Urkullu (2019) §8.12, Table 8.28: (solution, method, language, Δt (s), e, CPU (s))
 PUBLISHED = (
     ("Solution 1", "R matrix (MBSLIM)", "Fortran", 0.01, 9e-4, 0.681),
     ("Solution 2", "augmented Lagrangian (MbsLab)", "C++", 1e-5, 8.5e-4, 26.2),

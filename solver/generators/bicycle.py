@@ -20,7 +20,7 @@ wheels spin at −v/r about y: velocities that satisfy every constraint exactly.
 ``roll_rate = 0`` it is the steady upright motion whose linearised stability the paper
 gives (``solver.analysis.steady_modes``).
 
-``MANOEUVRES`` are the three runs of Urkullu (2019, §8.12, Table 8.26): forward speed and
+``MANOEUVRES`` are the three runs of Urkullu (2019) §8.12, Table 8.26: forward speed and
 roll rate at t = 0, upright with the steer straight, 20 s. ``roll_and_steer`` reads the
 roll and steer angles off a result, ``energy_criterion`` the benchmark's energy measure.
 """
@@ -68,7 +68,7 @@ WEAVE_SPEED = 4.29238253634111
 CAPSIZE_SPEED = 6.02426201538837
 
 
-#: Urkullu (2019), Table 8.26: forward speed (m/s) and roll rate (rad/s) at t = 0; below,
+#: Urkullu (2019) Table 8.26: forward speed (m/s) and roll rate (rad/s) at t = 0; below,
 #: inside and above the stable speed range
 MANOEUVRES = {1: (4.0, 0.05), 2: (4.6, 0.5), 3: (8.0, 0.05)}
 
@@ -244,7 +244,7 @@ def bicycle_model(
         "0.08 m, steer axis tilted back by pi/10 from the vertical. Hubs and steer axis are "
         "revolute joints, the wheels knife edges rolling without slip on the ground z = 0 "
         "(rolling_disk, slip none). Initial state: manoeuvre 2 of the IFToMM benchmark as "
-        f"run by Urkullu (2019, §8.12): upright, steer straight, forward speed {speed:g} m/s "
+        f"run by Urkullu (2019) §8.12: upright, steer straight, forward speed {speed:g} m/s "
         f"and a roll rate of {roll_rate:g} rad/s about the x axis (the line of the contact "
         "points; the wheels spin at -v/r about y). The upright straight motion is stable "
         "between the weave and capsize speeds, 4.2924 and 6.0243 m/s: the steady-motion modes "

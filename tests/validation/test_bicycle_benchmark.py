@@ -1,6 +1,6 @@
 """The benchmark bicycle (Whipple model) of Meijaard, Papadopoulos, Ruina and Schwab (2007):
 the linearised stability of its upright steady motion against the paper's Table 2, and
-the nonlinear manoeuvres of Urkullu (2019, §8.12) with central differences.
+the nonlinear manoeuvres of Urkullu (2019) §8.12 with central differences.
 
 The model is ``examples/bicycle_benchmark.json`` (``solver.generators.bicycle``): four rigid
 bodies in the paper's axes, two revolute hubs and a revolute steer axis, two knife-edge
@@ -168,9 +168,9 @@ def test_example_is_the_generated_model():
 
 
 # ---------------------------------------------------------------------------------------
-# The nonlinear manoeuvres (Urkullu 2019, §8.12) with central differences (DIMCD)
+# The nonlinear manoeuvres (Urkullu (2019) §8.12) with central differences (DIMCD)
 # ---------------------------------------------------------------------------------------
-#: Urkullu (2019), §8.12: the energy criterion e of manoeuvre 2 with DIMCD at each Δt (s),
+#: Urkullu (2019) §8.12: the energy criterion e of manoeuvre 2 with DIMCD at each Δt (s),
 #: and the benchmark's requirement e < 1e-3 (percent of E₀)
 DIMCD_ENERGY_CRITERION = {0.025: 4.6e-3, 0.01: 6.9e-4, 0.005: 1.6e-4, 0.001: 6.2e-6}
 ENERGY_REQUIREMENT = 1e-3

@@ -98,7 +98,7 @@ class CentralDifferences(Formulation):
     """Central differences on the body equations, constraints at position level (DIMCD)."""
 
     name = "central_differences"
-    velocity_constraints = True  # handles rolling without slip (000 §6.3.7)
+    velocity_constraints = True  # handles rolling without slip (Urkullu (2019) §6.3.7)
     defaults = {
         # singular values of Φ_q(q(t)) below rank_tolerance · σ_max count as zero (DOF)
         "rank_tolerance": 1e-8,
