@@ -62,6 +62,27 @@ def velocity_error(system: MultibodySystem, state: DynamicState, c, ms) -> float
     return err
 
 
+def state_frame(
+    system: MultibodySystem, state: DynamicState, ms, c, work: float, substep=None
+) -> Frame:
+    """The frame of ``state``: its energies, ``work`` done so far (J) and constraint errors
+    (``ms``, ``c``: its marker state and constraints)."""
+    return Frame(
+        t=state.t,
+        q=state.q.copy(),
+        qd=state.qd.copy(),
+        kinetic=system.kinetic_energy(state.q, state.qd),
+        potential=system.gravitational_energy(state.q),
+        elastic=system.elastic_energy(state.q, ms),
+        work=work,
+        constraint_position=float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
+        constraint_velocity=velocity_error(system, state, c, ms),
+        iterations=state.iterations,
+        qdd=None if state.qdd is None else state.qdd.copy(),
+        substep=substep,
+    )
+
+
 def dynamic_frames(
     system: MultibodySystem, settings: SolverSettings, formulation=None
 ) -> Iterator[tuple[Frame, int]]:
@@ -140,19 +161,7 @@ def numpy_frames(
             work += meter.secant_correction(prev, cur, dt)
         power_prev = power
         prev = cur
-        frame = Frame(
-            t=state.t,
-            q=state.q.copy(),
-            qd=state.qd.copy(),
-            kinetic=system.kinetic_energy(state.q, state.qd),
-            potential=system.gravitational_energy(state.q),
-            elastic=system.elastic_energy(state.q, ms),
-            work=work + (contacts.work(state.t) if len(contacts) else 0.0),
-            constraint_position=float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
-            constraint_velocity=velocity_error(system, state, c, ms),
-            iterations=state.iterations,
-            qdd=None if state.qdd is None else state.qdd.copy(),
-            substep=substep,
-        )
+        work_done = work + (contacts.work(state.t) if len(contacts) else 0.0)
+        frame = state_frame(system, state, ms, c, work_done, substep)
         if k > k0 or first:
             yield frame, k

@@ -177,13 +177,15 @@ def modes_frames(
     Yields one frame (the reference state) and stores the ``Modes`` (or ``SteadyModes``)
     as ``result.modes``; ``Simulation`` copies ``result.modes.table()`` into the summary."""
     if np.any(system.qd0 != 0.0):  # initial velocities given: about the steady motion
-        from solver.analysis.dynamic import initial_state
+        from solver.analysis.dynamic import initial_state, state_frame
         from solver.analysis.steady_modes import steady_motion_modes
 
         state = initial_state(system, settings.tolerance, max(settings.max_iterations, 50))
 
         result.modes = steady_motion_modes(system, state.q, state.qd, 0.0, tol=settings.tolerance)
-        yield _moving_frame(system, state), 0
+        ms = system.marker_state(state.q, state.qd)
+        c = system.constraints(state.q, state.qd, state.t, ms)
+        yield state_frame(system, state, ms, c, 0.0), 0  # the steady state: no work yet
         return
     load_steps = int(settings.parameters.get("load_steps", 1) or 1)
     sol = static_equilibrium(
@@ -195,23 +197,3 @@ def modes_frames(
     )
     result.modes = linear_modes(system, sol.q, 0.0, lam=sol.lam)
     yield _frame(system, sol), 0
-
-
-def _moving_frame(system: MultibodySystem, state) -> Frame:
-    """The frame of a steady state ``(q, q̇)`` at t = 0 (no work done yet)."""
-    ms = system.marker_state(state.q, state.qd)
-    c = system.constraints(state.q, state.qd, state.t, ms)
-    return Frame(
-        t=state.t,
-        q=state.q.copy(),
-        qd=state.qd.copy(),
-        kinetic=system.kinetic_energy(state.q, state.qd),
-        potential=system.gravitational_energy(state.q),
-        elastic=system.elastic_energy(state.q, ms),
-        work=0.0,
-        constraint_position=float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
-        constraint_velocity=float(np.abs(c.phi_q @ state.qd + c.phi_t).max())
-        if len(c.phi)
-        else 0.0,
-        iterations=state.iterations,
-    )
