@@ -438,6 +438,7 @@ SOLVER_PARAMETERS: dict[str, Any] = {
     "rank_tolerance": "positive",
     "predictor": ("quadratic", "linear"),
     "step_control": bool,
+    "rotation_length": "positive",
 }
 
 #: Most time steps of one run: t_end / dt. Beyond it a run would take days and is far

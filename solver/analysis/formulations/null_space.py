@@ -16,6 +16,12 @@ Parameters (``solver.parameters``):
 * ``scheme``: ``"trapezoidal"`` (γ = ½, β = ¼; default), ``"fox_goodwin"`` (½, 1/12),
   ``"linear_acceleration"`` (½, 1/6) or ``"custom"`` (``gamma``, ``beta``; the two numbers
   are ignored for the named schemes).
+* ``rotation_length`` (m, default 0.5; ``newmark`` only): the metric of the local minimal
+  coordinates. N is orthonormal, and the particular solutions have minimum norm, in
+  coordinates where a rotation dθ of a rigid body counts as a displacement
+  ``rotation_length · dθ``; 0.5 m is the Euler parameters as they are (they move by dθ/2),
+  1 m the (x, y, θ) coordinates of a planar model in SI units. The converged step depends
+  on it at O(Δt²) (the charts differ), never the solution the steps converge to as Δt → 0.
 
 Rolling without slip (velocity rows ``B q̇ = 0``, ``constraints.rolling``): positions keep
 the null space of Φ_q (their freedoms), velocities that of ``[Φ_q; B]``. Both methods
@@ -47,7 +53,13 @@ from solver.model.errors import ModelError
 class NullSpace(Formulation):
     name = "null_space"
     velocity_constraints = True  # handles rolling without slip (non-holonomic rows)
-    defaults = {"method": "newmark", "scheme": "trapezoidal", "gamma": 0.5, "beta": 0.25}
+    defaults = {
+        "method": "newmark",
+        "scheme": "trapezoidal",
+        "gamma": 0.5,
+        "beta": 0.25,
+        "rotation_length": 0.5,
+    }
 
     def __init__(self, system: MultibodySystem, settings: SolverSettings) -> None:
         super().__init__(system, settings)
@@ -61,7 +73,11 @@ class NullSpace(Formulation):
             raise ModelError(
                 "solver.parameters", f'"{method}" is not one of newmark, r_matrix', "method"
             )
-        self.stepper = cls(system, self.scheme, self.tolerance, self.max_iterations)
+        if method == "newmark":
+            length = float(self.params["rotation_length"])  # checked positive by the reader
+            self.stepper = cls(system, self.scheme, self.tolerance, self.max_iterations, length)
+        else:
+            self.stepper = cls(system, self.scheme, self.tolerance, self.max_iterations)
 
     def start(self, state: DynamicState) -> DynamicState:
         """Complete the consistent initial state with ``q̈`` and ``λ`` (index-1 system)."""

@@ -93,6 +93,12 @@ class SVDSpaces:
     would grow like 1/σ and throw the iteration about. Those directions stay out of N too:
     the step does not move the state along them (the predictor's motion stands), neither
     constraining nor integrating them.
+
+    ``weights`` (one positive number per coordinate, default all 1) sets the metric in which
+    ``N`` is orthonormal and the particular solutions have minimum norm: the SVD is that of
+    ``H W⁻¹`` (``W = diag(weights)``), ``N`` is returned in the original coordinates
+    (``Nᵀ W² N = I``) and ``P = Nᵀ W²`` is its left inverse, the projection onto the local
+    minimal coordinates (``P = Nᵀ`` without weights).
     """
 
     def __init__(
@@ -102,16 +108,19 @@ class SVDSpaces:
         cap: int | None = None,
         floor: float = 0.0,
         keep: int | None = None,
+        weights: np.ndarray | None = None,
     ) -> None:
         m, n = h.shape
+        self._w = weights
         if m == 0:
             self.rank = self.rank_here = 0
             self.N = np.eye(n)
             self._u = np.zeros((0, 0))
             self._s = np.zeros(0)
             self._v = np.zeros((n, 0))
+            self._weigh()
             return
-        u, s, vt = np.linalg.svd(h)
+        u, s, vt = np.linalg.svd(h if weights is None else h / weights)
         self.rank_here = int(np.sum(s > rank_tolerance(h.shape, s[0], phi)))
         r = self.rank_here
         if cap is not None:
@@ -123,6 +132,17 @@ class SVDSpaces:
             r = min(r, keep)
         self.rank = r
         self._u, self._s, self._v = u[:, :r], s[:r], vt[:r].T
+        self._weigh()
+
+    def _weigh(self) -> None:
+        """``N`` back in the original coordinates and its left inverse ``P``."""
+        w = self._w
+        if w is None:
+            self.P = self.N.T
+            return
+        self.P = (self.N * w[:, None]).T
+        self.N = self.N / w[:, None]
+        self._v = self._v / w[:, None]
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """Minimum-norm least-squares solution of ``H y = b`` (b a vector or columns)."""
@@ -131,8 +151,22 @@ class SVDSpaces:
         return self._v @ t
 
     def solve_transposed(self, b: np.ndarray) -> np.ndarray:
-        """Minimum-norm least-squares solution of ``Hᵀ λ = b``."""
+        """Least-squares solution of ``Hᵀ λ = b`` (minimum norm in λ; with weights, the
+        residual is measured in the dual metric ``W⁻¹``)."""
         return self._u @ ((self._v.T @ b) / self._s)
+
+
+def rotation_weights(system: MultibodySystem, rotation_length: float) -> np.ndarray | None:
+    """The metric of the local minimal coordinates: ``None`` (plain coordinates) when
+    ``rotation_length`` is 0.5 m, else weight ``2 · rotation_length`` (m/rad) on the Euler
+    parameter columns, so that a rotation dθ counts as a displacement ``rotation_length · dθ``
+    (an Euler parameter moves by dθ/2). 1 m is the (x, y, θ) metric of a planar model
+    in SI units."""
+    if rotation_length == 0.5 or not len(system.rigid):
+        return None
+    w = np.ones(system.n)
+    w[system.rigid.cols[:, 3:].ravel()] = 2.0 * rotation_length
+    return w
 
 
 #: Singular values of Φ_q below this fraction of the largest are not divided by within a
@@ -144,13 +178,19 @@ class NewmarkNullSpace:
     """Stepper for ``method = "newmark"``."""
 
     def __init__(
-        self, system: MultibodySystem, scheme: NewmarkScheme, tol: float, max_iterations: int
+        self,
+        system: MultibodySystem,
+        scheme: NewmarkScheme,
+        tol: float,
+        max_iterations: int,
+        rotation_length: float = 0.5,
     ) -> None:
         self.system = system
         self.scheme = scheme
         self.tol = tol
         self.max_iterations = max_iterations
         self._rank = None  # (q, rank of Φ_q on the manifold at q) from the last step
+        self.weights = rotation_weights(system, rotation_length)
 
     def _rank_at(self, q: np.ndarray, t: float) -> int:
         if self._rank is not None and np.array_equal(self._rank[0], q):
@@ -175,10 +215,10 @@ class NewmarkNullSpace:
             scale = max(1.0, float(np.abs(x).max()))
             lin = Linearisation(s, x, v, a, t)
             if it == 1:  # the step's working rank: conditioned singular values only
-                sv = SVDSpaces(lin.H, lin.phi, rank, CONDITION_FLOOR)
+                sv = SVDSpaces(lin.H, lin.phi, rank, CONDITION_FLOOR, weights=self.weights)
                 working = sv.rank
             else:
-                sv = SVDSpaces(lin.H, lin.phi, rank, keep=working)
+                sv = SVDSpaces(lin.H, lin.phi, rank, keep=working, weights=self.weights)
             lin.B = None
             if s.m_nh:  # rolling without slip: [λ; μ] of [Φ_q; B]
                 lin.B = no_slip.rows(s, x, v, t, lin.ms)[0]
@@ -233,9 +273,10 @@ class NewmarkNullSpace:
         W2 = 2.0 * V
         wp = sv.solve(-acc - Hdd @ p - 2.0 * Hd @ vp)
         # start-of-step state projected on the current parametrisation; Newmark on α
-        e0 = N.T @ (lin.q - xn)
-        b0 = a5 * e0 - a6 * (N.T @ vn) - a7 * (N.T @ an) - N.T @ lin.qd
-        c0 = a0 * e0 - a1 * (N.T @ vn) - a2 * (N.T @ an) - N.T @ lin.qdd
+        P = sv.P  # the projection onto α (Nᵀ for the plain metric)
+        e0 = P @ (lin.q - xn)
+        b0 = a5 * e0 - a6 * (P @ vn) - a7 * (P @ an) - P @ lin.qd
+        c0 = a0 * e0 - a1 * (P @ vn) - a2 * (P @ an) - P @ lin.qdd
         # reduced equations of motion
         r0 = M @ lin.qdd - lin.Q + H.T @ lin.lam
         if lin.B is not None:

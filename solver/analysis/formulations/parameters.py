@@ -88,6 +88,13 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         ),
         Parameter("gamma", 0.5, "Newmark γ (scheme custom; ≥ 1/2)"),
         Parameter("beta", 0.25, "Newmark β (scheme custom; > 0)"),
+        Parameter(
+            "rotation_length",
+            0.5,
+            "method newmark: length a rotation of 1 rad counts as in the metric of the local "
+            "minimal coordinates (0.5: Euler parameters as they are; 1: planar (x, y, θ))",
+            "m",
+        ),
     ),
     "central_differences": (
         Parameter(

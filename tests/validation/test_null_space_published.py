@@ -1,0 +1,223 @@
+"""The null-space Newmark method against the numbers its thesis publishes (Ch. 8).
+
+Source: the PhD thesis on Newmark integration of multibody dynamics on a null-space
+manifold (UPV/EHU, ADM group; "002" in this code base). Every run below is ``null_space``
+with ``method = newmark``; maximum energy drift = max |E(t) − E(0)| over every step.
+
+IFToMM A01 pendulum, Fox–Goodwin (γ = ½, β = 1/12), Δt = 5e-4 s, 10 s. The thesis's C
+run reports 1.22185e-5 J (criterion 5e-5 J). Its 3D pendulum is a rigid body on a
+spherical joint (every body of the thesis has Euler parameters). Measured here:
+
+| model | rotation_length | drift (J) | / published |
+|---|---|---|---|
+| point mass on a distance joint (examples/pendulum.json) | – | 1.838e-5 | 1.50 |
+| rigid body (1e-6 kg·m²) on a spherical joint | 0.5 m (default) | 1.621e-5 | 1.33 |
+| the same | 1 m | 1.296e-5 | 1.06 |
+| point mass, trapezoidal rule instead | – | 1.217e-5 | 0.996 |
+
+The method's O(Δt²) energy error depends on the coordinates and on the metric in which the
+local minimal coordinates are taken (``rotation_length``, below), so the published number is
+matched in order of magnitude, not digit for digit; the closest model (rigid body, rotations
+weighted as radians) is within 6 %. That the point mass with the trapezoidal rule lands
+within 0.4 % of the published value is noted, not asserted as an explanation.
+
+IFToMM A02 double four-bar, Fox–Goodwin, Δt = 10 ms, 10 s: the thesis's plot stays below the
+0.1 J criterion; the same run gave 0.129 J here. Not the initial state (the motion
+follows the exact one-degree-of-freedom solution, tests/validation/a02_exact.py, and the
+drift is at the bottom passes, where the kinetic energy is 70 J) nor the energy definition
+(T + V, both checked against the exact motion), but the local coordinates: α = N⁺x with
+N orthonormal in the solver's coordinates, and the minimum-norm particular solutions, are
+taken in a metric, and a change of metric changes the step's O(Δt²) error (the solutions
+converge to the same motion). The thesis solved A02 in 2D, with (x, y, θ) per body; Biela's
+Euler parameters move by dθ/2, so a rotation weighs half as much as in (x, y, θ). Weighting
+them as radians (``rotation_length`` = 1 m) gives 0.0938 J, below the criterion:
+
+| rotation_length | 1.2 s, 10 ms | 1.2 s, 5 ms | 10 s, 10 ms |
+|---|---|---|---|
+| 0.5 m (default) | 0.0978 J | 0.0240 J | 0.1293 J |
+| 1 m (planar (x, y, θ)) | 0.0743 J | 0.0183 J | 0.0938 J |
+
+The minimal-coordinate Newmark scheme on the crank angle itself gives 0.0137 J (FG and
+trapezoidal alike): the null-space method's charts add error at this step size.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import load_model, simulate
+from solver.model import model_from_data
+from tests.validation import reference_data as ref
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+FG = {"scheme": "fox_goodwin"}
+
+
+def drift(model, dt: float, t_end: float, **parameters) -> float:
+    """Maximum |E − E(0)| (J) over every step of a null-space Newmark run."""
+    result = simulate(
+        model,
+        formulation="null_space",
+        dt=dt,
+        t_end=t_end,
+        output_dt=dt,
+        parameters=parameters,
+    )
+    assert result.status == "ok", result.message
+    assert result.t[-1] == pytest.approx(t_end, abs=dt)
+    assert result.column("constraint.position").max() < 1e-9
+    return result.max_energy_drift()
+
+
+# ---- IFToMM A01 ---------------------------------------------------------------------------
+RIGID_PENDULUM = {
+    "biela": 1,
+    "name": "A01 as a rigid body on a spherical joint",
+    "gravity": [0, -9.81, 0],
+    "bodies": [
+        {
+            "name": "bob",
+            "mass": 1.0,
+            "inertia": [1e-6, 1e-6, 1e-6],
+            "position": [1, 0, 0],
+            "orientation": [1, 0, 0, 0],
+        }
+    ],
+    "joints": [
+        {"name": "ball", "type": "spherical", "body1": "ground", "body2": "bob", "point": [0, 0, 0]}
+    ],
+}
+A01_DT = ref.A01_NULL_SPACE_FG_DRIFT["dt"]
+A01_PUBLISHED = ref.A01_NULL_SPACE_FG_DRIFT["drift"]
+#: (model, parameters) → measured 10 s drift (J)
+A01_MEASURED = {
+    ("point_mass", "fox_goodwin", 0.5): 1.838e-5,
+    ("rigid", "fox_goodwin", 0.5): 1.621e-5,
+    ("rigid", "fox_goodwin", 1.0): 1.296e-5,
+    ("point_mass", "trapezoidal", 0.5): 1.217e-5,
+}
+
+
+def a01(kind: str):
+    if kind == "point_mass":
+        return load_model(EXAMPLES / "pendulum.json")
+    return model_from_data(copy.deepcopy(RIGID_PENDULUM))
+
+
+@pytest.mark.parametrize(("kind", "scheme", "length"), list(A01_MEASURED))
+def test_pendulum_fox_goodwin_first_swing(kind, scheme, length):
+    """1 s at 5e-4 s: the largest drift of the first swing (bottom at 0.59 s) is within 2.5 %
+    of the 10 s maximum (the error is bounded and barely grows)."""
+    e = drift(a01(kind), A01_DT, 1.0, scheme=scheme, rotation_length=length)
+    assert e == pytest.approx(A01_MEASURED[kind, scheme, length], rel=0.025)
+    assert e < ref.A01_CRITERION
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("kind", "scheme", "length"), list(A01_MEASURED))
+def test_pendulum_fox_goodwin_at_5e_4_s_over_10_s(kind, scheme, length):
+    e = drift(a01(kind), A01_DT, 10.0, scheme=scheme, rotation_length=length)
+    assert e == pytest.approx(A01_MEASURED[kind, scheme, length], rel=0.01)
+    assert e < ref.A01_CRITERION
+    # the published 1.22185e-5 J within the factor that the model and metric make
+    assert 0.9 < e / A01_PUBLISHED < 1.6
+    if (kind, length) == ("rigid", 1.0):  # the thesis's model, rotations as radians
+        assert e == pytest.approx(A01_PUBLISHED, rel=0.07)
+
+
+# ---- IFToMM A02 ---------------------------------------------------------------------------
+def double_four_bar():
+    return load_model(EXAMPLES / "double_four_bar.json")
+
+
+@pytest.mark.parametrize(
+    ("length", "at_10ms", "at_5ms"), [(0.5, 0.0978, 0.0240), (1.0, 0.0743, 0.0183)]
+)
+def test_double_four_bar_fox_goodwin_error_depends_on_the_metric(length, at_10ms, at_5ms):
+    """First bottom pass (1.2 s): second order in Δt with either metric (ratio 4.1), the
+    constant smaller when rotations weigh as in the thesis's planar (x, y, θ) model."""
+    e10 = drift(double_four_bar(), ref.A02_FG_DT, 1.2, rotation_length=length, **FG)
+    e5 = drift(double_four_bar(), ref.A02_FG_DT / 2, 1.2, rotation_length=length, **FG)
+    assert e10 == pytest.approx(at_10ms, rel=0.02)
+    assert e5 == pytest.approx(at_5ms, rel=0.02)
+    assert 3.6 < e10 / e5 < 4.4
+
+
+def test_double_four_bar_fox_goodwin_second_pass():
+    """3 s: with the default metric the second bottom pass already exceeds 0.1 J
+    (0.1057 J); weighted as radians it stays at 0.0792 J."""
+    plain = drift(double_four_bar(), ref.A02_FG_DT, 3.0, **FG)
+    planar = drift(double_four_bar(), ref.A02_FG_DT, 3.0, rotation_length=1.0, **FG)
+    assert plain == pytest.approx(0.1057, rel=0.02) and plain > ref.A02_CRITERION
+    assert planar == pytest.approx(0.0792, rel=0.02)
+
+
+@pytest.mark.slow
+def test_double_four_bar_fox_goodwin_meets_the_criterion_in_the_planar_metric():
+    """The thesis's run: Fox–Goodwin, 10 ms, 10 s, drift below 0.1 J."""
+    planar = drift(double_four_bar(), ref.A02_FG_DT, 10.0, rotation_length=1.0, **FG)
+    assert planar < ref.A02_CRITERION
+    assert planar == pytest.approx(0.0938, rel=0.02)
+    plain = drift(double_four_bar(), ref.A02_FG_DT, 10.0, **FG)
+    assert plain == pytest.approx(0.1293, rel=0.02)  # drifts 0.0079 J per period
+
+
+def test_rotation_length_leaves_point_masses_and_the_limit_alone():
+    """Without rigid bodies the metric has nothing to weigh: identical steps. With them both
+    metrics integrate the same motion: over the first swing the crank tips of the two runs
+    differ by 1.56e-4 m at 10 ms and four times less at 5 ms."""
+    model = load_model(EXAMPLES / "pendulum.json")
+    a = simulate(model, formulation="null_space", dt=1e-3, t_end=0.05, parameters=FG)
+    b = simulate(
+        model,
+        formulation="null_space",
+        dt=1e-3,
+        t_end=0.05,
+        parameters={**FG, "rotation_length": 2},
+    )
+    assert np.array_equal(a.data, b.data)
+    gaps = []
+    for dt in (0.01, 0.005):
+        runs = [
+            simulate(
+                double_four_bar(),
+                formulation="null_space",
+                dt=dt,
+                t_end=1.2,
+                parameters={**FG, "rotation_length": length},
+            )
+            for length in (0.5, 1.0)
+        ]
+        gaps.append(np.abs(runs[0].column("P_B0.x") - runs[1].column("P_B0.x")).max())
+    assert gaps[0] == pytest.approx(1.56e-4, rel=0.1)
+    assert 0.2 < gaps[1] / gaps[0] < 0.3  # O(Δt²): measured 3.75e-5 m at 5 ms
+
+
+def test_weighted_null_space_and_minimum_norm_solutions():
+    """``SVDSpaces`` with weights W: H N = 0, P N = I, N orthonormal in the metric W², and
+    ``solve`` gives the solution of least W-norm (against the closed form), also for a
+    redundant H."""
+    from solver.analysis.formulations.null_space_newmark import SVDSpaces
+
+    rng = np.random.default_rng(7)
+    h = rng.normal(size=(3, 7))
+    h = np.vstack([h, h[0] + h[1]])  # a redundant row
+    w = rng.uniform(0.5, 3.0, size=7)
+    sv = SVDSpaces(h, np.zeros(4), weights=w)
+    assert sv.rank == 3 and sv.N.shape == (7, 4)
+    assert np.abs(h @ sv.N).max() < 1e-12
+    assert np.allclose(sv.P @ sv.N, np.eye(4), atol=1e-12)
+    assert np.allclose(sv.N.T @ np.diag(w * w) @ sv.N, np.eye(4), atol=1e-12)
+    b = h @ rng.normal(size=7)
+    y = sv.solve(b)
+    winv2 = np.diag(1.0 / (w * w))
+    closed = winv2 @ h.T @ np.linalg.pinv(h @ winv2 @ h.T) @ b  # argmin |W y| s.t. H y = b
+    assert np.allclose(y, closed, atol=1e-10)
+    lam = rng.normal(size=4)
+    assert np.allclose(h.T @ sv.solve_transposed(h.T @ lam), h.T @ lam, atol=1e-10)
+    plain = SVDSpaces(h, np.zeros(4))
+    assert np.array_equal(plain.P, plain.N.T)
