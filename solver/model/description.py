@@ -72,6 +72,7 @@ FORMULATIONS = (
     "augmented_lagrangian",
     "null_space",
     "central_differences",
+    "index3_newmark",
 )
 ORIENTATIONS = ("euler_parameters", "euler_zxz", "rodrigues", "gibbs")
 

@@ -21,6 +21,7 @@ REGISTRY = {
         "solver.analysis.formulations.central_differences",
         "CentralDifferences",
     ),
+    "index3_newmark": ("solver.analysis.formulations.index3_newmark", "Index3Newmark"),
 }
 
 

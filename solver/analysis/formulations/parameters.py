@@ -121,6 +121,17 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         Parameter("gamma", None, "scheme parameter γ; fourth_degree and fifth_degree only"),
         Parameter("zeta", None, "scheme parameter ζ; fifth_degree only"),
     ),
+    "index3_newmark": (
+        Parameter(
+            "scheme",
+            "trapezoidal",
+            "Newmark scheme (custom: the γ and β below); γ/2 > β fails with multipliers",
+            kind="choice",
+            choices=("trapezoidal", "fox_goodwin", "linear_acceleration", "custom"),
+        ),
+        Parameter("gamma", 0.5, "Newmark γ (scheme custom; ≥ 1/2)"),
+        Parameter("beta", 0.25, "Newmark β (scheme custom; > 0)"),
+    ),
 }
 
 
