@@ -1,6 +1,6 @@
-"""The traditional index-3 Newmark method (``index3_newmark``) and the failures of 002 Ch. 6.
+"""The traditional index-3 Newmark method (``index3_newmark``) and its failures.
 
-The null-space Newmark thesis (Ch. 6) motivates its method with the traditional one: the
+The null-space Newmark thesis (ch. 6) motivates its method with the traditional one: the
 Newmark rule on all coordinates, multipliers, position constraints at the end of the step.
 Its experiments on the stiff pendulum (examples/stiff_pendulum.json; τ = 0.1 sin(0.1 t)):
 

@@ -1,7 +1,7 @@
 """The null-space Newmark method against the numbers its thesis publishes (Ch. 8).
 
 Source: the PhD thesis on Newmark integration of multibody dynamics on a null-space
-manifold (UPV/EHU, ADM group; "002" in this code base). Every run below is ``null_space``
+manifold ("the null-space Newmark thesis", docs/references.md). Every run below is ``null_space``
 with ``method = newmark``; maximum energy drift = max |E(t) − E(0)| over every step.
 
 IFToMM A01 pendulum, Fox–Goodwin (γ = ½, β = 1/12), Δt = 5e-4 s, 10 s. The thesis's C
@@ -226,7 +226,7 @@ def test_weighted_null_space_and_minimum_norm_solutions():
 # ---- the published stability limits -----------------------------------------------------
 def largest_frequency(name: str, dt: float, t_end: float) -> tuple[float, float]:
     """``(ω_max, t)``: the largest ω of the reduced system ``K_R φ = ω² M_R φ`` over the
-    steps of a Fox–Goodwin run (002 §4.12, ``state.extra``)."""
+    steps of a Fox–Goodwin run (the null-space Newmark thesis §4.12 and eq. 6.6, ``state.extra``)."""
     from solver.analysis.dynamic import initial_state
     from solver.analysis.formulations import formulation_class
     from solver.analysis.simulate import settings_with
@@ -265,7 +265,7 @@ LIMITS = {
     ],
 )
 def test_published_stability_limits(name):
-    """002 Ch. 8 quotes the Fox–Goodwin limit √6/ω_max of every case. Measured here:
+    """The thesis's ch. 8 quotes the Fox–Goodwin limit √6/ω_max of every case. Measured here:
 
     | case | ω_max (rad/s) | Δt_max here (s) | published (s) | published ω_max |
     |---|---|---|---|---|
@@ -317,7 +317,7 @@ def test_bricard_fox_goodwin_is_stable_at_three_times_its_published_limit():
 
 def test_double_pendulum_limit_is_where_fox_goodwin_fails():
     """Negrut's double pendulum: at the published 5e-3 s Fox–Goodwin runs, "stable but not
-    precise" (002 Fig. 8.10); at 6e-3 s, 16 % above the estimated 5.19e-3 s, the Newton
+    precise" (the thesis's Fig. 8.10); at 6e-3 s, 16 % above the estimated 5.19e-3 s, the Newton
     iterations diverge within the first 0.1 s."""
     model = load_model(EXAMPLES / "negrut_double_pendulum.json")
 

@@ -1,4 +1,5 @@
-"""``index3_newmark``: the traditional index-3 Newmark method (002 Ch. 6, Fig. 6.1).
+"""``index3_newmark``: the traditional index-3 Newmark method (the null-space Newmark thesis
+ch. 6, Fig. 6.1).
 
 The baseline that the null-space Newmark method replaces. The Newmark rule (γ, β) is
 applied to every coordinate,
@@ -13,7 +14,7 @@ and the equations of motion with multipliers and the *position* constraints are 
 
 Velocities and accelerations come from the Newmark rule only: with N coordinates and N_R
 constraints there are 3N + N_R unknowns for 3N + 3N_R equations, so only one constraint
-level can be imposed (002 L7952–7966); here the position level, and the velocity and
+level can be imposed (the null-space Newmark thesis §6.1); here the position level, and the velocity and
 acceleration constraints are violated by O(h) amounts that are not corrected.
 
 Newton matrix, with the equations of motion scaled by βh² and ``λ̂ = βh² λ`` (the
@@ -27,11 +28,11 @@ least squares when Φ_q has redundant rows. The Euler-parameter norms are among 
 Φ, so no renormalisation is done. Convergence: the correction below
 ``tol·max(1, |q|∞)`` and ``|Φ|∞ ≤ tol``.
 
-What the thesis shows with it (Ch. 6) and the tests reproduce: the multipliers act like a
+What the thesis shows with it (ch. 6) and the tests reproduce: the multipliers act like a
 mode of infinite frequency, so the method is stable only where ``γ/2 − β ≤ 0``; with
 Fox–Goodwin (β = 1/12) it fails at every step size, where the null-space method with the
 same parameters has the predictable limit ``√6/ω_max``. Near the trapezoidal rule it can
-fail too on stiff problems (Negrut's double pendulum).
+fail too on stiff problems (the double pendulum of Negrut et al. (2007)).
 
 Parameters: ``scheme`` (``trapezoidal`` default, ``fox_goodwin``, ``linear_acceleration``,
 ``custom`` with ``gamma`` and ``beta``), as for ``null_space``.
