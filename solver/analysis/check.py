@@ -146,7 +146,10 @@ def check(model: d.Model) -> CheckReport:
     no-slip conditions conflict) or ``AssemblyError``, whose ``report`` is this report
     without the numerical part (counts and Grübler's DOF)."""
     validate_model(model)
-    holonomic = sum(JOINT_EQUATIONS[j.type] for j in model.joints)
+    holonomic = sum(
+        JOINT_EQUATIONS[j.type] + (j.type == "sliding" and j.rotation == "locked")
+        for j in model.joints
+    )
     rolling = sum(
         ROLLING_NO_SLIP[j.slip or "none"] for j in model.joints if j.type == "rolling_disk"
     )

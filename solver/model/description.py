@@ -215,6 +215,11 @@ class Joint:
     length: float | None = None
     radius: float | None = None
     slip: str | None = None
+    rotation: str | None = None
+
+
+#: ``rotation`` of a ``sliding`` joint: body2's rotation relative to the centreline.
+SLIDING_ROTATION = ("free", "locked")
 
 
 @dataclass(eq=True)

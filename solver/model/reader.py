@@ -49,7 +49,7 @@ JOINT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "point_on_line": (("point", "axis"), ()),
     "point_on_plane": (("point", "normal"), ()),
     "rolling_disk": (("point", "axis", "radius", "normal"), ("slip",)),
-    "sliding": (("point",), ()),
+    "sliding": (("point",), ("rotation",)),
 }
 JOINT_VECTORS = ("point", "point1", "point2")
 JOINT_DIRECTIONS = ("axis", "axis1", "axis2", "normal")
@@ -430,6 +430,8 @@ def _joint(item: Any, where: str) -> d.Joint:
             values[key] = f.number(key, positive=True)
         elif key == "slip":
             values[key] = f.string(key, choices=d.ROLLING_SLIP)
+        elif key == "rotation":
+            values[key] = f.string(key, choices=d.SLIDING_ROTATION)
     return d.Joint(_name(f), kind, f.string("body1"), f.string("body2"), **values)
 
 

@@ -186,6 +186,20 @@ class _Checker:
                 "point must start on the beam",
                 "point",
             )
+        if j.rotation == "locked":
+            if b1.type != "ancf_beam2d":
+                raise ModelError(
+                    where,
+                    f'"locked" needs a planar beam (ancf_beam2d); "{b1.name}" is {b1.type}',
+                    "rotation",
+                )
+            if not isinstance(b2, d.RigidBody):
+                what = "ground" if b2 is None else f'"{b2.name}" ({b2.type})'
+                raise ModelError(
+                    where,
+                    f'"locked" holds the angle of a rigid body2 to the centreline; body2 is {what}',
+                    "rotation",
+                )
 
     def driver(self, i: int, drv: d.Driver, driven: dict) -> None:
         where = _label("drivers", i, drv.name)

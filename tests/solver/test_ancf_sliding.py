@@ -24,7 +24,9 @@ def fd(fun, x, h=1e-7):
     return np.array([(fun(x + h * e) - fun(x - h * e)) / (2 * h) for e in np.eye(len(x))]).T
 
 
-def slider_model(kind="ancf_beam2d", body="point_mass", elements=3, coordinates="reference_point"):
+def slider_model(
+    kind="ancf_beam2d", body="point_mass", elements=3, coordinates="reference_point", rotation=None
+):
     start, end = (0.0, 0.0, 0.0), (1.2, 0.3, 0.0 if kind == "ancf_beam2d" else 0.4)
     p = tuple(0.4 * b for b in end)  # inside element 1 of 3
     bar = {
@@ -45,6 +47,8 @@ def slider_model(kind="ancf_beam2d", body="point_mass", elements=3, coordinates=
             "position": [p[0] + 0.05, p[1] - 0.02, p[2] + 0.01],
         }
     joints = [{"name": "S", "type": "sliding", "body1": "bar", "body2": "m", "point": list(p)}]
+    if rotation is not None:
+        joints[0]["rotation"] = rotation
     return model_from_data(
         {
             "biela": 1,
@@ -251,3 +255,44 @@ def test_bad_sliding_joints_are_refused_naming_joint_and_field():
     msg = _refused({**base, "point": [0.4, 0, 0]}, match="point")  # not at the point mass
     msg = _refused({**base, "axis": [1, 0, 0]}, match="axis")
     msg = _refused({k: v for k, v in base.items() if k != "point"}, match="point")
+
+
+@pytest.mark.parametrize("coordinates", ["reference_point", "natural"])
+@pytest.mark.parametrize("where", [0.45, 0.99, 1.01])
+def test_locked_rotation_row_against_finite_differences(coordinates, where):
+    """``rotation: locked`` adds u·r' = 0 (u: body2's direction normal to the tangent at
+    t = 0): its Jacobian, γ and both second-order terms against central differences."""
+    s = MultibodySystem(slider_model("ancf_beam2d", "rigid", 3, coordinates, "locked"))
+    rows = s.item_rows["joint:S"]
+    assert len(rows) == 4
+    assert abs(s.constraints(s.q0, None, 0.0).phi[rows[3]]) < 1e-14  # holds at t = 0
+    rng = np.random.default_rng(5)
+    q = s.q0 + 0.01 * rng.standard_normal(s.n)
+    qd = rng.standard_normal(s.n)
+    col = s.slots["bar"].owner.slide_cols["S"]
+    q[col] = where * 1.2 * np.hypot(1.0, 0.25) / 3
+    c = s.constraints(q, qd, 0.0)
+    num = fd(lambda x: s.constraints(x, qd, 0.0).phi, q)
+    assert np.abs(c.phi_q - num).max() < 1e-6 * np.abs(num).max()
+    lam = rng.standard_normal(s.m)
+    k, dmat = s.constraint_second_order(q, qd, lam, 0.0)
+    num_k = fd(lambda x: s.constraints(x, qd, 0.0).phi_q.T @ lam, q)
+    num_d = fd(lambda x: s.constraints(x, qd, 0.0).phi_q @ qd, q)
+    assert np.abs(k - num_k).max() < 1e-6 * np.abs(num_k).max()
+    assert np.abs(dmat - num_d).max() < 1e-6 * np.abs(num_d).max()
+    assert np.allclose(
+        c.gamma[rows], -(num_d @ qd)[rows], rtol=1e-6, atol=1e-6 * np.abs(num_d).max()
+    )
+
+
+def test_locked_rotation_is_refused_off_a_planar_beam_or_rigid_body():
+    for kind, body, fragment in (
+        ("ancf_beam3d", "rigid", "planar beam"),
+        ("ancf_beam2d", "point_mass", "rigid body2"),
+    ):
+        with pytest.raises(ModelError) as err:
+            slider_model(kind, body, rotation="locked")
+        assert 'joints[0] "S"' in str(err.value) and "rotation" in str(err.value)
+        assert fragment in str(err.value)
+    with pytest.raises(ModelError, match="rotation"):
+        slider_model(rotation="stuck")

@@ -319,8 +319,13 @@ class AncfBodies(BodyKind):
                 where = f'joints[{i}] "{j.name}"'
                 marker = ctx.point(j.body2, j.point, where, "point")
                 key = f"joint:{j.name}"
+                lock = None
+                if j.rotation == "locked":  # body2's direction normal to the tangent at t = 0
+                    beam = names[j.body1]
+                    tangent = (beam.end - beam.start) / np.linalg.norm(beam.end - beam.start)
+                    lock = ctx.vector(j.body2, [-tangent[1], tangent[0], 0.0])
                 self.sliding.add(
-                    Slider(key, j.name, names[j.body1], self.slide_cols[j.name], marker)
+                    Slider(key, j.name, names[j.body1], self.slide_cols[j.name], marker, lock)
                 )
                 items[key] = []  # rows come from the block (``constraint_blocks``)
         generic = ((0, 1), (1, 2), (2, 0))

@@ -47,8 +47,11 @@ def hermite(xi, length: float, derivative: int = 0) -> np.ndarray:
             (6.0 - 12.0 * xi) / ln**2,
             (-2.0 + 6.0 * xi) / ln,
         )
+    elif derivative == 3:
+        cols = (12.0 / ln**3, 6.0 / ln**2, -12.0 / ln**3, 6.0 / ln**2)
+        cols = tuple(np.full(xi.shape, c) for c in cols)
     else:
-        raise ValueError("derivative must be 0, 1 or 2")
+        raise ValueError("derivative must be 0, 1, 2 or 3")
     return np.stack(np.broadcast_arrays(*cols), axis=-1)
 
 
