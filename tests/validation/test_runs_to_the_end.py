@@ -36,6 +36,11 @@ LONG = {
     "bricard",
     "double_four_bar",
     "ancf_cantilever_e1",
+    "ancf_fixed_angle_slider_e6",
+    "four_bar_falling",
+    "negrut_double_pendulum",
+    "slider_crank_planar",
+    "spinning_top",
 }
 
 
