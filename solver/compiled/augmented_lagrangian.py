@@ -135,14 +135,14 @@ def all_finite(x):
 
 
 # ---- the Newmark / generalized-α update (trapezoidal.Newmark) ------------------------------
-@kernel
+@kernel(inline="always")
 def slopes(sch, h):
     """``(γ', β')`` = ``(∂q̇/∂q, ∂q̈/∂q)`` at the end of a step; ``sch = (α_m, α_f, β, γ)``."""
     am, af, beta, gamma = sch
     return gamma / (beta * h), (1.0 - am) / ((1.0 - af) * beta * h * h)
 
 
-@kernel
+@kernel(inline="always")
 def newmark_update(sch, q1, q, qd, qdd, a, h):
     """``(q̇, q̈, a)`` at ``t + h`` from the positions ``q1`` there (``Newmark.update``)."""
     am, af, beta, gamma = sch
@@ -154,7 +154,7 @@ def newmark_update(sch, q1, q, qd, qdd, a, h):
     return qd1, qdd1, a1
 
 
-@kernel
+@kernel(inline="always")
 def acceleration_variable(sch, qdd1, qdd, a):
     """``a_{n+1}`` consistent with the (projected) ``q̈_{n+1}``."""
     am, af, beta, gamma = sch
@@ -232,14 +232,14 @@ def _tangent(out, mass, kq, kqd, hess, jac, alpha, gp, bp):
             out[i, j] = (mass[i, j] + c1 * kqd[i, j]) + c2 * out[i, j]
 
 
-@kernel
+@kernel(inline="always")
 def _constraints(P, pt, q, qd, t):
     mk = markers(P, q, qd, YES)
     phi, jac, phit, gamma = dense_constraints(P, pt, mk, q, qd, t)
     return mk, phi, jac, phit, gamma
 
 
-@kernel
+@kernel(inline="always")
 def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0):
     """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step``.
 
@@ -343,7 +343,7 @@ OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWE
 N_OUT = 9
 
 
-@kernel
+@kernel(inline="always")
 def step_power(P, q, qd, t, lam, phit):
     """Power (W) of the force elements and drivers at an accepted state."""
     mk = markers(P, q, qd, YES)

@@ -110,7 +110,7 @@ def _residual(P, pt, x, qm, target, mh, inv2h, q, t, elements, f0):
     return mh @ (x - target) - f, mh - inv2h * kqd
 
 
-@kernel
+@kernel(inline="always")
 def _position_constraints(P, pt, x, t):
     """``(Φ, Φ_q)`` at ``(x, t)``, Φ_q dense."""
     mk = ks.markers(P, x, x, NO)
@@ -284,7 +284,7 @@ def _multipliers(phiq, r, rtol):
     return lam
 
 
-@kernel
+@kernel(inline="always")
 def step_power(P, q, qd, t, lam, phit):
     """Power (W) of the force elements and drivers at a state."""
     mk = ks.markers(P, q, qd, YES)

@@ -93,7 +93,7 @@ class CompiledCentralDifferences(_CompiledStepper):
         phit = _own(s.constraints(qm, qd0, t).phi_t)
         power = float(ccd.step_power(P, qm, qd0, t, lam, phit))
         elements = len(s.force_set) > 0
-        drivers = bool(np.any(P.pr_func >= 0))
+        drivers = bool(np.any(s.packed.pr_func >= 0))
         work = 0.0
         k = 0
         while k < steps:

@@ -92,7 +92,7 @@ NOTHING = np.int64(0)
 ONE, TWO, THREE = np.int64(1), np.int64(2), np.int64(3)
 
 
-@kernel
+@kernel(inline="always")
 def markers(P, q, qd, velocity):
     """The marker table at ``(q, q̇)`` (``solver.kernels.markers.MarkerValues``)."""
     return evaluate_markers(
@@ -100,7 +100,7 @@ def markers(P, q, qd, velocity):
     )
 
 
-@kernel
+@kernel(inline="always")
 def value(P, f, t):
     """Function ``f`` at ``t`` (0 for f = −1)."""
     if f < 0:
@@ -145,7 +145,7 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
     ph = np.zeros(3)
     quad = np.zeros(3)
     want = phi.shape[0] > 0
-    e = 0
+    e = np.int64(0)  # not a literal: one compiled signature for every callee
     for i in range(P.pr_type.shape[0]):
         typ = P.pr_type[i]
         slots = P.pr_mk[i]
@@ -202,7 +202,7 @@ def constraint_pattern(P, q):
     return rows, cols
 
 
-@kernel
+@kernel(inline="always")
 def constraints(P, mk, q, qd, t, count):
     """``(Φ, Φ_t, γ, entries of Φ_q)`` at ``(q, q̇, t)`` from the markers ``mk`` (evaluated
     with velocities); ``count`` entries (:func:`constraint_pattern`)."""
@@ -216,7 +216,7 @@ def constraints(P, mk, q, qd, t, count):
     return phi, phit, gamma, vals
 
 
-@kernel
+@kernel(inline="always")
 def position_constraints(P, mk, q, t, count):
     """``(Φ, entries of Φ_q)`` at ``(q, t)`` (markers evaluated without velocities)."""
     phi, _, _, vals = constraints(P, mk, q, q, t, count)
@@ -253,8 +253,8 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
     one = np.ones(1)
     f = np.zeros(3)
     w = np.zeros((3, P.mk_cols.shape[1]))
-    ek = 0
-    ed = 0
+    ek = np.int64(0)
+    ed = np.int64(0)
     for i in range(P.pr_type.shape[0]):
         typ = P.pr_type[i]
         slots = P.pr_mk[i]
@@ -342,7 +342,7 @@ def second_order_pattern(P, q):
     return kr, kc, dr, dc
 
 
-@kernel
+@kernel(inline="always")
 def second_order(P, mk, qd, t, lam, velocity, nk, nd):
     """Entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q`` (else an empty array)."""
     c = targets(P, t)
@@ -358,7 +358,7 @@ def second_order(P, mk, qd, t, lam, velocity, nk, nd):
 
 @kernel
 def _mass_entries(P, q, mode, rows, cols, vals):
-    e = 0
+    e = np.int64(0)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         for i in range(3):
@@ -387,7 +387,7 @@ def mass_pattern(P, q):
     return rows, cols
 
 
-@kernel
+@kernel(inline="always")
 def mass(P, q, count):
     """Entries of ``M(q)``: ``m I₃`` and ``4 GᵀJG`` per rigid body, ``m I₃`` per point
     mass, the constant entries of linear bodies."""
@@ -546,8 +546,8 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     entries either way); returns their counts."""
     for i in range(P.n):
         out[i] += P.gravity_q[i]
-    e = 0
-    ed = 0
+    e = np.int64(0)  # not a literal: one compiled signature for every callee
+    ed = np.int64(0)
     force = np.zeros((3, 3))
     du = np.zeros((3, 3, 3, 3))
     dv = np.zeros((3, 3, 3, 3))
@@ -725,7 +725,7 @@ def force_pattern(P, q):
     return kr, kc, cr, cc
 
 
-@kernel
+@kernel(inline="always")
 def forces(P, mk, q, qd, t, inertial, nk, nc):
     """``(Q, entries of ∂Q/∂q, entries of ∂Q/∂q̇)`` (``nk = nc = 0``: Q alone; without
     ``inertial`` the rigid bodies' quadratic-velocity forces are left out)."""
@@ -910,9 +910,9 @@ class Patterns(NamedTuple):
     rb_c: np.ndarray
 
 
-@kernel
-def patterns(P, q):
-    """Every pattern of ``P`` (evaluated at a valid q)."""
+def patterns(P, q) -> Patterns:
+    """Every pattern of ``P`` (evaluated at a valid q; from Python: each pattern kernel is
+    an entry of its own, not linked into one more compiled function)."""
     pr, pc = constraint_pattern(P, q)
     kr, kc, dr, dc = second_order_pattern(P, q)
     mr, mc = mass_pattern(P, q)
@@ -921,19 +921,19 @@ def patterns(P, q):
     return Patterns(pr, pc, kr, kc, dr, dc, mr, mc, fr, fc, cr, cc, br, bc)
 
 
-@kernel
+@kernel(inline="always")
 def dense_constraints(P, pt, mk, q, qd, t):
     """``(Φ, Φ_q, Φ_t, γ)``, Φ_q dense (markers ``mk`` at ``(q, q̇)``)."""
     phi, phit, gamma, vals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
     return phi, scatter(pt.phi_r, pt.phi_c, vals, P.m, P.n), phit, gamma
 
 
-@kernel
+@kernel(inline="always")
 def dense_mass(P, pt, q):
     return scatter(pt.mass_r, pt.mass_c, mass(P, q, pt.mass_r.shape[0]), P.n, P.n)
 
 
-@kernel
+@kernel(inline="always")
 def dense_forces(P, pt, mk, q, qd, t, inertial, jacobians):
     """``(Q, ∂Q/∂q, ∂Q/∂q̇)``, dense (empty matrices without ``jacobians``)."""
     nk = pt.fk_r.shape[0] if jacobians else 0
@@ -946,13 +946,13 @@ def dense_forces(P, pt, mk, q, qd, t, inertial, jacobians):
     return out, kq, kqd
 
 
-@kernel
+@kernel(inline="always")
 def dense_hessian(P, pt, mk, qd, t, lam):
     """``∂(Φ_qᵀλ)/∂q``, dense n×n."""
     kv, _ = second_order(P, mk, qd, t, lam, NO, pt.hk_r.shape[0], np.int64(0))
     return scatter(pt.hk_r, pt.hk_c, kv, P.n, P.n)
 
 
-@kernel
+@kernel(inline="always")
 def dense_mass_times_jacobian(P, pt, q, a):
     return scatter(pt.rb_r, pt.rb_c, mass_times_jacobian(P, q, a), P.n, P.n)

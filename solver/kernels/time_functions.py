@@ -497,13 +497,10 @@ def _table(d, i0, n, cubic, t):
 
 @kernel
 def _expression(table, i, t, stack):
-    """The jet of expression i at t, with ``stack`` as scratch (None: the table's)."""
+    """The jet of expression i at t, with ``stack`` as scratch."""
     first = table.op_start[i]
     last = table.op_start[i + 1]
-    base = table.data_start[i]
-    if stack is None:
-        return _run(table.ops, first, last, table.data, base, t, table.stack)
-    return _run(table.ops, first, last, table.data, base, t, stack)
+    return _run(table.ops, first, last, table.data, table.data_start[i], t, stack)
 
 
 @kernel(inline="always")
@@ -528,10 +525,10 @@ def _closed_form(table, i, t):
     return np.nan, np.nan, np.nan  # (function_table admits no other kind)
 
 
-@kernel(inline="always")
-def _evaluate(table, i, t, stack):
-    """The jet of function i at t, with ``stack`` as an expression's scratch (None: the
-    table's)."""
+@kernel
+def _jet_with(table, i, t, stack):
+    """The jet of function i at t (a float64), with ``stack`` as an expression's scratch:
+    the one compiled evaluation every caller links."""
     if table.kind[i] == EXPRESSION:
         return _expression(table, i, t, stack)
     return _closed_form(table, i, t)
@@ -542,7 +539,7 @@ def jet(table, i, t):
     """``(f, df/dt, d2f/dt2)`` of function ``i`` (0 <= i < nf, unchecked) at time ``t`` (s,
     a float), for other kernels. Allocates nothing: an expression uses ``table.stack``, so
     one thread at a time per table."""
-    return _evaluate(table, i, np.float64(t), None)
+    return _jet_with(table, i, np.float64(t), table.stack)
 
 
 @kernel
@@ -550,9 +547,8 @@ def _jet_unpacked(kind, data_start, data, op_start, ops, stack, i, t):
     """:func:`jet` of the table given field by field (a call from Python unpacks six
     arrays faster than a named tuple), with a scratch stack of its own."""
     table = FunctionTable(kind, data_start, data, op_start, ops, stack)
-    if kind[i] == EXPRESSION:
-        stack = np.empty_like(stack)
-    return _evaluate(table, i, np.float64(t), stack)
+    own = np.empty_like(stack) if kind[i] == EXPRESSION else stack
+    return _jet_with(table, i, np.float64(t), own)
 
 
 @kernel

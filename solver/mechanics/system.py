@@ -324,10 +324,14 @@ class MultibodySystem:
     def _pack(self) -> None:
         """The kernels' arrays and the fixed entry patterns of every matrix (built once,
         at the end of the construction)."""
+        from solver.kernels.by_reference import patterns_struct, system_struct
         from solver.mechanics.packing import pack
 
-        self.arrays = P = pack(self)
-        self.patterns = pt = ks.patterns(P, np.ascontiguousarray(self.q0, dtype=float))
+        self.packed = pack(self)  # read in Python
+        self.arrays = system_struct(self.packed)  # passed to the kernels
+        pt = ks.patterns(self.arrays, np.ascontiguousarray(self.q0, dtype=float))
+        self.packed_patterns = pt  # read in Python
+        self.patterns = patterns_struct(pt)  # passed to the kernels
         r, c = pt.phi_r, pt.phi_c
         self._n_phi = len(r)
         for b in self.blocks:  # a body kind's rows (their columns may move: a superset)
