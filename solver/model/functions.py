@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from solver.model.errors import ModelError
 from solver.model.expression import Expression, evaluate_alone, parse_expression
@@ -302,6 +301,8 @@ class Table(TimeFunction):
     def encode(self) -> Any:
         """Times, values and, for ``cubic``, scipy's not-a-knot ``CubicSpline``
         coefficients per interval (highest power first, in ``t - t_j``)."""
+        from scipy.interpolate import CubicSpline  # a heavy import: only for cubic tables
+
         from solver.kernels import time_functions as kernel
 
         ts, fs = np.array(self.points, dtype=float).T

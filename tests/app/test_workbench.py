@@ -27,6 +27,8 @@ RUNS: dict[str, dict] = {
     "four_bar_spatial": {"formulation": "lagrange_baumgarte"},
     # 2 steps of 0.1 s barely move it; 2 s (20 steps) shows the motion
     "stiff_pendulum": {"t_end": 2.0},
+    # spins in place until the force pulse at 0.6 s tips it (5 mm by 1 s)
+    "spinning_top": {"dt": 2e-3, "t_end": 1.0},
 }
 T_END = 0.2
 

@@ -108,7 +108,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from solver.errors import SimulationError
 from solver.mechanics.forces import dual
@@ -146,6 +145,8 @@ def hunt_crossley_factor(restitution: float) -> float:
         return 0.0
     # the root lies between half eq. 66's factor and 1/e (where the exit force vanishes)
     lo, hi = 0.75 * (1.0 - e), (1.0 - 1e-14) / e
+    from scipy.optimize import brentq  # a heavy import, only for models with contacts
+
     return brentq(_restitution_gap, lo, hi, args=(e,), xtol=1e-15, rtol=1e-14)
 
 
@@ -155,6 +156,8 @@ def restitution_of(factor: float) -> float:
     a = float(factor)
     if a <= 0.0:
         return 1.0
+    from scipy.optimize import brentq
+
     return brentq(lambda e: _restitution_gap(a, e), 1e-12, min(1.0, 1.0 / a) * (1.0 - 1e-14))
 
 
