@@ -34,19 +34,21 @@ def solve(model: Any, overrides: dict, conn: Any, resume: Any, stop: Any) -> Non
     ``multiprocessing.Event``\\ s set by the GUI (pause = ``resume`` cleared).
 
     ``model`` is a ``solver.Model`` (pickled across) or the path of a model file."""
-    from solver import ModelError, compile_solver, is_compiled, load_model, simulate
+    from solver import ModelError, compile_solver, compiled_parts, is_compiled, load_model, simulate
 
-    if not is_compiled():
-        conn.send(("status", "compiling the solver's code once (first run after an install or "
-                   "an update; a few minutes)"))  # fmt: skip
-        seconds = compile_solver(lambda line: conn.send(("status", line)))
-        conn.send(("status", f"solver compiled in {seconds:.0f} s"))
     start = time.perf_counter()
     simulation = None
     try:
         try:
             if isinstance(model, str | os.PathLike):
                 model = load_model(model)
+            parts = compiled_parts(model, **overrides)
+            if not is_compiled(parts):
+                conn.send(("status", "compiling the solver's code once (first run after an "
+                           "install or an update; a minute or more)"))  # fmt: skip
+                seconds = compile_solver(lambda line: conn.send(("status", line)), parts)
+                conn.send(("status", f"solver compiled in {seconds:.0f} s"))
+                start = time.perf_counter()
             simulation = simulate(model, stream=True, **overrides)
         except ModelError as error:
             conn.send(("done", "error", str(error), None, {}))

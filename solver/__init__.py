@@ -43,6 +43,7 @@ _WHERE = {
     "Simulation": "solver.analysis.simulate",
     "simulate": "solver.analysis.simulate",
     "compile_solver": "solver.analysis.warmup",
+    "compiled_parts": "solver.analysis.warmup",
     "is_compiled": "solver.analysis.warmup",
     "Imported": "solver.importers",
     "import_model": "solver.importers",
@@ -88,7 +89,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         rows_suffice,
     )
     from solver.analysis.simulate import Simulation, simulate
-    from solver.analysis.warmup import compile_solver, is_compiled
+    from solver.analysis.warmup import compile_solver, compiled_parts, is_compiled
     from solver.importers import Imported, import_model, write_imported
     from solver.model import Model, ModelError, load_model, save_model
     from solver.model.description import RESULT_REQUESTS, ResultRequest
@@ -113,6 +114,7 @@ __all__ = [
     "assemble_model",
     "check",
     "compile_solver",
+    "compiled_parts",
     "formulation_parameters",
     "import_model",
     "is_compiled",

@@ -263,20 +263,30 @@ def _open_outputs(args, columns: list[str], modes: bool):
     return stream, summary
 
 
-def _compiled_ready(quiet: bool) -> None:
-    """On a cold cache (the first run after an install or an update) compile the solver's
-    kernels before the run, saying so on stderr: minutes once, then loaded in a second."""
-    from solver.analysis.warmup import compile_solver, is_compiled
+def _compiled_ready(quiet: bool, model=None, **overrides) -> None:
+    """On a cold cache (the first run after an install or an update) compile the kernels
+    that a run of ``model`` with ``overrides`` needs (``warmup.compiled_parts``; no model: the
+    system's kernels) before the run, saying so on stderr: a minute or more once, then
+    loaded in a second."""
+    from solver.analysis.warmup import compile_solver, compiled_parts, is_compiled
 
-    if is_compiled():
+    parts = ("augmented_lagrangian",) if model is None else compiled_parts(model, **overrides)
+    if is_compiled(parts):
         return
     _say("biela: compiling the solver's code once (first run after an install or an update)")
-    seconds = compile_solver(None if quiet else lambda line: _say(f"biela: {line}"))
+    seconds = compile_solver(None if quiet else lambda line: _say(f"biela: {line}"), parts)
     _say(f"biela: compiled in {seconds:.0f} s; later runs load it from the cache")
 
 
 def _run(args) -> int:
-    _compiled_ready(args.quiet)
+    from solver.model import ModelError, load_model
+
+    try:  # which compiled parts the run needs (a bad file is reported by the run itself)
+        model = load_model(args.model)
+    except ModelError:
+        model = None
+    overrides = {k: getattr(args, k) for k in ("analysis", "formulation", "coordinates")}
+    _compiled_ready(args.quiet, model, **overrides)
     with _Interrupt() as interrupt:
         return _run_interruptible(args, interrupt)
 
@@ -450,7 +460,7 @@ def _check(args) -> int:
     except ModelError as exc:
         _say(exc)
         return EXIT_INVALID
-    _compiled_ready(args.quiet)
+    _compiled_ready(args.quiet, model)
     try:
         report = check(model)
     except ModelError as exc:  # errors found after reading (check()) get the file name too

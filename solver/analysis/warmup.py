@@ -1,19 +1,20 @@
-"""Compile every kernel once, before the first run needs it: ``python -m solver.analysis.warmup``.
+"""Compile the kernels before a run needs them: ``python -m solver.analysis.warmup``.
 
-Numba compiles a kernel on its first call (a minute or two for all of them on a 2-core
+Numba compiles a kernel on its first call (about three minutes for all of them on a 2-core
 machine) and caches it on disk (:mod:`solver.kernels.cache`); later processes load it
-in well under a second. :func:`warm` makes the short runs of :func:`workloads` — the
-compiled time steps on a small model with every compiled joint, driver, time function and
-force element, a 64-bar chain for the kernels of large sparse systems, a slider-crank on
-structural groups, a static and a modes analysis (the argument types, and so the compiled
-signatures, are the same for every model) — and marks the cache warm. The command line
-and the workbench call it before a run on a cold cache and show its progress.
-"""
+in about a second. :func:`warm` makes the short runs of :func:`workloads` — the
+compiled time steps of each formulation on a small model with every compiled joint,
+driver, time function and force element, kinematics, natural coordinates, a 64-bar chain
+for the kernels of large sparse systems, a slider-crank on structural groups (the argument
+types, and so the compiled signatures, are the same for every model) — and marks each
+part warm. The command line and the workbench compile the parts a run needs
+(:func:`compiled_parts`) before it starts, and say so; ``python -m solver.compiled`` compiles
+them all."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from solver.kernels import cache
 
@@ -83,67 +84,122 @@ def chain_data(n: int) -> dict:
             "joints": joints}  # fmt: skip
 
 
+#: the parts of the warm-up, each marked warm on its own: a run compiles the parts it needs
+PARTS = (
+    "augmented_lagrangian",
+    "central_differences",
+    "penalty",
+    "null_space",
+    "kinematic",
+    "natural",
+    "large",
+    "structural_groups",
+)
+#: the formulations with a part of their own (the others run the system's kernels, which
+#: every part compiles)
+_OWN_PART = ("augmented_lagrangian", "central_differences", "penalty", "null_space")
+
+
 def workloads():
-    """``(what, model data, simulate keywords)`` of the warm-up runs: together they call
-    every kernel with the argument types of a real run."""
+    """``(part, what, model data, simulate keywords)`` of the warm-up runs: together they
+    call every kernel with the argument types of a real run."""
     from solver.generators.slider_crank import slider_crank_model
 
     model = warm_model_data()
-    for formulation in ("augmented_lagrangian", "central_differences", "penalty", "null_space"):
-        yield (f"time steps ({formulation})", model,
+    for formulation in _OWN_PART:
+        yield (formulation, f"time steps ({formulation})", model,
                {"formulation": formulation, "dt": 1e-3, "t_end": 0.003})  # fmt: skip
-    yield ("kinematics", slider_crank_model(2, driven=True),
+    yield ("kinematic", "kinematics", slider_crank_model(2, driven=True),
            {"analysis": "kinematic", "coordinates": "reference_point", "dt": 0.01,
             "t_end": 0.02})  # fmt: skip
-    yield ("natural coordinates", model,
+    yield ("natural", "natural coordinates", model,
            {"coordinates": "natural", "formulation": "augmented_lagrangian", "dt": 1e-3,
             "t_end": 0.002})  # fmt: skip
-    yield ("large systems (64-bar chain)", chain_data(64),
+    yield ("large", "large systems (64-bar chain)", chain_data(64),
            {"formulation": "augmented_lagrangian", "dt": 1e-3, "t_end": 0.002})  # fmt: skip
     groups = {"group_method": "structural_groups"}
-    yield ("structural groups, kinematics", slider_crank_model(2, driven=True),
+    yield ("structural_groups", "structural groups, kinematics",
+           slider_crank_model(2, driven=True),
            {"analysis": "kinematic", "coordinates": "natural", "dt": 0.01, "t_end": 0.02,
             "parameters": groups})  # fmt: skip
-    yield ("structural groups, R matrix", slider_crank_model(2),
+    yield ("structural_groups", "structural groups, R matrix", slider_crank_model(2),
            {"formulation": "null_space", "coordinates": "natural", "dt": 0.005, "t_end": 0.01,
             "parameters": {**groups, "method": "r_matrix"}})  # fmt: skip
 
 
-def warm(progress: Callable[[str], None] | None = None, force: bool = False) -> float:
-    """Compile (or load) every kernel by the runs of :func:`workloads`, unless the cache is
-    already warm for these sources (``force``: run them anyway); ``progress`` gets a line
-    per run. Returns the seconds taken."""
+def compiled_parts(model, **overrides) -> tuple[str, ...]:
+    """The parts of the warm-up that a run of ``model`` with the keyword ``overrides`` of
+    ``simulate`` (``None``: the model's setting) needs: its formulation's time steps (a
+    kinematic analysis: the kinematics; any other analysis and formulation: the
+    augmented Lagrangian's part, which compiles every kernel of the system), natural
+    coordinates and structural groups when it uses them. A large model's sparse kernels
+    and anything else compile when first called."""
+    solver = model.solver
+
+    def get(name: str):
+        value = overrides.get(name)
+        return getattr(solver, name) if value is None else value
+
+    analysis, formulation = get("analysis"), get("formulation")
+    if analysis == "kinematic":
+        parts = ["kinematic"]
+    elif analysis == "dynamic" and formulation in _OWN_PART:
+        parts = [formulation]
+    else:
+        parts = ["augmented_lagrangian"]
+    if get("coordinates") == "natural":
+        parts.append("natural")
+    parameters = {**solver.parameters, **(overrides.get("parameters") or {})}
+    if parameters.get("group_method") == "structural_groups":
+        parts.append("structural_groups")
+    return tuple(parts)
+
+
+def warm(
+    progress: Callable[[str], None] | None = None,
+    force: bool = False,
+    parts: Iterable[str] | None = None,
+) -> float:
+    """Compile (or load) the kernels of ``parts`` (default: every part) by the runs of
+    :func:`workloads`, skipping the parts already warm for these sources (``force``: run
+    them anyway); ``progress`` gets a line per run. Returns the seconds taken."""
     from solver.analysis.simulate import simulate
     from solver.model import model_from_data
 
     start = time.perf_counter()
-    if cache.is_warm() and not force:
-        return 0.0
-    for what, data, kw in workloads():
+    wanted = set(PARTS if parts is None else parts)
+    todo = [w for w in workloads() if w[0] in wanted and (force or not cache.is_warm(w[0]))]
+    for _, what, data, kw in todo:
         if progress is not None:
             progress(f"compiling the solver: {what} ({time.perf_counter() - start:.0f} s)")
         result = simulate(model_from_data(data), **{"analysis": "dynamic", **kw})
         if result.status != "ok":
             raise RuntimeError(f"warm-up run ({what}): {result.message}")
     seconds = time.perf_counter() - start
-    cache.mark_warm(seconds)
+    for part in {w[0] for w in todo}:
+        cache.mark_warm(seconds, part)
     return seconds
 
 
-def is_compiled() -> bool:
-    """Whether the kernels are ready (cached for these sources, or ``BIELA_JIT=0``)."""
+def is_compiled(parts: Iterable[str] | None = None) -> bool:
+    """Whether the kernels of ``parts`` (default: all) are ready (cached for these sources,
+    or ``BIELA_JIT=0``)."""
     from solver.kernels import jit
 
-    return not jit.ENABLED or cache.is_warm()
+    return not jit.ENABLED or all(cache.is_warm(p) for p in (PARTS if parts is None else parts))
 
 
-def compile_solver(progress: Callable[[str], None] | None = None) -> float:
-    """Compile every kernel if the cache is cold (the first run after an install or an
-    update: minutes; then each process loads them in about a second); ``progress`` gets a
-    line per stage. Returns the seconds spent compiling (0 when already compiled)."""
-    if is_compiled():
+def compile_solver(
+    progress: Callable[[str], None] | None = None, parts: Iterable[str] | None = None
+) -> float:
+    """Compile the kernels of ``parts`` (:func:`compiled_parts` a run; default: all) if they are
+    not cached yet (the first run after an install or an update: a minute or more; then
+    each process loads them in about a second); ``progress`` gets a line per stage.
+    Returns the seconds spent compiling (0 when already compiled)."""
+    parts = None if parts is None else tuple(parts)
+    if is_compiled(parts):
         return 0.0
-    return warm(progress)
+    return warm(progress, parts=parts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,9 +7,9 @@ running the old code of a kernel it calls from another, edited file. So the whol
 belongs to one *fingerprint* of every compiled module (the files that define kernels)
 and of the Numba, NumPy and Python versions; :func:`ensure_fresh`, run once per process
 when the first kernel module is imported, deletes the cache files of any other
-fingerprint. A *warm* marker records that every kernel of these sources has been compiled
-(``solver.analysis.warmup``), so that a front end can tell the user when the first run
-will compile first.
+fingerprint. A *warm* marker per part of the warm-up (``solver.analysis.warmup``) records
+that its kernels have been compiled for these sources, so that a front end can tell the
+user when a run will compile first.
 """
 
 from __future__ import annotations
@@ -119,14 +119,15 @@ def ensure_fresh() -> str:
     return _checked
 
 
-def is_warm() -> bool:
-    """Whether every kernel of these sources has been compiled and cached."""
+def is_warm(part: str) -> bool:
+    """Whether the kernels of warm-up ``part`` (``solver.analysis.warmup.PARTS``) have been
+    compiled and cached for these sources."""
     try:
-        return _marker("warm", ensure_fresh()).exists()
+        return _marker(f"warm-{part}", ensure_fresh()).exists()
     except OSError:
         return False
 
 
-def mark_warm(seconds: float) -> None:
+def mark_warm(seconds: float, part: str) -> None:
     with contextlib.suppress(OSError):
-        _marker("warm", ensure_fresh()).write_text(f"compiled in {seconds:.1f} s\n")
+        _marker(f"warm-{part}", ensure_fresh()).write_text(f"compiled in {seconds:.1f} s\n")

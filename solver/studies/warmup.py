@@ -38,12 +38,14 @@ def warm_here(models: Iterable[Any] = ()) -> str:
     """Run on a worker: warm this host's cache if it is cold, then run ``STEPS`` steps of
     each of ``models`` (their failures are left to the cases). Returns what was done."""
     from solver.analysis.simulate import simulate
-    from solver.analysis.warmup import warm
-    from solver.kernels import cache, jit
+    from solver.analysis.warmup import compiled_parts, is_compiled, warm
+    from solver.kernels import jit
 
     if not jit.ENABLED:
         return "off"
-    done = "warm" if cache.is_warm() else f"warmed in {warm():.1f} s"
+    models = list(models)
+    parts = sorted({p for model in models for p in compiled_parts(model)}) or None
+    done = "warm" if is_compiled(parts) else f"warmed in {warm(parts=parts):.1f} s"
     for model in models:
         dt = model.solver.dt
         with contextlib.suppress(Exception):  # the case itself will report a failure
