@@ -20,6 +20,7 @@ from solver.kernels.system import SystemArrays
 from solver.kernels.time_functions import function_table
 from solver.mechanics.constraints.primitives import Angle, Coincident, Distance, Dot, PointPlane
 from solver.mechanics.constraints.rolling import DiscOnPlane
+from solver.model import description as d
 
 #: primitive class → kernel type code
 PRIMITIVE_CODES = {
@@ -73,7 +74,7 @@ def python_parts(system) -> list[str]:
         out.append("body-axes loads on natural-coordinate bodies")
     if len(fs.distributed):
         out.append("distributed loads")
-    if any(kind.kind != "natural" for kind in system.kinds):
+    if any(kind.kind in d.FLEXIBLE_TYPES for kind in system.kinds):
         out.append("flexible (ANCF) bodies")
     if system.blocks:
         out.append("sliding joints on flexible bodies")

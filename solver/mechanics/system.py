@@ -31,6 +31,7 @@ from solver.mechanics.markers import GROUND as MK_GROUND
 from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
 from solver.mechanics.markers import Markers, MarkerState
+from solver.mechanics.node_sharing import NodeSharing
 from solver.mechanics.rotations import cross, pdot_from_omega, rotate, rotation_matrix
 from solver.mechanics.sparse_pattern import FixedPattern
 from solver.model import description as d
@@ -128,6 +129,7 @@ class MultibodySystem:
         self.model = model
         self.coordinates = coordinates or model.solver.coordinates
         self.gravity = np.asarray(model.gravity, float)
+        self.sharing = NodeSharing(model, self.coordinates)  # ``share`` joints (nodes)
         self._layout(model)
         self.markers = Markers()
         self._groups: dict[type, object] = {}
@@ -181,8 +183,8 @@ class MultibodySystem:
             if isinstance(b, d.FlexibleBody):
                 others.setdefault(b.type, []).append((i, b))
                 continue
-            if isinstance(b, d.RigidBody) and self.coordinates == "natural":
-                others.setdefault("natural", []).append((i, b))
+            if isinstance(b, d.RigidBody) and self.coordinates in ("natural", "natural_planar"):
+                others.setdefault(self.coordinates, []).append((i, b))
                 continue
             pos = np.asarray(b.position, float)
             if isinstance(b, d.RigidBody):
@@ -205,7 +207,7 @@ class MultibodySystem:
         self.rigid = RigidBodies(rigid_off, rigid_m, np.array(rigid_j).reshape(-1, 3, 3))
         self.point_masses = PointMasses(pm_off, pm_m)
         self.kinds = []
-        for name, bodies in others.items():
+        for name, bodies in self.sharing.order(others):
             i, b = bodies[0]
             kind = kind_class(name, f'bodies[{i}] "{b.name}"')(self, bodies, offset)
             self.kinds.append(kind)

@@ -65,7 +65,7 @@ FRAMES = ("global", "body")
 SHAPE_TYPES = ("box", "cylinder", "sphere", "rod", "mesh")
 
 ANALYSES = ("dynamic", "kinematic", "static", "modes", "assembly")
-COORDINATES = ("reference_point", "natural")
+COORDINATES = ("reference_point", "natural", "natural_planar")
 FORMULATIONS = (
     "lagrange_baumgarte",
     "penalty",
@@ -216,10 +216,30 @@ class Joint:
     radius: float | None = None
     slip: str | None = None
     rotation: str | None = None
+    #: what the joint shares between a natural-coordinate rigid body and a flexible body's
+    #: node (``SHARE_ITEMS``), in that order; ``None``: nothing (the joint is equations)
+    share: tuple[str, ...] | None = None
 
 
 #: ``rotation`` of a ``sliding`` joint: body2's rotation relative to the centreline.
 SLIDING_ROTATION = ("free", "locked")
+
+#: What a joint between a natural-coordinate rigid body and a flexible body's node may
+#: share (``share``): the joint point (the node position), the revolute axis (the node's
+#: r_y or r_z) and the node's slopes (a ``fixed`` joint).
+SHARE_ITEMS = {
+    "spherical": ("point",),
+    "revolute": ("point", "axis"),
+    "universal": ("point",),
+    "fixed": ("point", "slopes"),
+}
+#: What ``"share": true`` shares, by joint type.
+SHARE_TRUE = {
+    "spherical": ("point",),
+    "revolute": ("point",),
+    "universal": ("point",),
+    "fixed": ("point", "slopes"),
+}
 
 
 @dataclass(eq=True)

@@ -38,13 +38,13 @@ TOP_FIELDS = (
 
 #: Per joint type: (required fields, optional fields), beyond name/type/body1/body2.
 JOINT_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "spherical": (("point",), ()),
-    "revolute": (("point", "axis"), ()),
+    "spherical": (("point",), ("share",)),
+    "revolute": (("point", "axis"), ("share",)),
     "prismatic": (("point", "axis"), ()),
     "cylindrical": (("point", "axis"), ()),
-    "universal": (("point", "axis1", "axis2"), ()),
+    "universal": (("point", "axis1", "axis2"), ("share",)),
     "planar": (("point", "normal"), ()),
-    "fixed": ((), ("point",)),
+    "fixed": ((), ("point", "share")),
     "distance": (("point1", "point2"), ("length",)),
     "point_on_line": (("point", "axis"), ()),
     "point_on_plane": (("point", "normal"), ()),
@@ -417,6 +417,13 @@ def _joint(item: Any, where: str) -> d.Joint:
         f = Fields(item, where, base + tuple({k for r, o in JOINT_FIELDS.values() for k in r + o}))
         f.string("type", choices=d.JOINT_TYPES)
     required, optional = JOINT_FIELDS[kind]
+    if "share" in item and kind not in d.SHARE_ITEMS:
+        raise ModelError(
+            where,
+            f"a {kind} joint shares no coordinates (spherical, revolute, universal and fixed "
+            "joints do)",
+            "share",
+        )
     f = Fields(item, where, base + required + optional)
     values: dict[str, Any] = {}
     for key in required + optional:
@@ -432,7 +439,33 @@ def _joint(item: Any, where: str) -> d.Joint:
             values[key] = f.string(key, choices=d.ROLLING_SLIP)
         elif key == "rotation":
             values[key] = f.string(key, choices=d.SLIDING_ROTATION)
+        elif key == "share":
+            values[key] = _share(f, kind)
     return d.Joint(_name(f), kind, f.string("body1"), f.string("body2"), **values)
+
+
+def _share(f: Fields, kind: str) -> tuple[str, ...] | None:
+    """``share``: ``true`` (``SHARE_TRUE``), ``false`` (``None``) or a non-empty list of
+    ``SHARE_ITEMS`` of the joint type, kept in that order."""
+    value = f.raw("share")
+    allowed = d.SHARE_ITEMS[kind]
+    if isinstance(value, bool):
+        return d.SHARE_TRUE[kind] if value else None
+    listing = ", ".join(f'"{a}"' for a in allowed)
+    if not isinstance(value, list) or not value:
+        raise f.error(
+            "share",
+            f"must be true, false or a list of what to share ({listing}), not {describe(value)}",
+        )
+    for i, item in enumerate(value):
+        if item not in allowed:
+            raise f.error(
+                f"share[{i}]",
+                f"{describe(item)} cannot be shared by a {kind} joint (it shares {listing})",
+            )
+        if item in value[:i]:
+            raise f.error(f"share[{i}]", f"{describe(item)} is listed twice")
+    return tuple(a for a in allowed if a in value)
 
 
 def _driver(item: Any, where: str) -> d.Driver:

@@ -161,6 +161,22 @@ class _Checker:
             raise ModelError(
                 where, "is needed to clamp a flexible body (the node to clamp)", "point"
             )
+        if j.share:
+            self.share(where, j, b1, b2)
+
+    def share(self, where: str, j: d.Joint, b1, b2) -> None:
+        """A shared joint joins a rigid body and a node of a flexible body."""
+        kinds = {type(b) for b in (b1, b2)}
+        if kinds != {d.RigidBody, d.FlexibleBody}:
+            what = " and ".join(
+                "ground" if b is None else f'"{b.name}" ({b.type})' for b in (b1, b2)
+            )
+            raise ModelError(
+                where,
+                f"joins {what}; a joint shares coordinates between a rigid body (in natural "
+                "coordinates) and a node of a flexible body (ancf_*)",
+                "share",
+            )
 
     def sliding(self, where: str, j: d.Joint, b1, b2) -> None:
         """body1 is the flexible bar; ``point`` (of body2) lies on its centreline."""

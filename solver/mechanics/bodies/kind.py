@@ -21,6 +21,7 @@ from solver.model.errors import UnsupportedFeature
 #: representation name → "module:Class"
 KIND_MODULES = {
     "natural": "solver.mechanics.bodies.natural:NaturalBodies",
+    "natural_planar": "solver.mechanics.bodies.natural:PlanarNaturalBodies",
     "ancf_beam2d": "solver.mechanics.bodies.ancf:AncfBodies",
     "ancf_cable": "solver.mechanics.bodies.ancf:AncfBodies",
     "ancf_beam3d": "solver.mechanics.bodies.ancf:AncfBodies",
@@ -33,7 +34,7 @@ def kind_class(name: str, where: str):
     try:
         return getattr(importlib.import_module(module), cls)
     except (ModuleNotFoundError, AttributeError):
-        label = "natural coordinates are" if name == "natural" else f"{name} bodies are"
+        label = "natural coordinates are" if name.startswith("natural") else f"{name} bodies are"
         raise UnsupportedFeature(
             where, f"{label} not available in this version of the solver", "type"
         ) from None

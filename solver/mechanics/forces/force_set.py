@@ -143,7 +143,7 @@ class ForceSet:
         if slot.kind not in d.FLEXIBLE_TYPES:
             raise ModelError(where, f'"{f.body}" is not a flexible body (ancf_*)', "body")
         unit = np.array([slot.owner.distributed_load(slot, e) for e in np.eye(3)])
-        cols = np.arange(slot.offset, slot.offset + slot.size)
+        cols = slot.owner.columns(slot)  # own, shared and those of eliminated nodes
         self.distributed.add(cols, unit[:, cols], f.vector)
 
     # ---- evaluation -------------------------------------------------------------------

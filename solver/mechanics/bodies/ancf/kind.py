@@ -55,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solver.mechanics.bodies.ancf.cable import Cable3D
+from solver.mechanics.bodies.ancf.columns import Eliminated
 from solver.mechanics.bodies.ancf.element import ElementModel
 from solver.mechanics.bodies.ancf.euler_bernoulli import I_TILDE, EulerBernoulli2D
 from solver.mechanics.bodies.ancf.euler_bernoulli_linear import EulerBernoulliLinear2D
@@ -63,7 +64,7 @@ from solver.mechanics.bodies.ancf.section import beam_frame, material_data, sect
 from solver.mechanics.bodies.ancf.yakoub import Yakoub3D
 from solver.mechanics.bodies.kind import BodyKind
 from solver.mechanics.sparse_pattern import FixedPattern
-from solver.model.errors import ModelError
+from solver.model.errors import ModelError, UnsupportedFeature
 from solver.model.fields import fmt_vector
 
 #: model type → {element name: class}; the first is the default
@@ -102,9 +103,15 @@ class BlockPattern:
 
 
 class Beam:
-    """One flexible body: its element model, node layout and frame at t = 0."""
+    """One flexible body: its element model, node layout and frame at t = 0.
 
-    def __init__(self, index: int, body, offset: int, element: ElementModel) -> None:
+    ``vector_cols[k, v]`` are the columns of nodal vector ``v`` (0 = r, 1 = r_x, …) of node
+    ``k`` in the kind's extended coordinates (``columns.Eliminated``): its own columns, a
+    rigid body's (shared) or eliminated ones (``≥ n``, set by ``finish``)."""
+
+    def __init__(
+        self, index: int, body, element: ElementModel, vector_cols: np.ndarray, own_mask=None
+    ) -> None:
         self.index = index
         self.body = body
         self.name = body.name
@@ -113,32 +120,52 @@ class Beam:
         self.node_size = element.node_size
         self.n_elements = int(body.elements)
         self.n_nodes = self.n_elements + 1
-        self.offset = offset
+        self.vector_cols = vector_cols
+        if own_mask is None:
+            own_mask = np.ones(vector_cols.shape[:2], bool)
+        self.own_mask = own_mask  # (nodes, vectors): the beam's own coordinates
+        own = vector_cols[own_mask].reshape(-1)
+        self.own = own  # this beam's own columns, in the order of ``own_initial``
+        self.offset = int(own[0]) if len(own) else -1
         self.size = self.n_nodes * self.node_size
         self.start = np.asarray(body.points[0], float)
         self.end = np.asarray(body.points[1], float)
         self.length = float(np.linalg.norm(self.end - self.start))
         self.frame = beam_frame(self.start, self.end)
-        k = np.arange(self.n_elements)[:, None] * self.node_size
-        self.cols = offset + k + np.arange(element.size)[None, :]
         self.nodes = [
             self.start + (self.end - self.start) * i / self.n_elements for i in range(self.n_nodes)
         ]
+        self.cols = np.zeros((0, element.size), np.int64)
+        self.all_cols = np.zeros(0, np.int64)
+
+    def finish(self, n: int) -> None:
+        """Number the eliminated coordinates after the system's ``n`` (placeholders
+        ``-1 - j`` become ``n + j``) and build the element column table."""
+        vc = self.vector_cols
+        self.vector_cols = np.where(vc >= 0, vc, n - 1 - vc)
+        self.all_cols = self.vector_cols.reshape(-1)
+        k = np.arange(self.n_elements)[:, None] * self.node_size
+        self.cols = self.all_cols[k + np.arange(self.element.size)[None, :]]
+        self.eliminated = bool((self.all_cols >= n).any())
 
     def node_cols(self, node: int, vector: int = 0) -> np.ndarray:
         """Columns of nodal vector ``vector`` (0 = r, 1 = r_x, …) of ``node``."""
-        start = self.offset + node * self.node_size + vector * self.d
-        return np.arange(start, start + self.d)
+        return self.vector_cols[node, vector]
 
-    def initial(self) -> tuple[np.ndarray, np.ndarray]:
+    def own_initial(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(q0, q̇0)`` of the own columns (``own``): straight, the beam's velocity."""
         d = self.d
         vecs = {"r_x": self.frame[:d, 0], "r_y": self.frame[:d, 1], "r_z": self.frame[:d, 2]}
         q, qd = [], []
         v = np.asarray(self.body.velocity, float)[:d]
-        for node in self.nodes:
-            for name in self.element.node_vectors:
+        for k, node in enumerate(self.nodes):
+            for i, name in enumerate(self.element.node_vectors):
+                if not self.own_mask[k, i]:
+                    continue
                 q.append(node[:d] if name == "r" else vecs[name])
                 qd.append(v if name == "r" else np.zeros(d))
+        if not q:
+            return np.zeros(0), np.zeros(0)
         return np.concatenate(q), np.concatenate(qd)
 
     def node_at(self, xyz) -> int | None:
@@ -147,9 +174,11 @@ class Beam:
         k = int(np.argmin(gaps))
         return k if gaps[k] <= 1e-9 * max(self.length, 1.0) else None
 
-    def element_arrays(self, q: np.ndarray) -> np.ndarray:
+    def element_arrays(self, x: np.ndarray) -> np.ndarray:
+        """The elements' nodal coordinates ``(elements, m, d)`` from the kind's extended
+        coordinates ``x`` (``q`` itself when nothing is eliminated)."""
         el = self.element
-        return q[self.cols].reshape(self.n_elements, el.m, el.d)
+        return x[self.cols].reshape(self.n_elements, el.m, el.d)
 
 
 class AncfBodies(BodyKind):
@@ -162,8 +191,12 @@ class AncfBodies(BodyKind):
         self.system = system
         self.offset = offset
         self.beams: list[Beam] = []
+        sharing = getattr(system, "sharing", None)
         q0, qd0 = [], []
         off = offset
+        #: eliminated coordinates: ``(q columns, coefficients, constant)`` each
+        self._eliminated_rows: list[tuple] = []
+        self._eliminated_by: dict[str, str] = {}  # beam → a joint that eliminates its node
         for index, body in bodies:
             where = f'bodies[{index}] "{body.name}"'
             choices = ELEMENTS[self.kind]
@@ -178,22 +211,22 @@ class AncfBodies(BodyKind):
             element = choices[name](
                 length / body.elements, section_data(body.section), material_data(body.material)
             )
-            beam = Beam(index, body, off, element)
+            vector_cols, own, off = self._vector_columns(body, element, off, sharing)
+            beam = Beam(index, body, element, vector_cols, own)
             self.beams.append(beam)
-            a, b = beam.initial()
+            a, b = beam.own_initial()
             q0.append(a)
             qd0.append(b)
             system.slots[body.name] = BodySlot(
                 body.name,
                 self.kind,
                 len(self.beams) - 1,
-                off,
+                beam.offset if len(beam.own) else offset,
                 beam.start.copy(),
                 beam.frame.copy(),
-                size=beam.size,
+                size=max(len(beam.own), 1),
                 owner=self,
             )
-            off += beam.size
         # one sliding parameter s per sliding joint on these beams (see ``sliding``)
         self.slide_cols: dict[str, int] = {}
         by_name = {b.name: b for b in self.beams}
@@ -205,14 +238,42 @@ class AncfBodies(BodyKind):
                 self.slide_cols[j.name] = off
                 off += 1
         self.size = off - offset
-        self.q0 = np.concatenate(q0)
-        self.qd0 = np.concatenate(qd0)
+        self.q0 = np.concatenate(q0) if q0 else np.zeros(0)
+        self.qd0 = np.concatenate(qd0) if qd0 else np.zeros(0)
         self._n = None
         self._last_node: dict[str, int] = {}
         self._cache_key = None
         self._cache = None
-        self._gravity: dict[tuple, np.ndarray] = {}
+        self._gravity: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.sliding = None
+
+    def _vector_columns(self, body, element, off: int, sharing):
+        """The columns of every nodal vector of ``body`` (``Beam.vector_cols``): own
+        columns from ``off`` on, a rigid body's columns where a ``share`` joint made the
+        vector one of its entities, and placeholders ``-1 - j`` for eliminated coordinates
+        (``j`` their number, ``columns.Eliminated``); with the mask of the own vectors."""
+        d = element.d
+        n_nodes = int(body.elements) + 1
+        nv = len(element.node_vectors)
+        out = np.zeros((n_nodes, nv, d), np.int64)
+        own = np.zeros((n_nodes, nv), bool)
+        for k in range(n_nodes):
+            for v in range(nv):
+                share = sharing.node_map(body.name, k, v) if sharing is not None else None
+                if share is None:
+                    out[k, v] = np.arange(off, off + d)
+                    own[k, v] = True
+                    off += d
+                elif len(share.cols) == d and np.array_equal(share.coef, np.eye(d)):
+                    out[k, v] = share.cols  # the rigid body's coordinates themselves
+                else:
+                    for a in range(d):
+                        out[k, v, a] = -1 - len(self._eliminated_rows)
+                        self._eliminated_rows.append(
+                            (share.cols, share.coef[a], float(share.const[a]))
+                        )
+                    self._eliminated_by.setdefault(body.name, share.joint)
+        return out, own, off
 
     # ---- layout helpers ----------------------------------------------------------------
     @property
@@ -220,22 +281,55 @@ class AncfBodies(BodyKind):
         """System size (known once every kind is laid out)."""
         if self._n is None:
             self._n = self.system.n
+            self.eliminated = Eliminated(self._n, self._eliminated_rows)
+            for b in self.beams:
+                b.finish(self._n)
+            own = [b.own for b in self.beams] + [np.array(list(self.slide_cols.values()))]
+            shared = [b.all_cols[b.all_cols < self._n] for b in self.beams]
+            self._read = np.unique(
+                np.concatenate([*own, *shared, self.eliminated.columns]).astype(np.int64)
+            )
         return self._n
 
     def beam(self, slot) -> Beam:
         return self.beams[slot.index]
 
+    def _ext(self, q: np.ndarray) -> np.ndarray:
+        """The extended coordinates ``[q; D q + c]`` (``q`` when nothing is eliminated)."""
+        _ = self.n
+        return self.eliminated.extend(q)
+
+    def _ext_rates(self, qd: np.ndarray) -> np.ndarray:
+        _ = self.n
+        return self.eliminated.rates(qd)
+
+    def columns(self, slot) -> np.ndarray:
+        """The columns of ``q`` a beam's coordinates depend on (own, shared and those its
+        eliminated coordinates are combinations of), sorted."""
+        b = self.beam(slot)
+        _ = self.n
+        cols = [b.all_cols[b.all_cols < self._n]]
+        dep = b.all_cols[b.all_cols >= self._n] - self._n
+        if len(dep):
+            cols.append(self.eliminated.D[dep].indices)
+        return np.unique(np.concatenate(cols))
+
     def _patterns(self):
         if not hasattr(self, "_pattern"):
-            self._pattern = BlockPattern([b.cols for b in self.beams], self.n)
+            size = self._ext_size()
+            self._pattern = BlockPattern([b.cols for b in self.beams], size)
             # element DOF blocks are (m·d)² with a Kronecker mass M̄ ⊗ I_d
             blocks = []
             for b in self.beams:
                 el = b.element
                 blk = np.kron(el.mass, np.eye(el.d))
                 blocks.append(np.broadcast_to(blk, (b.n_elements,) + blk.shape))
-            self._mass = self._pattern.matrix(blocks)
+            self._mass = self.eliminated.matrix(self._pattern.matrix(blocks))
         return self._pattern
+
+    def _ext_size(self) -> int:
+        _ = self.n
+        return self.eliminated.size
 
     # ---- markers --------------------------------------------------------------------------
     def point(self, slot, xyz, where: str, field: str) -> int:
@@ -255,7 +349,24 @@ class AncfBodies(BodyKind):
         offset = np.zeros(3)
         if d == 2:
             offset[2] = beam.start[2]
-        return self.system.markers.add_linear(beam.node_cols(node, 0), coef, offset, True)
+        return self._add_linear(beam.node_cols(node, 0), coef, offset, True)
+
+    def _add_linear(self, cols, coef, offset, is_point: bool, table=None) -> int:
+        """A marker ``coef @ x[cols] + offset`` over the extended coordinates, added to
+        ``table`` (default: the system's) as a marker over ``q`` (eliminated columns
+        replaced by their combinations, ``columns.Eliminated.expand``)."""
+        from solver.mechanics.markers import GROUND as MK_GROUND
+
+        table = self.system.markers if table is None else table
+        qcols, block, const = self.eliminated_view().expand(cols, coef)
+        offset = np.asarray(offset, float) + const
+        if not qcols:
+            return table.add(MK_GROUND, [], offset, is_point)
+        return table.add_linear(qcols, block, offset, is_point)
+
+    def eliminated_view(self) -> Eliminated:
+        _ = self.n
+        return self.eliminated
 
     def vector(self, slot, xyz, point=None) -> int:
         """A direction at the node at ``point`` (default: the node of the last point marker
@@ -296,7 +407,7 @@ class AncfBodies(BodyKind):
                 cols = beam.node_cols(node, 1)
                 coef = np.zeros((3, 2))
                 coef[:2] = a * np.eye(2) + b * I_TILDE
-        return self.system.markers.add_linear(cols, coef, offset, False)
+        return self._add_linear(cols, coef, offset, False)
 
     def build_constraints(self, ctx) -> dict[str, list]:
         """``fixed`` joints at continuum-element nodes, realised here in full.
@@ -313,10 +424,12 @@ class AncfBodies(BodyKind):
 
         items: dict[str, list] = {}
         names = {b.name: b for b in self.beams}
+        shared = ctx.sharing.joints if getattr(ctx, "sharing", None) is not None else set()
         self.sliding = SlidingJoints(ctx.markers)
         for i, j in enumerate(ctx.model.joints):
             if j.name in self.slide_cols:
                 where = f'joints[{i}] "{j.name}"'
+                self._check_slide(where, names[j.body1])
                 marker = ctx.point(j.body2, j.point, where, "point")
                 key = f"joint:{j.name}"
                 lock = None
@@ -333,7 +446,7 @@ class AncfBodies(BodyKind):
         extra2 = ((0, 0), (1, 1), (1, 0))
         eye = np.eye(3)
         for i, j in enumerate(ctx.model.joints):
-            if j.type != "fixed" or j.point is None:
+            if j.type != "fixed" or j.point is None or j.name in shared:
                 continue
             beams = [names.get(b) for b in (j.body1, j.body2)]
             beams = [b for b in beams if b is not None and "r_y" in b.element.node_vectors]
@@ -354,6 +467,20 @@ class AncfBodies(BodyKind):
             items[key] = rows
         return items
 
+    def _check_slide(self, where: str, beam: Beam) -> None:
+        """A sliding joint reads its beam's coordinates directly: none may be eliminated."""
+        _ = self.n
+        if beam.eliminated:
+            raise UnsupportedFeature(
+                where,
+                f'"{beam.name}" has a node whose coordinates joint '
+                f'"{self._eliminated_by[beam.name]}" eliminates (a combination of a rigid '
+                "body's coordinates); a sliding joint along such a beam is not available in "
+                "this version: let that node keep its coordinates (no share) or share it as a "
+                "basic point",
+                "body1",
+            )
+
     def constraint_blocks(self) -> list:
         return [self.sliding] if self.sliding is not None and self.sliding.sliders else []
 
@@ -362,34 +489,38 @@ class AncfBodies(BodyKind):
         return float(q[self.slide_cols[joint]])
 
     # ---- dynamics ---------------------------------------------------------------------------
+    # Elements work on the extended coordinates ``x = [q; D q + c]``; their forces and
+    # matrices come back to ``q`` through ``Tᵀ · T`` (``columns.Eliminated``).
+
     def mass(self, q):
         self._patterns()
         return self._mass
 
-    def _local(self, x: np.ndarray) -> np.ndarray:
-        return x[self.offset : self.offset + self.size]
-
     def evaluate(self, q: np.ndarray, qd: np.ndarray, jacobian: bool = False):
         """Internal forces of every beam: ``(Q (n), ∂Q/∂q, ∂Q/∂q̇ or None, power)``,
         the Jacobians ``None`` unless asked. The last evaluation is kept."""
-        key = (self._local(q).tobytes(), self._local(qd).tobytes())
+        _ = self.n
+        key = (q[self._read].tobytes(), qd[self._read].tobytes())
         if self._cache_key == key and (self._cache[1] is not None or not jacobian):
             return self._cache
         pattern = self._patterns()
-        force = np.zeros(self.n)
+        x, xd = self._ext(q), self._ext_rates(qd)
+        size = self._ext_size()
+        force = np.zeros(size)
         kq, kqd, power, damped = [], [], 0.0, False
         for b in self.beams:
-            out = b.element.internal(b.element_arrays(q), b.element_arrays(qd), jacobian)
-            force += np.bincount(b.cols.ravel(), weights=out.force.ravel(), minlength=self.n)
+            out = b.element.internal(b.element_arrays(x), b.element_arrays(xd), jacobian)
+            force += np.bincount(b.cols.ravel(), weights=out.force.ravel(), minlength=size)
             power += out.power
             if jacobian:
                 kq.append(out.kq)
                 damped = damped or out.kqd is not None
                 kqd.append(out.kqd if out.kqd is not None else np.zeros_like(out.kq))
-        jq = pattern.matrix(kq) if jacobian else None
-        jqd = pattern.matrix(kqd) if jacobian and damped else None
+        fold = self.eliminated
+        jq = fold.matrix(pattern.matrix(kq)) if jacobian else None
+        jqd = fold.matrix(pattern.matrix(kqd)) if jacobian and damped else None
         self._cache_key = key
-        self._cache = (force, jq, jqd, power)
+        self._cache = (fold.vector(force), jq, jqd, power)
         return self._cache
 
     def applied(self, q, qd, t):
@@ -399,18 +530,24 @@ class AncfBodies(BodyKind):
         _, jq, jqd, _ = self.evaluate(q, qd, jacobian=True)
         return jq, jqd
 
-    def gravity_forces(self, gravity):
+    def _gravity_ext(self, gravity) -> np.ndarray:
+        """The weights over the extended coordinates."""
         key = tuple(np.asarray(gravity, float))
         if key not in self._gravity:
-            out = np.zeros(self.n)
+            size = self._ext_size()
+            out = np.zeros(size)
             g = np.asarray(gravity, float)
             for b in self.beams:
                 blk = np.kron(b.element.gravity, g[: b.d])
                 out += np.bincount(
-                    b.cols.ravel(), weights=np.tile(blk, b.n_elements), minlength=self.n
+                    b.cols.ravel(), weights=np.tile(blk, b.n_elements), minlength=size
                 )
-            self._gravity[key] = out
-        return self._gravity[key]
+            self._gravity[key] = (out, self.eliminated.vector(out))
+        return self._gravity[key][0]
+
+    def gravity_forces(self, gravity):
+        self._gravity_ext(gravity)
+        return self._gravity[tuple(np.asarray(gravity, float))][1]
 
     def distributed_load(self, slot, force_per_length) -> np.ndarray:
         """Generalised force (n) of a uniform load ``f`` (N/m, global) along a beam:
@@ -418,7 +555,9 @@ class AncfBodies(BodyKind):
         b = self.beam(slot)
         f = np.asarray(force_per_length, float)
         blk = np.kron(b.element.load, f[: b.d])
-        return np.bincount(b.cols.ravel(), weights=np.tile(blk, b.n_elements), minlength=self.n)
+        size = self._ext_size()
+        out = np.bincount(b.cols.ravel(), weights=np.tile(blk, b.n_elements), minlength=size)
+        return self.eliminated.vector(out)
 
     def kinetic_energy(self, q, qd):
         self._patterns()
@@ -426,10 +565,11 @@ class AncfBodies(BodyKind):
         return 0.5 * float(v @ (self._mass @ v))
 
     def gravitational_energy(self, q, gravity):
-        return -float(self.gravity_forces(gravity) @ q)
+        return -float(self._gravity_ext(gravity) @ self._ext(q))
 
     def elastic_energy(self, q):
-        return float(sum(b.element.energy(b.element_arrays(q)).sum() for b in self.beams))
+        x = self._ext(q)
+        return float(sum(b.element.energy(b.element_arrays(x)).sum() for b in self.beams))
 
     @property
     def dissipative(self) -> bool:
@@ -453,16 +593,22 @@ class AncfBodies(BodyKind):
 
     def state(self, slot, q, qd) -> np.ndarray:
         beam = self.beam(slot)
+        x, xd = self._ext(q), self._ext_rates(qd)
         out = np.zeros((beam.n_nodes, 9))
         d = beam.d
-        base = beam.offset + np.arange(beam.n_nodes)[:, None] * beam.node_size
-        rc = base + np.arange(d)
-        out[:, :d] = q[rc]
-        out[:, 3 : 3 + d] = qd[rc]
-        out[:, 6 : 6 + d] = q[rc + d]
+        rc, tc = beam.vector_cols[:, 0], beam.vector_cols[:, 1]
+        out[:, :d] = x[rc]
+        out[:, 3 : 3 + d] = xd[rc]
+        out[:, 6 : 6 + d] = x[tc]
         if d == 2:
             out[:, 2] = beam.start[2]
         return out.ravel()
+
+    def coordinates_of(self, slot, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All nodal coordinates of a beam, node by node (the layout of a beam with its own
+        columns only), and their rates."""
+        beam = self.beam(slot)
+        return self._ext(q)[beam.all_cols], self._ext_rates(qd)[beam.all_cols]
 
     def node_positions(self, q, slot) -> np.ndarray:
         """Node positions ``(nodes, 3)``."""
@@ -475,7 +621,7 @@ class AncfBodies(BodyKind):
         k = max(1, int(points_per_element))
         xi = np.linspace(0.0, 1.0, k + 1)
         s = beam.element.shape_values(xi)  # (k + 1, m)
-        E = beam.element_arrays(q)  # (N, m, d)
+        E = beam.element_arrays(self._ext(q))  # (N, m, d)
         pts = np.einsum("pi,nia->npa", s, E)
         pts = np.concatenate([pts[:, :-1].reshape(-1, beam.d), pts[-1, -1:]], axis=0)
         out = np.zeros((len(pts), 3))

@@ -122,9 +122,7 @@ class SlidingJoints:
         }
 
     def _cols(self, sl: Slider) -> np.ndarray:
-        b = sl.beam
-        beam_cols = np.arange(b.offset, b.offset + b.size)
-        return np.concatenate([self.markers.cols[sl.marker], beam_cols, [sl.col]])
+        return np.concatenate([self.markers.cols[sl.marker], sl.beam.all_cols, [sl.col]])
 
     def pattern(self) -> tuple[np.ndarray, np.ndarray]:
         rows, cols = [], []

@@ -53,13 +53,20 @@ class NaturalBodies(BodyKind):
 
     kind = "natural"
     sharing = True
+    layout_class = Layout
 
     def __init__(self, system, bodies, offset: int) -> None:
         from solver.mechanics.system import BodySlot
 
         self.system = system
         self.offset = offset
-        self.layout = Layout(system.model, bodies, share=self.sharing)
+        self.check_bodies(bodies)
+        names = {b.name for _, b in bodies}
+        sharing = getattr(system, "sharing", None)
+        self.node_requests = [r for r in sharing.requests if r.rigid in names] if sharing else []
+        self.layout = self.layout_class(
+            system.model, bodies, share=self.sharing, nodes=self.node_requests
+        )
         self.size = self.layout.size
         q0, qd0 = self.layout.initial_coordinates()
         self.q0, self.qd0 = q0, qd0
@@ -81,18 +88,58 @@ class NaturalBodies(BodyKind):
         self._last_p = {info.name: quaternion_from_matrix(info.rotation0) for info in self.infos}
         self._mass = None
         self._gravity_cache = None
+        if self.node_requests:
+            self._node_maps(sharing)
+
+    def check_bodies(self, bodies) -> None:
+        """Refuse bodies this representation cannot describe (``ModelError``)."""
+
+    # ---- shared nodes ----------------------------------------------------------------------
+    def _node_maps(self, sharing) -> None:
+        """How each nodal vector offered by a ``share`` joint is represented
+        (``node_sharing``): the columns of the entity it became (with the sign of a
+        direction that is its opposite), or the combination of the rigid body's entities."""
+        from solver.mechanics.node_sharing import NodeMap
+
+        k = self.layout.dim
+        for request, item, node in self.layout.node_links:
+            info = self.layout.bodies[request.rigid]
+            name = request.joint.name
+            if node is not None:
+                ent = self.layout.entities[self.layout.entity_of_node(node)]
+                sign = 1.0 if item.is_point or float(ent.value @ item.value) > 0 else -1.0
+                c = self._col(ent.index)
+                if c < 0:
+                    value = NodeMap(
+                        np.zeros(0, np.int64), np.zeros((k, 0)), sign * ent.value[:k], name, True
+                    )
+                else:
+                    cols = np.arange(c, c + k)
+                    value = NodeMap(cols, sign * np.eye(k), np.zeros(k), name, sign > 0)
+            else:
+                coef = (
+                    info.frame.point_coefficients(info.local_point(item.value))
+                    if item.is_point
+                    else info.frame.vector_coefficients(info.local_vector(item.value))
+                )
+                cols, blocks, const = self._combination(info, coef, item.is_point)
+                value = NodeMap(
+                    np.asarray(cols, np.int64),
+                    np.hstack(blocks)[:k] if blocks else np.zeros((k, 0)),
+                    const[:k],
+                    name,
+                    False,
+                )
+            sharing.set_map(request, item, value)
 
     # ---- coordinates ---------------------------------------------------------------------
     def _col(self, entity: int) -> int:
         ent = self.layout.entities[entity]
         return -1 if ent.fixed else self.offset + ent.col
 
-    def _linear(self, info: BodyInfo, coef: np.ndarray, is_point: bool, table=None) -> int:
-        """A marker ``Σ coef_i e_i`` of a body: columns of its own entities, the fixed
-        ones folded into the constant part; added to ``table`` (default: the system's)."""
-        key = (info.name, is_point, *np.round(coef, 15))
-        if table is None and key in self._markers:
-            return self._markers[key]
+    def _combination(self, info: BodyInfo, coef: np.ndarray, is_point: bool):
+        """``Σ coef_i e_i`` over a body's entities as ``(cols, 3×3 blocks, constant)``:
+        the columns of its own entities, the fixed ones folded into the constant."""
         cols, blocks = [], []
         const = np.zeros(3)
         for a, e in zip(coef, info.entities, strict=True):
@@ -102,6 +149,15 @@ class NaturalBodies(BodyKind):
             else:
                 cols += [c, c + 1, c + 2]
                 blocks.append(a * np.eye(3))
+        return cols, blocks, const
+
+    def _linear(self, info: BodyInfo, coef: np.ndarray, is_point: bool, table=None) -> int:
+        """A marker ``Σ coef_i e_i`` of a body: columns of its own entities, the fixed
+        ones folded into the constant part; added to ``table`` (default: the system's)."""
+        key = (info.name, is_point, *np.round(coef, 15))
+        if table is None and key in self._markers:
+            return self._markers[key]
+        cols, blocks, const = self._combination(info, coef, is_point)
         mk = self.system.markers if table is None else table
         if cols:
             idx = mk.add_linear(cols, np.hstack(blocks), const, is_point)
@@ -177,7 +233,17 @@ class NaturalBodies(BodyKind):
                     c = float(ents[v].value @ ents[w].value)
                     add(Dot, (v, w), c, ("A", frozenset((v, w))))
         items.update(self._shared_joints(ctx))
+        items.update(self._node_joints(ctx))
         return items
+
+    def _node_joints(self, ctx) -> dict[str, list]:
+        """The rows that ``share`` joints with flexible-body nodes keep (``node_sharing.rows``)."""
+        from solver.mechanics.node_sharing import rows
+
+        builder = JointBuilder(ctx)
+        for request in self.node_requests:
+            rows(builder, ctx, request, "axis" in request.joint.share)
+        return builder.items
 
     def _shared_joints(self, ctx) -> dict[str, list]:
         """The rows that joints realised by sharing still need (same primitives as

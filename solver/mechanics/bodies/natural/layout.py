@@ -130,7 +130,10 @@ def _unit(v) -> np.ndarray:
 class Layout:
     """Entities and frames of the natural bodies ``bodies`` (``(model index, body)``)."""
 
-    def __init__(self, model: d.Model, bodies, share: bool = True) -> None:
+    #: coordinates per entity (3: spatial points and vectors)
+    dim = 3
+
+    def __init__(self, model: d.Model, bodies, share: bool = True, nodes=()) -> None:
         self.bodies: dict[str, BodyInfo] = {}
         for i, b in bodies:
             p = np.asarray(b.orientation, float)
@@ -149,10 +152,18 @@ class Layout:
         self._uf = _UnionFind()
         #: joint name → {"point"|"axis"|"normal": shared?} for the joints realised by sharing
         self.shared: dict[str, dict[str, bool]] = {}
-        if share:
-            for j in model.joints:
+        #: ``(request, item, node)`` per nodal vector of a flexible body that a ``share``
+        #: joint offers (``node_sharing``): ``node`` the participant's node when the rigid
+        #: body took the entity, ``None`` when the vector is a combination of its entities
+        self.node_links: list[tuple] = []
+        requests = {r.joint.name: r for r in nodes}
+        for j in model.joints:
+            if j.name in requests:
+                self._offer_node(requests[j.name])
+            elif share:
                 self._offer_joint(j)
         self.entities: list[Entity] = []
+        self._entity_of: dict[int, int] = {}
         self._build_entities()
         for info in self.bodies.values():
             self._complete(info)
@@ -180,8 +191,22 @@ class Layout:
         if any(flags.values()):
             self.shared[j.name] = flags
 
+    def _offer_node(self, request) -> None:
+        """Offer the nodal vectors of a ``share`` joint (``node_sharing.NodeShare``) to its
+        rigid body; the node (a participant, not a body) takes every one."""
+        sides = [request.rigid, request.participant]
+        for item in request.items:
+            node = None
+            if self._offer(sides, item.is_point, item.value):
+                node = self._find(request.participant, item.is_point, item.value)
+            self.node_links.append((request, item, node))
+
+    def entity_of_node(self, node: int) -> int:
+        """The entity that offered node ``node`` became."""
+        return self._entity_of[node]
+
     def _find(self, body: str, is_point: bool, value: np.ndarray) -> int | None:
-        for k in self._body_nodes[body]:
+        for k in self._body_nodes.get(body, ()):
             node = self.nodes[k]
             if node.is_point != is_point:
                 continue
@@ -202,7 +227,9 @@ class Layout:
         return first, dirs
 
     def _can_take(self, body: str, is_point: bool, value: np.ndarray) -> bool:
-        if body == d.GROUND or self._find(body, is_point, value) is not None:
+        if body == d.GROUND or body not in self.bodies:  # ground, or a flexible body's node
+            return True
+        if self._find(body, is_point, value) is not None:
             return True
         nodes = [self.nodes[k] for k in self._body_nodes[body]]
         if len(nodes) >= 4:
@@ -229,7 +256,7 @@ class Layout:
         self.nodes.append(_Node(body, is_point, value))
         k = self._uf.add()
         if body != d.GROUND:
-            self._body_nodes[body].append(k)
+            self._body_nodes.setdefault(body, []).append(k)
         return k
 
     def _offer(self, sides: list[str], is_point: bool, value: np.ndarray) -> bool:
@@ -254,6 +281,8 @@ class Layout:
             fixed = any(self.nodes[k].body == d.GROUND for k in members)
             node = self.nodes[root]
             entity_of[root] = self._new_entity(node.is_point, node.value, fixed)
+            for k in members:
+                self._entity_of[k] = entity_of[root]
         for name, info in self.bodies.items():
             ks = self._body_nodes[name]
             ents = [entity_of[self._uf.find(k)] for k in ks]
@@ -309,7 +338,7 @@ class Layout:
                 ent = self.entities[e]
                 if not ent.fixed and ent.col < 0:
                     ent.col = col
-                    col += 3
+                    col += self.dim
         return col
 
     # ---- initial values ------------------------------------------------------------------
@@ -329,9 +358,10 @@ class Layout:
         for ent in self.entities:
             if ent.fixed:
                 continue
-            q0[ent.col : ent.col + 3] = ent.value
-            vs = np.array([self.bodies[b].velocity_of(ent) for b in ent.bodies])
-            qd0[ent.col : ent.col + 3] = vs.mean(axis=0)
+            k = self.dim
+            q0[ent.col : ent.col + k] = ent.value[:k]
+            vs = np.array([self.bodies[b].velocity_of(ent)[:k] for b in ent.bodies])
+            qd0[ent.col : ent.col + k] = vs.mean(axis=0)
             spread = max(spread, float(np.abs(vs - vs.mean(axis=0)).max()))
         scale = 1.0 + float(np.abs(qd0).max(initial=0.0))
         if spread > 1e-12 * scale:
