@@ -135,25 +135,21 @@ class NodeSharing:
         rigid, beam = (b1, b2) if isinstance(b2, d.FlexibleBody) else (b2, b1)
         if not isinstance(rigid, d.RigidBody) or not isinstance(beam, d.FlexibleBody):
             raise ModelError(
-                where,
-                "a joint shares coordinates between a rigid body and a node of a flexible "
-                "body (ancf_*)",
-                "share",
+                where, "needs a rigid body and a node of a flexible body (ancf_*)", "share"
             )
         if coordinates not in SHARING_TYPES:
             raise ModelError(
                 where,
-                f'sharing needs the rigid bodies in natural coordinates ("coordinates": '
-                f'"natural" for spatial beams, "natural_planar" for ancf_beam2d); the run '
-                f'uses "{coordinates}"',
+                'needs the rigid bodies in natural coordinates ("coordinates": "natural" for '
+                f'spatial beams, "natural_planar" for ancf_beam2d); the run uses "{coordinates}"',
                 "share",
             )
         if beam.type not in SHARING_TYPES[coordinates]:
             need = "natural_planar" if beam.type == "ancf_beam2d" else "natural"
             raise ModelError(
                 where,
-                f'"{beam.name}" is {beam.type}: its nodes share coordinates with rigid '
-                f'bodies in "{need}" coordinates (the run uses "{coordinates}")',
+                f'needs "{need}" coordinates for the nodes of "{beam.name}" ({beam.type}); '
+                f'the run uses "{coordinates}"',
                 "share",
             )
         point = j.point
@@ -161,8 +157,7 @@ class NodeSharing:
         if node is None:
             raise ModelError(
                 where,
-                f'{fmt_vector(point)} is not a node of flexible body "{beam.name}"; only a '
-                "node's coordinates can be shared",
+                f'needs a node of flexible body "{beam.name}"; {fmt_vector(point)} is not one',
                 "share",
             )
         element = _element_class(beam)
@@ -185,9 +180,9 @@ class NodeSharing:
                 have = ", ".join(f"{n} {fmt_vector(slopes[n])}" for n in slopes if n != "r_x")
                 raise ModelError(
                     where,
-                    f'the axis {fmt_vector(j.axis)} is not a section axis of "{beam.name}"\'s '
-                    f"node ({have or 'the element has no section slopes'}); only a slope r_y "
-                    "or r_z along the axis can be shared",
+                    f'"axis" needs the axis along a section slope of "{beam.name}"\'s node '
+                    f"({have or 'its element has no section slopes'}); {fmt_vector(j.axis)} is "
+                    "not a section axis",
                     "share",
                 )
             name = found[0]
@@ -215,12 +210,12 @@ class NodeSharing:
         key = (share.beam, share.node, item.vector)
         old = self.maps.get(key)
         if old is not None and not _same(old, value):
-            vector = VECTOR_NAMES[item.vector] if not share.planar or item.vector < 3 else ""
             raise ModelError(
                 share.where,
-                f'{vector} of node {share.node} of "{share.beam}" is already given by joint '
-                f'"{old.joint}", and "{share.rigid}" cannot take it as a basic entity of its '
-                "own; share it through one joint only (the other keeps its equations)",
+                f'cannot tie {VECTOR_NAMES[item.vector]} of node {share.node} of "{share.beam}" '
+                f'to "{share.rigid}": joint "{old.joint}" already gives it and "{share.rigid}" '
+                "cannot take it as a basic entity of its own; share it through one joint only "
+                "(the other keeps its equations)",
                 "share",
             )
         self.maps[key] = value

@@ -420,8 +420,8 @@ def _joint(item: Any, where: str) -> d.Joint:
     if "share" in item and kind not in d.SHARE_ITEMS:
         raise ModelError(
             where,
-            f"a {kind} joint shares no coordinates (spherical, revolute, universal and fixed "
-            "joints do)",
+            f"is not a field of {kind} joints: spherical, revolute, universal and fixed joints "
+            "share coordinates",
             "share",
         )
     f = Fields(item, where, base + required + optional)

@@ -173,8 +173,8 @@ class _Checker:
             )
             raise ModelError(
                 where,
-                f"joins {what}; a joint shares coordinates between a rigid body (in natural "
-                "coordinates) and a node of a flexible body (ancf_*)",
+                "needs a rigid body (in natural coordinates) and a node of a flexible body "
+                f"(ancf_*); the joint joins {what}",
                 "share",
             )
 

@@ -11,8 +11,8 @@ points or the unit length of its vector) are constant or quadratic, as in space.
 A planar body turns about z only: its orientation must be a rotation about z, its velocity
 in the plane and its angular velocity along z; gravity and forces act with their in-plane
 components. Joints with it: spherical (a pin), revolute and cylindrical about z,
-prismatic and point-on-line along a direction of the plane, point-on-plane with a normal in
-the plane, fixed, distance, sliding; universal, planar and rolling-disc joints are refused,
+prismatic along a direction of the plane, point-on-line along a direction of the plane or
+along z (a pin), point-on-plane with a normal in the plane, fixed, distance, sliding; universal, planar and rolling-disc joints are refused,
 as are torques and body-axes forces on these bodies (``ModelError``/``UnsupportedFeature``
 naming the item and field).
 
@@ -79,7 +79,7 @@ class PlanarNaturalBodies(NaturalBodies):
             if j.type in REFUSED_JOINTS:
                 raise ModelError(
                     where,
-                    f"a {j.type} joint cannot join a planar body (natural_planar coordinates)",
+                    f'"{j.type}" cannot join a planar body (natural_planar coordinates)',
                     "type",
                 )
             if j.type in ("revolute", "cylindrical"):
@@ -88,9 +88,15 @@ class PlanarNaturalBodies(NaturalBodies):
                     raise ModelError(where, "must be along z ([0, 0, 1]) for a planar body", "axis")
             if j.type in ("prismatic", "point_on_line"):
                 a = np.asarray(j.axis, float)
-                if abs(a[2]) > PLANE * np.linalg.norm(a):
+                along_z = j.type == "point_on_line" and np.linalg.norm(
+                    a[:2]
+                ) <= PLANE * np.linalg.norm(a)
+                if abs(a[2]) > PLANE * np.linalg.norm(a) and not along_z:
+                    also = " or along z (a pin)" if j.type == "point_on_line" else ""
                     raise ModelError(
-                        where, "must lie in the plane (z component 0) for a planar body", "axis"
+                        where,
+                        f"must lie in the plane (z component 0){also} for a planar body",
+                        "axis",
                     )
             if j.type == "point_on_plane":
                 a = np.asarray(j.normal, float)
