@@ -147,7 +147,7 @@ def compiled_parts(model, **overrides) -> tuple[str, ...]:
         parts = [formulation]
     else:
         parts = ["augmented_lagrangian"]
-    if get("coordinates") == "natural":
+    if get("coordinates") in ("natural", "natural_planar"):  # the same (linear) markers
         parts.append("natural")
     parameters = {**solver.parameters, **(overrides.get("parameters") or {})}
     if parameters.get("group_method") == "structural_groups":

@@ -43,6 +43,12 @@ position and slope directions (the slope's length stays free, as in the thesis's
 joint torques act through the slopes: a torque about the joint axis on a planar node is
 exactly the slope force (6.47)–(6.48).
 
+Nodal coordinates are usually the beam's own columns. A ``share`` joint
+(``solver.mechanics.node_sharing``) makes a node vector a rigid body's coordinates (the same
+columns in both bodies' maps) or eliminates it as a combination of them; the elements then
+read the extended coordinates ``x = [q; D q + c]`` and everything they compute is brought back
+to ``q`` by ``columns.Eliminated``.
+
 CSV fields per node k: ``n{k}.x n{k}.y n{k}.z`` (position), ``n{k}.vx n{k}.vy
 n{k}.vz`` (velocity), ``n{k}.tx n{k}.ty n{k}.tz`` (the slope r_x = ∂r/∂x, unit along the beam
 when unstretched; with positions it gives the cubic centreline between nodes). Planar beams

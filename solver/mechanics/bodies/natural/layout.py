@@ -31,6 +31,12 @@ unit vectors close to its body axes (fixed ones if two independent fixed vectors
 already fix its orientation). A joint whose entities are shared keeps only the
 constraint rows the sharing does not imply (``Layout.shared``).
 
+A joint with ``share`` between a body and a node of a flexible body
+(``solver.mechanics.node_sharing``) offers the node's position (and shared slopes) the same
+way, to the body and to the node, a participant that takes every offer: when the body takes
+it, the node's vector *is* that entity (``node_links``); when it cannot, the vector will be
+a combination of the body's entities.
+
 Bodies, joints and entities are plain data here; ``bodies.NaturalBodies`` turns them into
 coordinates, markers and constraints.
 """
