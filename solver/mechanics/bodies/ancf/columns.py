@@ -43,37 +43,71 @@ class Eliminated:
             ),
             shape=(self.count, n),
         )
-        self.T = sp.vstack([sp.identity(n, format="csr"), self.D]).tocsr()
         self.columns = np.unique(self.D.indices)  # the q columns the eliminated ones read
+        # D's entries as flat arrays: row of each, its q column, its weight (numpy folds)
+        self._row = np.repeat(np.arange(self.count), np.diff(self.D.indptr))
+        self._col = self.D.indices.astype(np.int64)
+        self._w = self.D.data.copy()
 
     @property
     def size(self) -> int:
         """Length of the extended vector."""
         return self.n + self.count
 
+    def _times(self, q: np.ndarray) -> np.ndarray:
+        """``D q``."""
+        return np.bincount(self._row, weights=self._w * q[self._col], minlength=self.count)
+
     def extend(self, q: np.ndarray) -> np.ndarray:
         """``[q; D q + c]``."""
         if not self.count:
             return q
-        return np.concatenate([q, self.D @ q + self.const])
+        return np.concatenate([q, self._times(q) + self.const])
 
     def rates(self, qd: np.ndarray) -> np.ndarray:
         """``[q̇; D q̇]``."""
         if not self.count:
             return qd
-        return np.concatenate([qd, self.D @ qd])
+        return np.concatenate([qd, self._times(qd)])
 
     def vector(self, f: np.ndarray) -> np.ndarray:
         """``Tᵀ f`` of a vector over the extended coordinates."""
         if not self.count:
             return f
-        return f[: self.n] + self.D.T @ f[self.n :]
+        return f[: self.n] + np.bincount(
+            self._col, weights=self._w * f[self.n + self._row], minlength=self.n
+        )
 
-    def matrix(self, k):
-        """``Tᵀ K T`` of a sparse matrix over the extended coordinates (CSR)."""
-        if k is None or not self.count:
-            return k
-        return (self.T.T @ k @ self.T).tocsr()
+    def fold_entries(self, rows: np.ndarray, cols: np.ndarray):
+        """The entries of ``Tᵀ K T`` for a matrix ``K`` with values at the extended positions
+        ``(rows, cols)``: ``(source entry, weight, row, column)`` such that ``Tᵀ K T`` has
+        ``weight · value[source]`` at ``(row, column)`` (duplicates to be summed). Entries
+        of ``q`` columns stay where they are; the others spread over the products of their
+        row's and column's combinations."""
+        rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+        mixed = np.flatnonzero((rows >= self.n) | (cols >= self.n))
+        plain = np.flatnonzero((rows < self.n) & (cols < self.n))
+        src, w, r, c = [plain], [np.ones(len(plain))], [rows[plain]], [cols[plain]]
+        for k in mixed:
+            rw, rc = self._support(rows[k])
+            cw, cc = self._support(cols[k])
+            src.append(np.full(len(rc) * len(cc), k))
+            w.append(np.outer(rw, cw).ravel())
+            r.append(np.repeat(rc, len(cc)))
+            c.append(np.tile(cc, len(rc)))
+        return (
+            np.concatenate(src).astype(np.int64),
+            np.concatenate(w),
+            np.concatenate(r).astype(np.int64),
+            np.concatenate(c).astype(np.int64),
+        )
+
+    def _support(self, x: int) -> tuple[np.ndarray, np.ndarray]:
+        """The row of ``T`` of extended index ``x``: (weights, q columns)."""
+        if x < self.n:
+            return np.ones(1), np.array([x], np.int64)
+        lo, hi = self.D.indptr[x - self.n], self.D.indptr[x - self.n + 1]
+        return self.D.data[lo:hi], self.D.indices[lo:hi].astype(np.int64)
 
     def expand(self, cols, coef: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
         """``coef @ x[cols]`` as ``(q columns, coefficients, constant)``: each eliminated

@@ -88,23 +88,30 @@ NODE_FIELDS = ("x", "y", "z", "vx", "vy", "vz", "tx", "ty", "tz")
 
 
 class BlockPattern:
-    """Sum of element blocks into one CSR matrix with a fixed pattern, built once."""
+    """Sum of element blocks into one CSR matrix with a fixed pattern, built once; with
+    eliminated coordinates (``fold``, a ``columns.Eliminated``) the matrix is ``Tᵀ K T`` over
+    ``q``, its entries folded once here (each value lands, weighted, where the combinations
+    of its row and column put it)."""
 
-    def __init__(self, col_sets: list[np.ndarray], n: int) -> None:
+    def __init__(self, col_sets: list[np.ndarray], n: int, fold: Eliminated | None = None) -> None:
         rows, cols = [], []
         for c in col_sets:
             k = c.shape[1]
             rows.append(np.repeat(c, k, axis=1).ravel())
             cols.append(np.tile(c, (1, k)).ravel())
         empty = np.zeros(0, np.int64)
-        self.pattern = FixedPattern(
-            np.concatenate(rows) if rows else empty,
-            np.concatenate(cols) if cols else empty,
-            (n, n),
-        )
+        rows = np.concatenate(rows) if rows else empty
+        cols = np.concatenate(cols) if cols else empty
+        self._source = self._weight = None
+        if fold is not None and fold.count:
+            self._source, self._weight, rows, cols = fold.fold_entries(rows, cols)
+            n = fold.n
+        self.pattern = FixedPattern(rows, cols, (n, n))
 
     def matrix(self, blocks: list[np.ndarray]) -> sp.csr_matrix:
         vals = np.concatenate([b.ravel() for b in blocks]) if blocks else np.zeros(0)
+        if self._source is not None:
+            vals = vals[self._source] * self._weight
         return self.pattern.csr(vals)
 
 
@@ -323,14 +330,14 @@ class AncfBodies(BodyKind):
     def _patterns(self):
         if not hasattr(self, "_pattern"):
             size = self._ext_size()
-            self._pattern = BlockPattern([b.cols for b in self.beams], size)
+            self._pattern = BlockPattern([b.cols for b in self.beams], size, self.eliminated)
             # element DOF blocks are (m·d)² with a Kronecker mass M̄ ⊗ I_d
             blocks = []
             for b in self.beams:
                 el = b.element
                 blk = np.kron(el.mass, np.eye(el.d))
                 blocks.append(np.broadcast_to(blk, (b.n_elements,) + blk.shape))
-            self._mass = self.eliminated.matrix(self._pattern.matrix(blocks))
+            self._mass = self._pattern.matrix(blocks)
         return self._pattern
 
     def _ext_size(self) -> int:
@@ -522,11 +529,10 @@ class AncfBodies(BodyKind):
                 kq.append(out.kq)
                 damped = damped or out.kqd is not None
                 kqd.append(out.kqd if out.kqd is not None else np.zeros_like(out.kq))
-        fold = self.eliminated
-        jq = fold.matrix(pattern.matrix(kq)) if jacobian else None
-        jqd = fold.matrix(pattern.matrix(kqd)) if jacobian and damped else None
+        jq = pattern.matrix(kq) if jacobian else None  # folded: Tᵀ K T over q
+        jqd = pattern.matrix(kqd) if jacobian and damped else None
         self._cache_key = key
-        self._cache = (fold.vector(force), jq, jqd, power)
+        self._cache = (self.eliminated.vector(force), jq, jqd, power)
         return self._cache
 
     def applied(self, q, qd, t):
