@@ -101,6 +101,8 @@ def annotation_kind(annotation: str) -> str:
     a = str(annotation)
     if "tuple[TimeFunction" in a:
         return "vector_functions"
+    if a.startswith("tuple[str"):
+        return "names"
     if "TimeFunction" in a:
         return "function"
     if "Mat3" in a:
@@ -160,6 +162,8 @@ def parse_value(kind: str, text: str, optional: bool, where: str, field: str) ->
         return (v[0:3], v[3:6])
     if kind == "function":
         return parse_function_text(text, where, field)
+    if kind == "names":
+        return tuple(p.strip() for p in text.split(",") if p.strip())
     if kind == "vector_functions":
         parts = [p for p in text.split(";")]
         if len(parts) == 1:
@@ -194,7 +198,20 @@ def format_field(kind: str, value: Any) -> str:
         return function_text(value)
     if kind == "vector_functions":
         return "; ".join(function_text(v) for v in value)
+    if kind == "names":
+        return ", ".join(value)
     return str(value)
+
+
+def share_choices(joint_type: str) -> list[str]:
+    """The ``share`` values of a joint type as the editor offers them: none, then every
+    non-empty combination of what it can share (``"point, axis"``)."""
+    items = d.SHARE_ITEMS.get(joint_type, ())
+    combos = [
+        ", ".join(x for k, x in enumerate(items) if mask >> k & 1)
+        for mask in range(1, 2 ** len(items))
+    ]
+    return ["", *sorted(combos, key=lambda c: (c.count(","), c))]
 
 
 @dataclasses.dataclass
@@ -300,6 +317,8 @@ class ItemForm(QWidget):
                 label += f" ({UNITS[f.name]})"
             if kind == "skip":
                 continue
+            if f.name == "share" and getattr(obj, "type", None) not in d.SHARE_ITEMS:
+                continue  # only spherical, revolute, universal and fixed joints share
             if kind == "shapes":
                 for i, shape in enumerate(value):
                     group = QGroupBox(f"shape {i}: {shape.type}", self.body)
@@ -323,6 +342,8 @@ class ItemForm(QWidget):
         self, category: str, field: str, kind: str, value: Any, optional: bool, path: tuple
     ) -> QWidget:
         choices = CHOICES.get((category, field))
+        if (category, field) == ("joint", "share"):
+            choices = share_choices(self.item().type)
         model = self.editor.document.model
         if field in REFERENCES and category != "shape":
             what = REFERENCES[field]
@@ -335,7 +356,7 @@ class ItemForm(QWidget):
             box.setObjectName("field_" + "_".join(str(p) for p in path))
             for c in choices:
                 box.addItem(c or "(none)", c)
-            current = "" if value is None else str(value)
+            current = "" if value is None else format_field(kind, value)
             index = box.findData(current)
             if index < 0:
                 box.addItem(current, current)
@@ -418,7 +439,10 @@ class ItemForm(QWidget):
             value = value_at(item, row.path)
             if isinstance(row.widget, QComboBox):
                 row.widget.setCurrentIndex(
-                    max(row.widget.findData("" if value is None else str(value)), 0)
+                    max(
+                        row.widget.findData("" if value is None else format_field(row.kind, value)),
+                        0,
+                    )
                 )
             else:
                 row.widget.setText(format_field(row.kind, value))
