@@ -290,3 +290,61 @@ def test_sharing_a_revolute_axis_with_the_node_section_slope():
     e = equations.data[:, [equations.columns.index(c) for c in cols]]
     assert np.abs(a).max() > 0.5
     assert np.abs(a - e).max() < 1e-8 * np.abs(e).max()
+
+
+def welded(share):
+    """The arm pinned about y, with a Yakoub beam welded to its tip along x (``fixed``):
+    sharing makes the node's position a basic point of the arm, its r_y the arm's fixed y
+    axis (a constant: the arm turns about it), its r_z a unit vector of the arm and its r_x
+    a combination (along the arm, which its pivot and tip already span)."""
+    weld = {"name": "W", "type": "fixed", "body1": "arm", "body2": "b", "point": [1, 0, 0]}
+    if share:
+        weld["share"] = True
+    return model_from_data(
+        {
+            "biela": 1,
+            "gravity": [0, 0, -9.81],
+            "bodies": [
+                {
+                    "name": "arm",
+                    "mass": 2.0,
+                    "inertia": [1e-3, 0.17, 0.17],
+                    "position": [0.5, 0, 0],
+                },
+                beam("b", [1, 0, 0], [1.8, 0, 0]),
+            ],
+            "joints": [
+                {
+                    "name": "pivot",
+                    "type": "revolute",
+                    "body1": "ground",
+                    "body2": "arm",
+                    "point": [0, 0, 0],
+                    "axis": [0, 1, 0],
+                },
+                weld,
+            ],
+            "solver": {"coordinates": "natural", "dt": 1e-3, "t_end": 0.15, "output_dt": 0.01},
+        }
+    )
+
+
+def test_a_welded_node_shares_its_point_and_slopes():
+    """The continuum clamp as equations fixes all nine products of the node's slopes with the
+    arm's axes, i.e. the slopes themselves: the same motion as sharing them."""
+    shared, equations = MultibodySystem(welded(True)), MultibodySystem(welded(False))
+    assert equations.n - shared.n == 12  # the node: r and three slopes
+    assert len(shared.item_rows["joint:W"]) == 0
+    fk = flexible_kind(shared)
+    b = fk.beam(shared.slots["b"])
+    _ = fk.n
+    assert fk.eliminated.count == 6  # r_x (a combination) and r_y (the fixed axis)
+    assert fk._ext(shared.q0)[b.node_cols(0, 2)] == pytest.approx([0, 1, 0])
+    runs = []
+    for model in (welded(True), welded(False)):
+        r = simulate(model)
+        assert r.status == "ok", r.message
+        cols = [c for c in r.columns if c.split(".")[0] in ("arm", "b")]
+        runs.append(r.data[:, [r.columns.index(c) for c in cols]])
+    assert np.abs(runs[0]).max() > 1.0
+    assert np.abs(runs[0] - runs[1]).max() < 1e-7
