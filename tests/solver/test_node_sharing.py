@@ -348,3 +348,53 @@ def test_a_welded_node_shares_its_point_and_slopes():
         runs.append(r.data[:, [r.columns.index(c) for c in cols]])
     assert np.abs(runs[0]).max() > 1.0
     assert np.abs(runs[0] - runs[1]).max() < 1e-7
+
+
+def test_a_universal_joint_keeps_its_angle_equation():
+    """Table 4.1 of the thesis: a universal joint with a shared point keeps one equation, the
+    angle of its two axes; the motion is the joint's as equations."""
+    runs, rows = [], []
+    for share in (True, False):
+        data = {
+            "biela": 1,
+            "gravity": [0, 0, -9.81],
+            "bodies": [
+                {
+                    "name": "arm",
+                    "mass": 2.0,
+                    "inertia": [1e-3, 0.17, 0.17],
+                    "position": [0.5, 0, 0],
+                },
+                beam("b", [1, 0, 0], [1, 0, -0.6]),
+            ],
+            "joints": [
+                {
+                    "name": "pivot",
+                    "type": "revolute",
+                    "body1": "ground",
+                    "body2": "arm",
+                    "point": [0, 0, 0],
+                    "axis": [0, 1, 0],
+                },
+                {
+                    "name": "U",
+                    "type": "universal",
+                    "body1": "arm",
+                    "body2": "b",
+                    "point": [1, 0, 0],
+                    "axis1": [1, 0, 0],
+                    "axis2": [0, 1, 0],
+                    **({"share": True} if share else {}),
+                },  # fmt: skip
+            ],
+            "solver": {"coordinates": "natural", "dt": 1e-3, "t_end": 0.15, "output_dt": 0.01},
+        }
+        model = model_from_data(data)
+        rows.append(len(MultibodySystem(model).item_rows["joint:U"]))
+        r = simulate(model)
+        assert r.status == "ok", r.message
+        cols = [c for c in r.columns if c.split(".")[0] in ("arm", "b")]
+        runs.append(r.data[:, [r.columns.index(c) for c in cols]])
+    assert rows == [1, 4]
+    assert np.abs(runs[0]).max() > 1.0
+    assert np.abs(runs[0] - runs[1]).max() < 1e-7
