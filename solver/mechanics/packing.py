@@ -74,6 +74,8 @@ def python_parts(system) -> list[str]:
         out.append("body-axes loads on natural-coordinate bodies")
     if len(fs.distributed):
         out.append("distributed loads")
+    if len(fs.pulley_contacts):
+        out.append("pulley contacts")
     if any(kind.kind in d.FLEXIBLE_TYPES for kind in system.kinds):
         out.append("flexible (ANCF) bodies")
     if system.blocks:

@@ -28,7 +28,7 @@ FLEXIBLE_TYPES = ("ancf_beam2d", "ancf_cable", "ancf_beam3d")
 BODY_TYPES = RIGID_TYPES + POINT_MASS_TYPES + FLEXIBLE_TYPES
 #: element types of each flexible body type; the first is the default
 FLEXIBLE_ELEMENTS = {
-    "ancf_beam2d": ("euler_bernoulli", "continuum", "euler_bernoulli_linear"),
+    "ancf_beam2d": ("euler_bernoulli", "continuum", "euler_bernoulli_linear", "belt"),
     "ancf_cable": ("cable",),
     "ancf_beam3d": ("continuum",),
 }
@@ -58,6 +58,7 @@ FORCE_TYPES = (
     "joint_force",
     "contact",
     "distributed_load",
+    "pulley_contact",
 )
 CONTACT_MODELS = ("hunt_crossley", "lankarani_nikravesh", "hertz")
 FRAMES = ("global", "body")
@@ -165,13 +166,50 @@ class Section:
 
 
 @dataclass(eq=True)
+class Circle:
+    """A circle in the plane z = 0 (its ``center`` z is that plane's), radius in m."""
+
+    center: Vec3
+    radius: float
+
+
+#: ``initial`` of a closed belt: at rest in static equilibrium on its pulleys, or on the
+#: wrap path itself.
+LOOP_INITIAL = ("equilibrium", "path")
+
+
+@dataclass(eq=True)
+class Loop:
+    """A closed belt wrapped around ``circles`` (counter-clockwise, on their outside), its
+    natural length the path's divided by ``1 + strain``; ``initial`` (``LOOP_INITIAL``,
+    ``None``: equilibrium when the belt has pulley contacts, else the path)."""
+
+    circles: tuple[Circle, ...]
+    strain: float = 0.0
+    initial: str | None = None
+
+
+@dataclass(eq=True)
+class BeltOptions:
+    """Stiffness factors of the belt element: α₁ (``axial_factor``), α₂ (``bending_factor``,
+    bending and shear), and the shear correction factor k_s (``None``: Cowper's for the
+    section)."""
+
+    axial_factor: float = 1.0
+    bending_factor: float = 1.0
+    shear_factor: float | None = None
+
+
+@dataclass(eq=True)
 class FlexibleBody:
     """An ANCF beam lying straight and unstressed from ``points[0]`` to ``points[1]``
-    at t = 0, meshed into ``elements`` equal elements with shared nodes."""
+    at t = 0, meshed into ``elements`` equal elements with shared nodes; or, with ``loop``
+    instead of ``points``, a closed planar belt whose last node is its first
+    (``loop_path``)."""
 
     name: str
     type: str
-    points: tuple[Vec3, Vec3]
+    points: tuple[Vec3, Vec3] | None
     elements: int
     material: Material
     section: Section
@@ -179,15 +217,43 @@ class FlexibleBody:
     color: str | None = None
     #: element type (``FLEXIBLE_ELEMENTS``); ``None`` = the type's default (the first)
     element: str | None = None
+    loop: Loop | None = None
+    belt: BeltOptions | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self.loop is not None
 
     def node_positions(self) -> list[Vec3]:
-        """Global node positions at t = 0 (``elements + 1`` nodes, evenly spaced)."""
+        """Global node positions at t = 0 (``elements + 1`` nodes, evenly spaced; a closed
+        belt has ``elements`` nodes, evenly spaced along its path)."""
+        if self.loop is not None:
+            from solver.model.loop_path import LoopPath
+
+            path = LoopPath(self.loop.circles)
+            return [tuple(p) for p in path.nodes(self.elements)[0]]
         (ax, ay, az), (bx, by, bz) = self.points
         n = self.elements
         return [
             (ax + (bx - ax) * k / n, ay + (by - ay) * k / n, az + (bz - az) * k / n)
             for k in range(n + 1)
         ]
+
+    def span(self) -> float:
+        """Length (m) along the body at t = 0: the distance between the points, or the
+        loop's path length."""
+        if self.loop is not None:
+            from solver.model.loop_path import LoopPath
+
+            return LoopPath(self.loop.circles).length
+        (ax, ay, az), (bx, by, bz) = self.points
+        return ((bx - ax) ** 2 + (by - ay) ** 2 + (bz - az) ** 2) ** 0.5
+
+    def natural_length(self) -> float:
+        """Unstressed length (m): the span, or a loop's path length over ``1 + strain``."""
+        if self.loop is not None:
+            return self.span() / (1.0 + self.loop.strain)
+        return self.span()
 
 
 Body = RigidBody | PointMass | FlexibleBody
@@ -292,6 +358,25 @@ class Friction:
 
 
 @dataclass(eq=True)
+class PulleyRef:
+    """A rigid pulley: the circle of ``radius`` (m) about ``center`` (global at t = 0) in the
+    plane of a planar belt, carried by ``body`` (a rigid body turning about z, or ground)."""
+
+    body: str
+    center: Vec3
+    radius: float
+
+
+@dataclass(eq=True)
+class TrilinearFriction:
+    """The trilinear friction law of a pulley contact: ``|f_t| = min(slope |v_t|, mu f_n)``
+    per unit length (``slope`` in N·s/m², i.e. kg/(m·s))."""
+
+    mu: float
+    slope: float
+
+
+@dataclass(eq=True)
 class Force:
     """A force element. Which optional fields are required depends on ``type``
     (docs/model_format.md; ``FORCE_FIELDS`` in ``solver.model.reader``). ``vector`` entries
@@ -321,7 +406,10 @@ class Force:
     materials: ContactMaterials | None = None
     exponent: float | None = None
     restitution: float | None = None
-    friction: Friction | None = None
+    friction: Friction | TrilinearFriction | None = None
+    belt: str | None = None
+    pulley: PulleyRef | None = None
+    gauss_points: int | None = None
 
 
 @dataclass(eq=True)
@@ -340,6 +428,8 @@ RESULT_REQUESTS = {
     "efforts": "drivers",
     "accelerations": "bodies",
     "joint_coordinates": "joints",
+    "contact_forces": "forces",
+    "axial_forces": "bodies",
 }
 
 

@@ -22,6 +22,8 @@ FORMAT_VERSION = 1
 
 #: Most elements of one flexible body (each adds 12 to 24 coordinates).
 MAX_ELEMENTS = 10_000
+#: Most Gauss points per element of a pulley contact.
+MAX_GAUSS_POINTS = 20
 
 TOP_FIELDS = (
     "biela",
@@ -66,6 +68,7 @@ FORCE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "joint_torque": (("joint", "function"), ()),
     "joint_force": (("joint", "function"), ()),
     "distributed_load": (("body", "vector"), ()),
+    "pulley_contact": (("belt", "pulley", "stiffness"), ("damping", "friction", "gauss_points")),
     "contact": (
         ("sphere",),
         (
@@ -310,14 +313,23 @@ def _point_mass(f: Fields) -> d.PointMass:
 
 def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
     name = _name(f)
-    pts = f.items("points")
-    if len(pts) != 2:
-        raise f.error("points", "must be [start, end]: two points [x, y, z]")
-    p0, p1 = (f.check_vector(f"points[{i}]", p) for i, p in enumerate(pts))
-    if math.dist(p0, p1) < 1e-9:
-        raise f.error("points", "start and end coincide; a beam needs a length")
-    if kind == "ancf_beam2d" and (abs(p0[2]) > 1e-12 or abs(p1[2]) > 1e-12):
-        raise f.error("points", "a planar beam (ancf_beam2d) must lie in the plane z = 0")
+    loop = None
+    p0 = p1 = None
+    if f.has("loop"):
+        if kind != "ancf_beam2d":
+            raise f.error("loop", f"closed loops are planar belts (ancf_beam2d), not {kind}")
+        if f.has("points"):
+            raise f.error("loop", "give either points (a straight beam) or loop (a closed belt)")
+        loop = _loop(f)
+    else:
+        pts = f.items("points")
+        if len(pts) != 2:
+            raise f.error("points", "must be [start, end]: two points [x, y, z]")
+        p0, p1 = (f.check_vector(f"points[{i}]", p) for i, p in enumerate(pts))
+        if math.dist(p0, p1) < 1e-9:
+            raise f.error("points", "start and end coincide; a beam needs a length")
+        if kind == "ancf_beam2d" and (abs(p0[2]) > 1e-12 or abs(p1[2]) > 1e-12):
+            raise f.error("points", "a planar beam (ancf_beam2d) must lie in the plane z = 0")
     m = f.object("material", ("E", "nu", "density", "damping"))
     material = d.Material(
         m.number("E", positive=True),
@@ -352,17 +364,60 @@ def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
             Iz=s.number("Iz", positive=True),
             J=s.number("J", None, positive=True),
         )
+    element = f.string("element", None, choices=d.FLEXIBLE_ELEMENTS[kind])
+    elements = f.integer("elements", 1, minimum=1, maximum=MAX_ELEMENTS)
+    if loop is not None and elements < 3:
+        raise f.error("elements", f"a closed loop needs at least 3 elements (got {elements})")
+    belt = None
+    if f.has("belt"):
+        if element != "belt":
+            raise f.error("belt", 'stiffness factors belong to "element": "belt"')
+        b = f.object("belt", ("axial_factor", "bending_factor", "shear_factor"))
+        belt = d.BeltOptions(
+            b.number("axial_factor", 1.0, positive=True),
+            b.number("bending_factor", 1.0, positive=True),
+            b.number("shear_factor", None, positive=True),
+        )
+    if element == "belt" and material.damping > 0.0:
+        raise f.error(
+            "material.damping", "the belt element has no material damping (give 0 or leave it out)"
+        )
     return d.FlexibleBody(
         name,
         kind,
-        (p0, p1),
-        f.integer("elements", 1, minimum=1, maximum=MAX_ELEMENTS),
+        None if loop is not None else (p0, p1),
+        elements,
         material,
         section,
         velocity=f.vector("velocity", (0.0, 0.0, 0.0)),
         color=f.string("color", None),
-        element=f.string("element", None, choices=d.FLEXIBLE_ELEMENTS[kind]),
+        element=element,
+        loop=loop,
+        belt=belt,
     )
+
+
+def _loop(f: Fields) -> d.Loop:
+    """``loop``: circles (counter-clockwise, the belt on their outside), strain, initial."""
+    from solver.model.loop_path import LoopPath, LoopPathError
+
+    lp = f.object("loop", ("circles", "strain", "initial"))
+    items = lp.items("circles")
+    if not items:
+        raise lp.error("circles", "must list at least one circle")
+    circles = []
+    for i, item in enumerate(items):
+        c = Fields(item, f.where, ("center", "radius"), prefix=f"loop.circles[{i}].")
+        center = c.vector("center")
+        if abs(center[2]) > 1e-12:
+            raise c.error("center", "must lie in the plane z = 0 of a planar belt")
+        circles.append(d.Circle(center, c.number("radius", positive=True)))
+    try:
+        LoopPath(circles)
+    except LoopPathError as exc:
+        raise lp.error("circles", str(exc)) from None
+    strain = lp.number("strain", 0.0, low=-0.5, high=1.0)
+    return d.Loop(tuple(circles), strain, lp.string("initial", None, choices=d.LOOP_INITIAL))
 
 
 BODY_FIELDS = {
@@ -391,6 +446,8 @@ BODY_FIELDS = {
             "velocity",
             "color",
             "element",
+            "loop",
+            "belt",
         )
         for k in d.FLEXIBLE_TYPES
     },
@@ -498,7 +555,7 @@ def _force(item: Any, where: str) -> d.Force:
     for key in required + optional:
         if key not in required and not f.has(key):
             continue
-        if key in ("body", "body1", "body2", "joint"):
+        if key in ("body", "body1", "body2", "joint", "belt"):
             v[key] = f.string(key)
         elif key in ("point", "point1", "point2"):
             v[key] = f.vector(key)
@@ -536,12 +593,26 @@ def _force(item: Any, where: str) -> d.Force:
                 m.number("E2", positive=True),
                 m.number("nu2", low=0.0, high=0.5),
             )
+        elif key == "pulley":
+            p = f.object(key, ("body", "center", "radius"))
+            v[key] = d.PulleyRef(
+                p.string("body"), p.vector("center"), p.number("radius", positive=True)
+            )
+        elif key == "gauss_points":
+            v[key] = f.integer(key, minimum=1, maximum=MAX_GAUSS_POINTS)
+        elif key == "friction" and kind == "pulley_contact":
+            m = f.object(key, ("mu", "slope"))
+            v[key] = d.TrilinearFriction(
+                m.number("mu", nonnegative=True), m.number("slope", positive=True)
+            )
         elif key == "friction":
             m = f.object(key, ("mu", "velocity_tolerance"))
             v[key] = d.Friction(
                 m.number("mu", nonnegative=True),
                 m.number("velocity_tolerance", 1e-3, positive=True),
             )
+    if kind == "pulley_contact" and v.get("stiffness") == 0.0:
+        raise f.error("stiffness", "must be positive (got 0)")
     if kind == "contact":
         if ("plane" in v) == ("sphere2" in v):
             raise f.error("plane", "give either plane or sphere2 (the second contact surface)")
@@ -568,7 +639,9 @@ def _output(item: Any, where: str) -> d.Output | d.ResultRequest:
         raise f.error(kinds[1], f"give one request per item (this one also has {kinds[0]})")
     kind = kinds[0]
     value = f.raw(kind)
-    what = {"joints": "joint", "drivers": "driver", "bodies": "body"}[d.RESULT_REQUESTS[kind]]
+    what = {"joints": "joint", "drivers": "driver", "bodies": "body", "forces": "force"}[
+        d.RESULT_REQUESTS[kind]
+    ]
     if value is True:
         return d.ResultRequest(kind, None)
     names = [value] if isinstance(value, str) else value

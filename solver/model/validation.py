@@ -77,14 +77,15 @@ class _Checker:
         """A point on a flexible body must be one of its nodes."""
         if not isinstance(body, d.FlexibleBody) or point is None:
             return
-        length = math.dist(*body.points)
+        length = body.span()
         nodes = body.node_positions()
         gap = min(math.dist(point, n) for n in nodes)
         if gap > 1e-9 * max(length, 1.0):
+            along = " along the loop" if body.closed else ""
             raise ModelError(
                 where,
                 f'{fmt_vector(point)} is not a node of flexible body "{body.name}" '
-                f"(nodes every {length / body.elements:g} m from {fmt_vector(body.points[0])})",
+                f"(nodes every {length / body.elements:g} m{along} from {fmt_vector(nodes[0])})",
                 field,
             )
 
@@ -186,6 +187,12 @@ class _Checker:
                 where,
                 f"is {what}; a sliding joint needs the flexible body (ancf_*) the point "
                 "slides along as body1",
+                "body1",
+            )
+        if b1.closed:
+            raise ModelError(
+                where,
+                f'"{b1.name}" is a closed loop; sliding joints run along straight beams',
                 "body1",
             )
         self.at_node(where, "point", b2, j.point)
@@ -296,6 +303,23 @@ class _Checker:
                     "ancf_beam2d, ancf_cable or ancf_beam3d",
                     "body",
                 )
+        elif f.type == "pulley_contact":
+            belt = self.body_ref(where, "belt", f.belt, ground_ok=False)
+            if not isinstance(belt, d.FlexibleBody) or belt.type != "ancf_beam2d":
+                what = f"{belt.type}" if belt is not None else "ground"
+                raise ModelError(
+                    where,
+                    f'"{f.belt}" is {what}; a pulley contact acts on a planar flexible body '
+                    "(ancf_beam2d)",
+                    "belt",
+                )
+            pulley = self.body_ref(where, "pulley.body", f.pulley.body)
+            if pulley is not None and not isinstance(pulley, d.RigidBody):
+                raise ModelError(
+                    where,
+                    f'"{f.pulley.body}" is {pulley.type}; a pulley is a rigid body or ground',
+                    "pulley.body",
+                )
         elif f.type == "contact":
             s1 = self.body_ref(where, "sphere.body", f.sphere.body)
             other = f.plane if f.plane is not None else f.sphere2
@@ -336,12 +360,26 @@ def validate_model(model: d.Model) -> None:
         check.force(i, f)
     for i, o in enumerate(model.outputs):
         check.output(i, o)
+    check_loops(model)
     for r in model.requests:
         check_request(model, r)
     for i, f in enumerate(model.forces):
         warning = contact_start_warning(i, f)
         if warning and warning not in model.warnings:
             model.warnings.append(warning)
+
+
+def check_loops(model: d.Model) -> None:
+    """A closed belt that starts in equilibrium on its pulleys has some."""
+    touched = {f.belt for f in model.forces if f.type == "pulley_contact"}
+    for i, b in enumerate(model.bodies):
+        closed = isinstance(b, d.FlexibleBody) and b.closed
+        if closed and b.loop.initial == "equilibrium" and b.name not in touched:
+            raise ModelError(
+                _label("bodies", i, b.name),
+                '"equilibrium" needs a pulley_contact on this belt (or give "path")',
+                "loop.initial",
+            )
 
 
 #: Joints that have a coordinate of their own (``joint_coordinates``).
@@ -363,6 +401,16 @@ def check_request(model: d.Model, request: d.ResultRequest) -> None:
                 where, f'"{name}" is not one of the model\'s {d.RESULT_REQUESTS[kind]} ({listed})'
             )
         item = names[name]
+        if kind == "contact_forces" and item.type != "pulley_contact":
+            raise ModelError(
+                where,
+                f'"{name}" is a {item.type} force: contact forces are given for pulley_contact '
+                "forces",
+            )
+        if kind == "axial_forces" and not isinstance(item, d.FlexibleBody):
+            raise ModelError(
+                where, f'"{name}" is not a flexible body: axial forces are given along beams'
+            )
         if kind == "accelerations" and isinstance(item, d.FlexibleBody):
             raise ModelError(
                 where,

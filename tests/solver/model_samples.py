@@ -74,6 +74,23 @@ def full_model() -> dict:
                     "element": "continuum",
                 },
                 {"name": "bead", "type": "point_mass", "mass": 0.1, "position": [0.5, 0, 3]},
+                {
+                    "name": "belt",
+                    "type": "ancf_beam2d",
+                    "element": "belt",
+                    "loop": {
+                        "circles": [
+                            {"center": [5, 0, 0], "radius": 0.1},
+                            {"center": [6, 0, 0], "radius": 0.2},
+                        ],
+                        "strain": 0.01,
+                        "initial": "path",
+                    },
+                    "elements": 8,
+                    "material": {"E": 1e8, "nu": 0.3, "density": 1000},
+                    "section": {"shape": "rectangle", "width": 0.01, "height": 0.02},
+                    "belt": {"axial_factor": 1.0, "bending_factor": 0.01, "shear_factor": 0.8},
+                },
             ],
             "joints": [
                 {
@@ -268,6 +285,16 @@ def full_model() -> dict:
                     "type": "distributed_load",
                     "body": "cable",
                     "vector": [0, 0, {"expression": "-10*t"}],
+                },
+                {
+                    "name": "PC",
+                    "type": "pulley_contact",
+                    "belt": "belt",
+                    "pulley": {"body": "ground", "center": [5, 0, 0], "radius": 0.1},
+                    "stiffness": 1e6,
+                    "damping": 1.0,
+                    "friction": {"mu": 0.5, "slope": 1e4},
+                    "gauss_points": 4,
                 },
             ],
             "outputs": [

@@ -357,6 +357,20 @@ REFUSED = {
     "bad contact model": _set(["forces", 6, "model"], "kelvin"),
     "friction without mu": _set(["forces", 6, "friction"], {"velocity_tolerance": 0.01}),
     "unknown sphere field": _set(["forces", 6, "sphere", "mass"], 1),
+    "loop and points": _set(["bodies", 8, "points"], [[0, 0, 0], [1, 0, 0]]),
+    "loop without circles": _set(["bodies", 8, "loop", "circles"], []),
+    "loop circle without radius": _delete(["bodies", 8, "loop", "circles", 0, "radius"]),
+    "unknown loop field": _set(["bodies", 8, "loop", "closed"], True),
+    "bad loop initial": _set(["bodies", 8, "loop", "initial"], "static"),
+    "zero bending factor": _set(["bodies", 8, "belt", "bending_factor"], 0),
+    "unknown belt field": _set(["bodies", 8, "belt", "alpha"], 1),
+    "pulley without radius": _delete(["forces", 9, "pulley", "radius"]),
+    "zero pulley stiffness": _set(["forces", 9, "stiffness"], 0),
+    "pulley friction without slope": _set(["forces", 9, "friction"], {"mu": 0.5}),
+    "pulley friction with a tolerance": _set(
+        ["forces", 9, "friction"], {"mu": 0.5, "slope": 1, "velocity_tolerance": 0.1}
+    ),
+    "zero gauss points": _set(["forces", 9, "gauss_points"], 0),
     "output on ground": _set(["outputs", 0, "body"], "ground"),
     "request of two kinds": _set(["outputs", 0], {"reactions": "J1", "efforts": "motor"}),
     "request of a number": _set(["outputs", 0], {"reactions": 3}),
@@ -410,6 +424,8 @@ ACCEPTED = {
             {"efforts": True},
             {"accelerations": ["crank", "bob"]},
             {"joint_coordinates": "J3"},
+            {"contact_forces": "PC"},
+            {"axial_forces": ["belt", "strip"]},
         ],
     ),
     "every parameter": _set(
@@ -551,6 +567,12 @@ def test_sub_objects():
     assert _props("contactPlane") == _fields(d.PlaneRef)
     assert _props("contactMaterials") == _fields(d.ContactMaterials)
     assert _props("friction") == _fields(d.Friction)
+    assert _props("trilinearFriction") == _fields(d.TrilinearFriction)
+    assert _props("pulley") == _fields(d.PulleyRef)
+    assert _props("loop") == _fields(d.Loop)
+    assert set(DEFS["loop"]["properties"]["circles"]["items"]["properties"]) == _fields(d.Circle)
+    assert DEFS["loop"]["properties"]["initial"]["enum"] == list(d.LOOP_INITIAL)
+    assert _props("beltOptions") == _fields(d.BeltOptions)
     assert DEFS["friction"]["properties"]["velocity_tolerance"]["default"] == (
         d.Friction(mu=0.0).velocity_tolerance
     )

@@ -10,7 +10,10 @@ Columns, after the standard ones (SI units):
   ``B.alphax alphay alphaz`` (angular acceleration, rad/s², global) and ``B.wx_body wy_body
   wz_body`` (angular velocity in body axes, rad/s);
 * ``joint_coordinates``: ``joint.J.angle`` (rad) and ``joint.J.angle_rate`` (rad/s),
-  ``joint.J.displacement`` (m) and ``joint.J.displacement_rate`` (m/s).
+  ``joint.J.displacement`` (m) and ``joint.J.displacement_rate`` (m/s);
+* ``contact_forces``: ``contact.C.normal``, ``friction`` (N), ``torque`` (N·m),
+  ``contact_length``, ``slip_length``, ``depth`` (m) of pulley contact C;
+* ``axial_forces``: ``axial.B.nK`` (N), the axial force at node K of flexible body B.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from solver.analysis.outputs.joint_coordinates import JointCoordinates
 from solver.analysis.outputs.multipliers import accelerations_and_multipliers
 from solver.analysis.outputs.reactions import Effort, Reaction
 from solver.analysis.outputs.state import ReferenceState, body_states_from_row
+from solver.mechanics.forces.pulley_contact import PulleyContacts
 from solver.mechanics.rotations import e_matrix, rotation_matrix
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
@@ -53,6 +57,10 @@ def requested_items(model: d.Model, requests=None) -> list[tuple[str, str]]:
         elif r.kind == "joint_coordinates":
             names = [j.name for j in pool if j.type in ("revolute", "prismatic", "cylindrical")]
             names = [n for n in names if _rigid_joint(model, model.joint(n))]
+        elif r.kind == "contact_forces":
+            names = [f.name for f in pool if f.type == "pulley_contact"]
+        elif r.kind == "axial_forces":
+            names = [b.name for b in pool if isinstance(b, d.FlexibleBody)]
         else:
             names = [x.name for x in pool]
         out += [(r.kind, n) for n in names if (r.kind, n) not in out]
@@ -82,6 +90,12 @@ def item_columns(model: d.Model, kind: str, name: str) -> list[str]:
             f"{name}.{f}"
             for f in (RIGID_ACCELERATION_FIELDS if rigid else POINT_ACCELERATION_FIELDS)
         ]
+    if kind == "contact_forces":
+        return [f"contact.{name}.{f}" for f in PulleyContacts.OUTPUT_FIELDS]
+    if kind == "axial_forces":
+        body = model.body(name)
+        nodes = body.elements + (0 if body.closed else 1)
+        return [f"axial.{name}.n{k}" for k in range(nodes)]
     joint = model.joint(name)
     fields = {
         "revolute": ("angle", "angle_rate"),
@@ -128,8 +142,10 @@ class RequestedOutputs:
             elif kind == "efforts":
                 drv = next(x for x in model.drivers if x.name == name)
                 self.evaluators.append((kind, Effort(sysm, drv, joints[drv.joint])))
-            elif kind == "accelerations":
+            elif kind in ("accelerations", "axial_forces"):
                 self.evaluators.append((kind, sysm.slots[name]))
+            elif kind == "contact_forces":
+                self.evaluators.append((kind, name))
             else:
                 self.evaluators.append((kind, JointCoordinates(sysm, joints[name])))
         self.needs_dynamics = any(
@@ -169,6 +185,12 @@ class RequestedOutputs:
                 out.append(ev(q, a, lam))
             elif kind == "accelerations":
                 out += list(body_accelerations(ev, q, qd, qdd))
+            elif kind == "axial_forces":
+                out += list(ev.owner.axial_forces(q, ev))
+            elif kind == "contact_forces":
+                ms = sysm.marker_state(q, qd)
+                values = sysm.force_set.pulley_contacts.summary(ms)[ev]
+                out += [values[f] for f in PulleyContacts.OUTPUT_FIELDS]
             else:
                 out += ev(q, qd)
         return np.array(out, float)

@@ -13,6 +13,7 @@ type                         group                              module
 ``torque``                   ``BodyTorques``                    ``loads``
 ``contact``                  ``Contacts``                       ``contact``
 ``distributed_load``         ``DistributedLoads``               ``distributed``
+``pulley_contact``           ``PulleyContacts``                 ``pulley_contact``
 ============================ ================================== ===============
 
 Gravity and the rigid-body quadratic-velocity forces are not here: the system adds them.
@@ -34,6 +35,7 @@ from solver.mechanics.forces.contact import Contacts
 from solver.mechanics.forces.distributed import DistributedLoads
 from solver.mechanics.forces.joint_loads import JointForces, JointTorques
 from solver.mechanics.forces.loads import BodyTorques, PointForces
+from solver.mechanics.forces.pulley_contact import PulleyContacts
 from solver.mechanics.forces.springs import SpringDampers
 from solver.mechanics.item_functions import checked_force
 from solver.mechanics.markers import MarkerState
@@ -60,6 +62,7 @@ class ForceSet:
         self.natural_loads = NaturalLoads()  # body-axes forces, torques on natural bodies
         self.contacts = Contacts()
         self.distributed = DistributedLoads()  # line loads on flexible bodies
+        self.pulley_contacts = PulleyContacts()  # belts on pulleys
         self._joints = {j.name: j for j in model.joints}
         self._bodies = {b.name: b for b in model.bodies}
         for i, f in enumerate(model.forces):
@@ -146,6 +149,9 @@ class ForceSet:
         cols = slot.owner.columns(slot)  # own, shared and those of eliminated nodes
         self.distributed.add(cols, unit[:, cols], f.vector)
 
+    def _add_pulley_contact(self, ctx, where: str, f: d.Force) -> None:
+        self.pulley_contacts.add(ctx, where, f)
+
     # ---- evaluation -------------------------------------------------------------------
     # Springs, joint torques and forces, point forces and torques are evaluated by the
     # compiled kernels (``solver.kernels.loads`` through ``solver.kernels.system``); the
@@ -174,7 +180,7 @@ class ForceSet:
         )
 
     def _python(self):
-        return (self.contacts, self.natural_loads, self.distributed)
+        return (self.contacts, self.natural_loads, self.distributed, self.pulley_contacts)
 
     size: int | None = None  # the number of elements once frozen
     python_size = 0  # of them, those evaluated here
@@ -192,6 +198,8 @@ class ForceSet:
             self.contacts.add_terms(acc, ms)
         if len(self.distributed):
             self.distributed.add_terms(acc, t)
+        if len(self.pulley_contacts):
+            self.pulley_contacts.add_terms(acc, ms)
         return acc
 
     def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
@@ -203,14 +211,17 @@ class ForceSet:
         return self._accumulate(ms, q, t, True).matrices()
 
     def elastic_energy(self, ms: MarkerState, q: np.ndarray) -> float:
-        """``Σ K δⁿ⁺¹/(n + 1)`` over contacts."""
-        return self.contacts.energy(ms) if len(self.contacts) else 0.0
+        """``Σ K δⁿ⁺¹/(n + 1)`` over contacts and ``Σ W k_p d²/2`` over pulley contacts."""
+        out = self.contacts.energy(ms) if len(self.contacts) else 0.0
+        if len(self.pulley_contacts):
+            out += self.pulley_contacts.energy(ms)
+        return out
 
     def nonconservative_power(
         self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float, contacts: bool = True
     ) -> float:
-        """Power (W) of natural-body loads, distributed loads and (unless ``contacts`` is
-        false) contact damping and friction."""
+        """Power (W) of natural-body loads, distributed loads, pulley contacts and (unless
+        ``contacts`` is false) contact damping and friction."""
         power = 0.0
         if len(self.natural_loads):
             power += self.natural_loads.power(q, qd, t)
@@ -218,6 +229,8 @@ class ForceSet:
             power += self.contacts.power(ms)
         if len(self.distributed):
             power += self.distributed.power(qd, t)
+        if len(self.pulley_contacts):
+            power += self.pulley_contacts.power(ms)
         return power
 
     # ---- state ------------------------------------------------------------------------

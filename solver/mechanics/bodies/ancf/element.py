@@ -10,7 +10,8 @@ per element, node m then node n, each node ``[r, r_x, (r_y, r_z)]``).
   ch. 3);
 * ``load`` — ``∫ s dx`` along the axis (m): a distributed load ``f`` (N/m) gives this ⊗ f;
 * ``internal(E, Ė, jacobian)`` — elastic plus damping forces and their Jacobians;
-* ``energy(E)`` — strain energy per element (zero in the undeformed state).
+* ``energy(E)`` — strain energy per element (zero in the undeformed state);
+* ``axial_force(λ)`` — the axial force of the element's law at the centreline's stretch.
 """
 
 from __future__ import annotations
@@ -97,3 +98,9 @@ class ElementModel:
 
     def energy(self, E: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def axial_force(self, stretch) -> np.ndarray:
+        """Axial force (N) of the centreline at the stretch ``λ = |r_x|``: the uniaxial
+        St. Venant–Kirchhoff law ``E A ε λ``, ``ε = ½(λ² − 1)``."""
+        lam = np.asarray(stretch, float)
+        return self.material.E * self.section.area * 0.5 * (lam * lam - 1.0) * lam

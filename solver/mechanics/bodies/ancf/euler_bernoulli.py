@@ -133,3 +133,7 @@ class EulerBernoulli2D(ElementModel):
     def energy(self, E):
         strain, _, _ = self.strains(E.reshape(E.shape[0], 8), hessian=False)
         return 0.5 * (strain * strain) @ self.coef
+
+    def axial_force(self, stretch):
+        """``EA (λ − 1)``: the stretch is this element's axial strain."""
+        return self.material.E * self.section.area * (np.asarray(stretch, float) - 1.0)

@@ -60,6 +60,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from solver.mechanics.bodies.ancf.belt import Belt2D, belt_factors
+from solver.mechanics.bodies.ancf.belt_equilibrium import (
+    loop_starts_in_equilibrium,
+    settle_on_pulleys,
+)
 from solver.mechanics.bodies.ancf.cable import Cable3D
 from solver.mechanics.bodies.ancf.columns import Eliminated
 from solver.mechanics.bodies.ancf.element import ElementModel
@@ -72,6 +77,7 @@ from solver.mechanics.bodies.kind import BodyKind
 from solver.mechanics.sparse_pattern import FixedPattern
 from solver.model.errors import ModelError, UnsupportedFeature
 from solver.model.fields import fmt_vector
+from solver.model.loop_path import LoopPath
 
 #: model type → {element name: class}; the first is the default
 ELEMENTS: dict[str, dict[str, type[ElementModel]]] = {
@@ -79,6 +85,7 @@ ELEMENTS: dict[str, dict[str, type[ElementModel]]] = {
         "euler_bernoulli": EulerBernoulli2D,
         "continuum": Omar2D,
         "euler_bernoulli_linear": EulerBernoulliLinear2D,
+        "belt": Belt2D,
     },
     "ancf_cable": {"cable": Cable3D},
     "ancf_beam3d": {"continuum": Yakoub3D},
@@ -118,9 +125,11 @@ class BlockPattern:
 class Beam:
     """One flexible body: its element model, node layout and frame at t = 0.
 
-    ``vector_cols[k, v]`` are the columns of nodal vector ``v`` (0 = r, 1 = r_x, …) of node
-    ``k`` in the kind's extended coordinates (``columns.Eliminated``): its own columns, a
-    rigid body's (shared) or eliminated ones (``≥ n``, set by ``finish``)."""
+    A closed loop (``body.loop``) has as many nodes as elements, evenly spaced along its
+    wrap path (``solver.model.loop_path``); its last element ends at node 0 (the nodes are
+    shared, so the loop's only linear constraints are eliminated, García Vallejo (2006)
+    (7.27)–(7.28)). Its elements are straight and unstressed at the natural length
+    ``path/(1 + strain)``, so on the path each slope is ``(1 + strain)`` times the tangent."""
 
     def __init__(
         self, index: int, body, element: ElementModel, vector_cols: np.ndarray, own_mask=None
@@ -132,7 +141,8 @@ class Beam:
         self.d = element.d
         self.node_size = element.node_size
         self.n_elements = int(body.elements)
-        self.n_nodes = self.n_elements + 1
+        self.closed = bool(body.closed)
+        self.n_nodes = self.n_elements + (0 if self.closed else 1)
         self.vector_cols = vector_cols
         if own_mask is None:
             own_mask = np.ones(vector_cols.shape[:2], bool)
@@ -141,24 +151,42 @@ class Beam:
         self.own = own  # this beam's own columns, in the order of ``own_initial``
         self.offset = int(own[0]) if len(own) else -1
         self.size = self.n_nodes * self.node_size
-        self.start = np.asarray(body.points[0], float)
-        self.end = np.asarray(body.points[1], float)
-        self.length = float(np.linalg.norm(self.end - self.start))
-        self.frame = beam_frame(self.start, self.end)
-        self.nodes = [
-            self.start + (self.end - self.start) * i / self.n_elements for i in range(self.n_nodes)
-        ]
+        if self.closed:
+            path = LoopPath(body.loop.circles)
+            pos, tan, nrm = path.nodes(self.n_elements)
+            self.path = path
+            self.length = float(path.length)  # along the loop at t = 0
+            self.stretch0 = 1.0 + float(body.loop.strain)
+            self.nodes = list(pos)
+            ez = np.array([0.0, 0.0, 1.0])
+            self.node_frames = [np.column_stack([t, n, ez]) for t, n in zip(tan, nrm, strict=True)]
+            self.start = self.end = pos[0].copy()
+            self.frame = self.node_frames[0]
+        else:
+            self.path = None
+            self.stretch0 = 1.0
+            self.start = np.asarray(body.points[0], float)
+            self.end = np.asarray(body.points[1], float)
+            self.length = float(np.linalg.norm(self.end - self.start))
+            self.frame = beam_frame(self.start, self.end)
+            self.nodes = [
+                self.start + (self.end - self.start) * i / self.n_elements
+                for i in range(self.n_nodes)
+            ]
+            self.node_frames = [self.frame] * self.n_nodes
         self.cols = np.zeros((0, element.size), np.int64)
         self.all_cols = np.zeros(0, np.int64)
 
     def finish(self, n: int) -> None:
         """Number the eliminated coordinates after the system's ``n`` (placeholders
-        ``-1 - j`` become ``n + j``) and build the element column table."""
+        ``-1 - j`` become ``n + j``) and build the element column table (element k joins
+        nodes k and k + 1, node 0 again after the last on a closed loop)."""
         vc = self.vector_cols
         self.vector_cols = np.where(vc >= 0, vc, n - 1 - vc)
         self.all_cols = self.vector_cols.reshape(-1)
-        k = np.arange(self.n_elements)[:, None] * self.node_size
-        self.cols = self.all_cols[k + np.arange(self.element.size)[None, :]]
+        per_node = self.vector_cols.reshape(self.n_nodes, -1)
+        k = np.arange(self.n_elements)
+        self.cols = np.hstack([per_node[k], per_node[(k + 1) % self.n_nodes]])
         self.eliminated = bool((self.all_cols >= n).any())
 
     def node_cols(self, node: int, vector: int = 0) -> np.ndarray:
@@ -168,10 +196,14 @@ class Beam:
     def own_initial(self) -> tuple[np.ndarray, np.ndarray]:
         """``(q0, q̇0)`` of the own columns (``own``): straight, the beam's velocity."""
         d = self.d
-        vecs = {"r_x": self.frame[:d, 0], "r_y": self.frame[:d, 1], "r_z": self.frame[:d, 2]}
         q, qd = [], []
         v = np.asarray(self.body.velocity, float)[:d]
-        for k, node in enumerate(self.nodes):
+        for k, (node, frame) in enumerate(zip(self.nodes, self.node_frames, strict=True)):
+            vecs = {
+                "r_x": self.stretch0 * frame[:d, 0],
+                "r_y": frame[:d, 1],
+                "r_z": frame[:d, 2],
+            }
             for i, name in enumerate(self.element.node_vectors):
                 if not self.own_mask[k, i]:
                     continue
@@ -220,14 +252,22 @@ class AncfBodies(BodyKind):
                     f'"{name}" is not an element of {self.kind} (one of {", ".join(choices)})',
                     "element",
                 )
-            length = float(np.linalg.norm(np.subtract(body.points[1], body.points[0])))
-            element = choices[name](
-                length / body.elements, section_data(body.section), material_data(body.material)
+            args = (
+                body.natural_length() / body.elements,
+                section_data(body.section),
+                material_data(body.material),
             )
+            element = Belt2D(*args, belt_factors(body)) if name == "belt" else choices[name](*args)
             vector_cols, own, off = self._vector_columns(body, element, off, sharing)
             beam = Beam(index, body, element, vector_cols, own)
+            if beam.closed and not own.all():
+                raise ModelError(
+                    where, "a closed belt's nodes cannot be shared with a rigid body", "loop"
+                )
             self.beams.append(beam)
             a, b = beam.own_initial()
+            if beam.closed and loop_starts_in_equilibrium(system.model, body):
+                a = settle_on_pulleys(beam, system.model, system.gravity, a, where)
             q0.append(a)
             qd0.append(b)
             system.slots[body.name] = BodySlot(
@@ -266,7 +306,7 @@ class AncfBodies(BodyKind):
         vector one of its entities, and placeholders ``-1 - j`` for eliminated coordinates
         (``j`` their number, ``columns.Eliminated``); with the mask of the own vectors."""
         d = element.d
-        n_nodes = int(body.elements) + 1
+        n_nodes = int(body.elements) + (0 if body.closed else 1)
         nv = len(element.node_vectors)
         out = np.zeros((n_nodes, nv, d), np.int64)
         own = np.zeros((n_nodes, nv), bool)
@@ -394,7 +434,7 @@ class AncfBodies(BodyKind):
         else:
             node = self._last_node.get(beam.name, 0)
         v = np.asarray(xyz, float)
-        a, b, c = beam.frame.T @ v
+        a, b, c = beam.node_frames[node].T @ v
         el = beam.element
         names = el.node_vectors
         offset = np.zeros(3)
@@ -621,6 +661,12 @@ class AncfBodies(BodyKind):
         columns only), and their rates."""
         beam = self.beam(slot)
         return self._ext(q)[beam.all_cols], self._ext_rates(qd)[beam.all_cols]
+
+    def axial_forces(self, q, slot) -> np.ndarray:
+        """Axial force (N) at each node: the element's law at the node's stretch ``|r_x|``."""
+        beam = self.beam(slot)
+        slopes = self._ext(q)[beam.vector_cols[:, 1]]
+        return beam.element.axial_force(np.linalg.norm(slopes, axis=1))
 
     def node_positions(self, q, slot) -> np.ndarray:
         """Node positions ``(nodes, 3)``."""
