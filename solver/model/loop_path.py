@@ -39,7 +39,7 @@ class LoopPath:
             center, radius = (c.center, c.radius) if hasattr(c, "center") else c
             cs.append((float(center[0]), float(center[1]), float(radius)))
         if not cs:
-            raise LoopPathError("a loop needs at least one circle")
+            raise LoopPathError("must list at least one circle")
         self.circles = cs
         n = len(cs)
         # pieces: ("line", start, direction, length) and ("arc", centre, radius, φ0, Δφ)
@@ -55,8 +55,8 @@ class LoopPath:
                 dist = math.hypot(xj - xi, yj - yi)
                 if dist <= abs(ri - rj) + 1e-12 * max(dist, 1.0):
                     raise LoopPathError(
-                        f"circles {i + 1} and {(i + 1) % n + 1} overlap so that no straight span "
-                        "joins them (one lies inside the other)"
+                        f"{i + 1} and {(i + 1) % n + 1}: one lies inside the other, so no "
+                        "straight span joins them"
                     )
                 angles.append(math.atan2(yj - yi, xj - xi) - math.acos((ri - rj) / dist))
             turn = 0.0
@@ -75,8 +75,8 @@ class LoopPath:
                 self.pieces.append(("arc", (xj, yj), rj, phi, arc))
             if abs(turn - 2.0 * math.pi) > TURN_TOLERANCE:
                 raise LoopPathError(
-                    "the circles do not make a convex loop in the order given: list them "
-                    "counter-clockwise around the loop, each with the belt on its outside"
+                    "are not listed counter-clockwise round a convex loop (each with the "
+                    "belt on its outside)"
                 )
         self.lengths = np.array(
             [p[3] if p[0] == "line" else p[2] * p[4] for p in self.pieces], float

@@ -317,9 +317,11 @@ def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
     p0 = p1 = None
     if f.has("loop"):
         if kind != "ancf_beam2d":
-            raise f.error("loop", f"closed loops are planar belts (ancf_beam2d), not {kind}")
+            raise f.error("loop", f"is only for planar belts (ancf_beam2d), not {kind}")
         if f.has("points"):
-            raise f.error("loop", "give either points (a straight beam) or loop (a closed belt)")
+            raise f.error(
+                "loop", "cannot be given with points: a beam is straight (points) or closed (loop)"
+            )
         loop = _loop(f)
     else:
         pts = f.items("points")
@@ -367,11 +369,11 @@ def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
     element = f.string("element", None, choices=d.FLEXIBLE_ELEMENTS[kind])
     elements = f.integer("elements", 1, minimum=1, maximum=MAX_ELEMENTS)
     if loop is not None and elements < 3:
-        raise f.error("elements", f"a closed loop needs at least 3 elements (got {elements})")
+        raise f.error("elements", f"must be at least 3 for a closed loop (got {elements})")
     belt = None
     if f.has("belt"):
         if element != "belt":
-            raise f.error("belt", 'stiffness factors belong to "element": "belt"')
+            raise f.error("belt", 'gives the stiffness factors of "element": "belt" only')
         b = f.object("belt", ("axial_factor", "bending_factor", "shear_factor"))
         belt = d.BeltOptions(
             b.number("axial_factor", 1.0, positive=True),
@@ -379,9 +381,7 @@ def _flexible_body(f: Fields, kind: str) -> d.FlexibleBody:
             b.number("shear_factor", None, positive=True),
         )
     if element == "belt" and material.damping > 0.0:
-        raise f.error(
-            "material.damping", "the belt element has no material damping (give 0 or leave it out)"
-        )
+        raise f.error("material.damping", "must be 0: the belt element has no material damping")
     return d.FlexibleBody(
         name,
         kind,

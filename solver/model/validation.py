@@ -377,7 +377,7 @@ def check_loops(model: d.Model) -> None:
         if closed and b.loop.initial == "equilibrium" and b.name not in touched:
             raise ModelError(
                 _label("bodies", i, b.name),
-                '"equilibrium" needs a pulley_contact on this belt (or give "path")',
+                'is "equilibrium", which needs a pulley_contact on this belt (or give "path")',
                 "loop.initial",
             )
 

@@ -145,89 +145,114 @@ class PulleyContacts:
 
     # ---- the force law ---------------------------------------------------------------------
     def _law(self, ms: MarkerState, jacobians: bool) -> dict:
-        """The law at every point: loads on the slots (``Dual`` with derivatives when
-        ``jacobians``) and the quantities of the outputs (plain arrays)."""
+        """The law at every point: the points in contact ``act``, the loads on their slots
+        (``Dual``, with derivatives when ``jacobians``) and, at every point, the
+        quantities of the outputs (zero out of contact)."""
         if not jacobians and self._cache is not None and self._cache[0] is ms:
             return self._cache[1]
-        u, ud = ms.u[self.idx], ms.udot[self.idx]  # (m, 5, 3)
+        u_all = ms.u[self.idx]  # (m, 5, 3)
+        gap = (u_all[:, 0] - u_all[:, 1]) * PLANE
+        depth_all = self.radius[:, 0] - np.sqrt(np.einsum("mi,mi->m", gap, gap))
+        act = np.flatnonzero(depth_all > 0.0)
+        m = len(self)
+        law = {"act": act, "depth": depth_all, "loads": None}
+        for key in ("rate", "normal", "elastic", "friction", "slip"):
+            law[key] = np.zeros(m)
+        law["saturated"] = np.zeros(m, bool)
+        if len(act):
+            self._contact_law(law, act, u_all[act], ms.udot[self.idx[act]], jacobians)
+        if not jacobians:
+            self._cache = (ms, law)
+        return law
+
+    def _contact_law(self, law: dict, act, u, ud, jacobians: bool) -> None:
+        """The force law at the points ``act`` in contact (marker values ``u``, velocities
+        ``ud``, ``(a, 5, 3)``), into ``law``."""
         if jacobians:
             pos = [Dual(u[:, s], self._seed_u[s]) for s in range(SLOTS)]
             vel = [Dual(ud[:, s], self._seed_v[s]) for s in range(SLOTS)]
         else:
             pos = [Dual(u[:, s]) for s in range(SLOTS)]
             vel = [Dual(ud[:, s]) for s in range(SLOTS)]
+        radius, k, c = self.radius[act], self.k[act], self.c[act]
+        mu, slope, weight = self.mu[act], self.slope[act], self.weight[act]
         r, rd, o, od = pos[0], vel[0], pos[1], vel[1]
         w = (r - o) * PLANE
         rho = dual.sqrt(dual.dot(w, w))
         n = w / rho
-        depth = self.radius - rho
+        depth = radius - rho
         rate = -dual.dot(n, rd - od)
-        inside = depth.v > 0.0
-        push = self.k * depth + self.c * rate
-        fn = dual.where(inside & (push.v > 0.0), push, 0.0)
+        push = k * depth + c * rate
+        fn = dual.where(push.v > 0.0, push, 0.0)
         t = _perp(n)
-        arm = n * self.radius  # P − o
+        arm = n * radius  # P − o
         vp = od
         coef = []
-        for k in range(3):
-            coef.append(dual.dot(pos[2 + k], arm))
-            vp = vp + vel[2 + k] * coef[k]
+        for j in range(3):
+            coef.append(dual.dot(pos[2 + j], arm))
+            vp = vp + vel[2 + j] * coef[j]
         vt = dual.dot(t, rd - vp)
-        limit = fn * self.mu
-        stick = vt * (-self.slope)
+        limit = fn * mu
+        stick = vt * (-slope)
         ft = dual.where(stick.v > limit.v, limit, dual.where(stick.v < -limit.v, -limit, stick))
-        force = (n * fn + t * ft) * self.weight  # on the belt, N
-        loads: list = [None] * SLOTS
-        loads[0] = force
-        loads[1] = -force
-        for k in range(3):
-            loads[2 + k] = -(force * coef[k])
-        on = inside[:, 0]
-        elastic = np.where(on, self.k[:, 0] * depth.v[:, 0], 0.0)
-        law = {
-            "loads": loads,
-            "depth": depth.v[:, 0],
-            "rate": rate.v[:, 0],
-            "normal": fn.v[:, 0],  # N/m
-            "elastic": elastic,  # N/m
-            "friction": ft.v[:, 0],  # N/m along t
-            "slip": vt.v[:, 0],  # m/s
-            "saturated": on & (np.abs(ft.v[:, 0]) >= limit.v[:, 0]) & (limit.v[:, 0] > 0),
-        }
-        if not jacobians:
-            self._cache = (ms, law)
-        return law
+        force = (n * fn + t * ft) * weight  # on the belt, N
+        loads: list = [force, -force]
+        for j in range(3):
+            loads.append(-(force * coef[j]))
+        law["loads"] = loads
+        law["rate"][act] = rate.v[:, 0]
+        law["normal"][act] = fn.v[:, 0]  # N/m
+        law["elastic"][act] = k[:, 0] * depth.v[:, 0]  # N/m
+        law["friction"][act] = ft.v[:, 0]  # N/m along t
+        law["slip"][act] = vt.v[:, 0]  # m/s
+        law["saturated"][act] = (np.abs(ft.v[:, 0]) >= limit.v[:, 0]) & (limit.v[:, 0] > 0)
 
     def add_terms(self, acc: Accumulator, ms: MarkerState) -> None:
         """``Q`` and its Jacobians, point by point over the belt's and the pulley's
         columns ``x = [q_belt, q_pulley]`` (``2K``, K the marker table's width): with
         ``J`` the five markers' Jacobians stacked ``(15 × 2K)`` and ``J̇'`` their ``∂u̇/∂q``,
-        ``Q_x = Jᵀ F``, ``∂Q_x/∂x = Jᵀ (F_u J + F_u̇ J̇') + ∂(Jᵀ F)/∂x|_F``, ``∂Q_x/∂ẋ = Jᵀ F_u̇ J``."""
+        ``Q_x = Jᵀ F``, ``∂Q_x/∂x = Jᵀ (F_u J + F_u̇ J̇') + ∂(Jᵀ F)/∂x|_F``, ``∂Q_x/∂ẋ = Jᵀ F_u̇ J``.
+        Only the points in contact carry load; the Jacobian blocks of the others are zero
+        (every point keeps its block, so the sparsity pattern is fixed)."""
         law = self._law(ms, acc.jacobians)
-        m, kk = len(self), self.markers.K
-        jac = ms.jac[self.idx]  # (m, 5, 3, K)
-        big = np.zeros((m, 3 * SLOTS, 2 * kk))
-        big[:, 0:3, :kk] = jac[:, 0]
-        big[:, 3:, kk:] = jac[:, 1:].reshape(m, 3 * (SLOTS - 1), kk)
-        force = np.concatenate([f.v for f in law["loads"]], axis=1)  # (m, 15)
-        acc.add_vector(self.cols, np.einsum("mik,mi->mk", big, force))
+        act = law["act"]
+        if len(act):
+            kk = self.markers.K
+            idx = self.idx[act]
+            big = self._stack(ms.jac[idx], kk)
+            force = np.concatenate([f.v for f in law["loads"]], axis=1)  # (a, 15)
+            acc.add_vector(self.cols[act], np.einsum("mik,mi->mk", big, force))
         if not acc.jacobians:
             return
-        jdot = ms.jdot[self.idx]
-        bigdot = np.zeros_like(big)
-        bigdot[:, 0:3, :kk] = jdot[:, 0]
-        bigdot[:, 3:, kk:] = jdot[:, 1:].reshape(m, 3 * (SLOTS - 1), kk)
-        deriv = np.concatenate(
-            [np.broadcast_to(f.d, (m, 3, D)) for f in law["loads"]], axis=1
-        )  # (m, 15, 30)
-        du, dv = deriv[:, :, : 3 * SLOTS], deriv[:, :, 3 * SLOTS :]
-        big_t = np.swapaxes(big, 1, 2)
-        kq = big_t @ (du @ big + dv @ bigdot)
-        for s in range(1, SLOTS):  # the pulley's markers turn with its orientation
-            if self.moving_pulley:
-                kq[:, kk:, kk:] += self.markers.force_jacobian(self.idx[:, s], law["loads"][s].v)
+        m, size = len(self), 2 * self.markers.K
+        kq = np.zeros((m, size, size))
+        kqd = np.zeros((m, size, size))
+        if len(act):
+            bigdot = self._stack(ms.jdot[idx], kk)
+            a = len(act)
+            deriv = np.concatenate(
+                [np.broadcast_to(f.d, (a, 3, D)) for f in law["loads"]], axis=1
+            )  # (a, 15, 30)
+            du, dv = deriv[:, :, : 3 * SLOTS], deriv[:, :, 3 * SLOTS :]
+            big_t = np.swapaxes(big, 1, 2)
+            block = big_t @ (du @ big + dv @ bigdot)
+            if self.moving_pulley:  # the pulley's markers turn with its orientation
+                for s in range(1, SLOTS):
+                    block[:, kk:, kk:] += self.markers.force_jacobian(idx[:, s], law["loads"][s].v)
+            kq[act] = block
+            kqd[act] = big_t @ dv @ big
         acc.add_kq(self.cols, self.cols, kq)
-        acc.add_kqd(self.cols, self.cols, big_t @ dv @ big)
+        acc.add_kqd(self.cols, self.cols, kqd)
+
+    @staticmethod
+    def _stack(jac: np.ndarray, kk: int) -> np.ndarray:
+        """The five markers' ``(a, 5, 3, K)`` Jacobians as one ``(a, 15, 2K)`` over
+        ``[q_belt, q_pulley]``."""
+        a = jac.shape[0]
+        big = np.zeros((a, 3 * SLOTS, 2 * kk))
+        big[:, 0:3, :kk] = jac[:, 0]
+        big[:, 3:, kk:] = jac[:, 1:].reshape(a, 3 * (SLOTS - 1), kk)
+        return big
 
     def energy(self, ms: MarkerState) -> float:
         """``Σ W k_p d²/2`` over the points in contact (J)."""
@@ -265,6 +290,10 @@ class PulleyContacts:
                 "depth": float(max(0.0, law["depth"][sel].max())),
             }
         return out
+
+    def names_index(self, rows, name: str) -> np.ndarray:
+        """Whether each of the points ``rows`` belongs to contact ``name``."""
+        return self.contact[np.asarray(rows)] == self.contact_names.index(name)
 
     def distribution(self, ms: MarkerState, name: str) -> dict[str, np.ndarray]:
         """Along the belt, at the contact points of ``name``: ``x`` (m of undeformed belt

@@ -1,4 +1,5 @@
-"""Second-order forward derivatives for scalar energy densities, vectorised over points.
+"""Second-order forward derivatives for scalar energy densities, vectorised over points (a test
+reference: the belt element's energy written once, differentiated by these rules).
 
 A ``Jet`` carries a value ``v`` and, with respect to ``n`` inputs (an element's nodal
 coordinates), its gradient ``g`` and Hessian ``h``: shapes ``v (...)``, ``g (..., n)``,
