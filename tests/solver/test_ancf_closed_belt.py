@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import brentq
 
 from solver.mechanics.system import MultibodySystem
 from solver.model import ModelError, model_from_data
 from solver.model.loop_path import LoopPath, LoopPathError
+from tests.validation.belt_drive_data import string_tension
 
 R, X = 0.08125, 0.191441  # the thesis's pulleys (Table 7.1)
 E, AREA, RHO = 1e8, 1e-4, 1036.0
@@ -129,29 +129,11 @@ def test_ring_bending_energy():
 
 
 # ---- the initial equilibrium ----------------------------------------------------------------
-def analytic_tension(strain: float, axial: float = 1.0) -> float:
-    """Tension of a belt of negligible bending stiffness on two frictionless pulleys with the
-    penalty contact: the natural length L₀ = L/(1 + strain) stretched by λ covers the spans
-    and the arcs of radius R − d, d = f_n/k_p, f_n = T λ/(R − d) per unit undeformed
-    length, T = E α₁ A (λ² − 1) λ/2 (the element's axial law)."""
-    span, k = 2 * X, 1e7
-    total = 2 * span + 2 * math.pi * R
-    length0 = total / (1 + strain)
-
-    def gap(lam):
-        tension = E * axial * AREA * 0.5 * (lam * lam - 1) * lam
-        depth = brentq(lambda d: d - tension * lam / ((R - d) * k), 0.0, R / 2)
-        return lam * length0 - (2 * span + 2 * math.pi * (R - depth))
-
-    lam = brentq(gap, 1.0, 1.0 + 2 * strain)
-    return E * axial * AREA * 0.5 * (lam * lam - 1) * lam
-
-
 def test_initial_equilibrium_tension_against_the_analytic_belt():
     """With α₂ = 1e-4 the belt is a string: its span tension is the analytic one to 0.1 %;
     the equilibrium is at rest with every node's forces balanced except along the path at
     node 0, where it is held (the circulation the pulleys cannot resist)."""
-    want = analytic_tension(0.0025)
+    want = string_tension(0.0025)
     assert want == pytest.approx(23.643, abs=1e-3)  # 5.4 % below E A × 0.0025: the penetration
     system = MultibodySystem(model_from_data(belt_drive(80, bending=1e-4)))
     slot = system.slots["belt"]
@@ -172,7 +154,7 @@ def test_equilibrium_span_tension_grows_with_bending_stiffness():
     """The bending stiffness carries part of the wrap: the span tension exceeds the string's
     by about E α₂ I/R² (0.13 N at α₂ = 0.01, the thesis's value), and the excess vanishes
     with α₂."""
-    want = analytic_tension(0.0025)
+    want = string_tension(0.0025)
     excess = []
     for bending in (1e-2, 1e-3):
         system = MultibodySystem(model_from_data(belt_drive(80, bending=bending)))
