@@ -217,7 +217,8 @@ def node_curve(
     (``scaled_deformation``)."""
     nodes = cmap.nodes.get(body.name)
     if not nodes:
-        return np.asarray(body.node_positions(), dtype=float)
+        curve = np.asarray(body.node_positions(), dtype=float)
+        return np.vstack([curve, curve[:1]]) if body.closed else curve
     xs = np.array([row[ix : ix + 3] for ix, _ in nodes], dtype=float)
     slopes = not any(it is None for _, it in nodes)
     ts = np.array([row[it : it + 3] for _, it in nodes], dtype=float) if slopes else None
@@ -226,9 +227,10 @@ def node_curve(
         ts0 = np.array([reference[it : it + 3] for _, it in nodes], dtype=float) if slopes else None
         xs, ts = scaled_deformation(xs, ts, xs0, ts0, scale)
     if ts is None or len(nodes) < 2:
-        return xs
-    (a, b) = (np.asarray(p, float) for p in body.points)
-    length = float(np.linalg.norm(b - a)) / max(1, len(nodes) - 1)
+        return np.vstack([xs, xs[:1]]) if body.closed else xs
+    length = body.natural_length() / body.elements  # of an element, unstressed
+    if body.closed:  # the last element ends at node 0
+        xs, ts = np.vstack([xs, xs[:1]]), np.vstack([ts, ts[:1]])
     s = np.linspace(0.0, 1.0, samples, endpoint=False)
     h1 = 2 * s**3 - 3 * s**2 + 1
     h2 = (s**3 - 2 * s**2 + s) * length
@@ -321,7 +323,7 @@ def model_points(model: d.Model) -> np.ndarray:
     pts: list = [(0.0, 0.0, 0.0)]
     for b in model.bodies:
         if isinstance(b, d.FlexibleBody):
-            pts += list(b.points)
+            pts += list(b.node_positions()) if b.closed else list(b.points)
             continue
         pts.append(b.position)
         for s in b.shapes:

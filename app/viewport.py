@@ -404,6 +404,8 @@ class Viewport(QWidget):
                 import vtk
 
                 curve = np.asarray(body.node_positions(), dtype=float)
+                if body.closed:  # a closed belt: back to node 0
+                    curve = np.vstack([curve, curve[:1]])
                 line = pyvista.lines_from_points(curve)
                 actor = self._add(item, line.tube(radius=radius, n_sides=16), color)
                 # The tube follows the centre line through a VTK pipeline: each frame only

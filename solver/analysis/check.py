@@ -41,8 +41,10 @@ JOINT_EQUATIONS = {
 }
 #: Velocity-level (non-holonomic) no-slip equations of a rolling disc, by ``slip``.
 ROLLING_NO_SLIP = {"none": 2, "lateral": 1, "longitudinal": 1, "free": 0}
-#: Nodal coordinates per node of each ANCF element type.
+#: Nodal coordinates per node of each ANCF body type (its default element), and the planar
+#: elements that carry the section vector r_y too (6 per node).
 NODE_COORDINATES = {"ancf_beam2d": 4, "ancf_cable": 6, "ancf_beam3d": 12}
+PLANAR_WITH_SECTION = ("continuum", "belt")
 
 
 def _count(n: int, word: str) -> str:
@@ -53,12 +55,16 @@ def _count(n: int, word: str) -> str:
 
 
 def body_freedoms(body: d.Body) -> int:
-    """Degrees of freedom of a free body (rigid 6, point mass 3, ANCF: nodal coordinates)."""
+    """Degrees of freedom of a free body (rigid 6, point mass 3, ANCF: nodal coordinates; a
+    closed belt has as many nodes as elements)."""
     if isinstance(body, d.RigidBody):
         return 6
     if isinstance(body, d.PointMass):
         return 3
-    return NODE_COORDINATES[body.type] * (body.elements + 1)
+    per_node = NODE_COORDINATES[body.type]
+    if body.element in PLANAR_WITH_SECTION:  # r, r_x and r_y
+        per_node = 6
+    return per_node * (body.elements + (0 if body.closed else 1))
 
 
 @dataclass

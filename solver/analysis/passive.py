@@ -16,7 +16,7 @@ body alone, ``(v, ω)`` with every other body at rest, that
   output points and its centre of mass (its reported position, where gravity acts).
 
 Bodies with a torque, a body-fixed force, a rotational spring or a joint torque, or a
-frictional contact, are left out (such a load turns with the spin), and so are bodies with
+frictional contact (a pulley with a frictional belt), are left out (such a load turns with the spin), and so are bodies with
 no joint. The freedoms of a body are the null space of a small matrix (rows of ``Φ_q``
 touching its 7 columns, 3 rows per attachment point): one about a line (a spin; the
 description names the joints at its two ends, "coupler spin about J1–J2"), or up to three
@@ -109,6 +109,10 @@ def _attachments(model: d.Model) -> tuple[dict[str, list], set[str]]:
             if f.plane is not None:
                 add(f.plane.body, f.plane.point)
                 add(f.plane.body, np.add(f.plane.point, f.plane.normal))
+        elif f.type == "pulley_contact":
+            add(f.pulley.body, f.pulley.center)
+            if f.friction is not None:  # the belt's friction turns the pulley
+                excluded.add(f.pulley.body)
     for o in model.outputs:
         add(o.body, o.point)
     excluded |= set(points) - jointed

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from solver.model import ModelError, model_from_data
 from solver.model.loop_path import LoopPath, LoopPathError
 from tests.validation.belt_drive_data import string_tension
 
+ROOT = Path(__file__).resolve().parents[2]
 R, X = 0.08125, 0.191441  # the thesis's pulleys (Table 7.1)
 E, AREA, RHO = 1e8, 1e-4, 1036.0
 
@@ -239,3 +241,15 @@ def test_model_checks_name_the_item_and_field():
         lambda d: d.update(outputs=[{"axial_forces": "left"}]),
         r'outputs "axial_forces": "left" is not one of the model\'s bodies',
     )
+
+
+def test_check_counts_the_closed_belt_and_its_driven_pulley():
+    """``check``: a closed belt of n belt elements has 6n coordinates, Grübler's count agrees
+    with the rank of the constraint Jacobian, and the driven pulley's spin, which only the
+    belt's friction moves, is not a passive freedom."""
+    from solver import check, load_model
+
+    report = check(load_model(ROOT / "examples" / "belt_drive.json"))
+    assert report.freedoms == 6 + 6 + 6 * 20
+    assert report.grubler_dof == report.dof == 6 * 20 + 1
+    assert report.mobility.passive == []

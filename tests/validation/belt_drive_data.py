@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from functools import cache
 from pathlib import Path
 
 import numpy as np
+from scipy.integrate import IntegrationWarning, quad
 from scipy.optimize import brentq
 
 from solver import simulate
@@ -47,7 +49,7 @@ def loaded_data(slope: float, elements: int = 30, dt: float = 2e-4, t_end: float
     belt["material"]["E"] = 1e9
     belt["belt"]["bending_factor"] = 0.001
     data["drivers"][0]["function"] = {
-        "expression": "60*min(max(t - 0.05, 0), 0.55)**2/0.55 + 120*max(t - 0.6, 0)"
+        "expression": "60*min(max(t - 0.05, 0), 0.55)**2/0.55 + 120*(max(0.55, max(t - 0.05, 0)) - 0.55)"
     }
     data["forces"].append(
         {
@@ -69,12 +71,22 @@ class Run:
     def __init__(self, data: dict) -> None:
         self.data = data
         self.model = model_from_data(data)
-        result = simulate(self.model)
+        run = simulate(self.model, stream=True)
+        last = None
+        for frame in run:
+            last = frame
+        result = run.result
         self.summary = result.summary
         self.columns = list(result.columns)
         self.rows = np.array(result.rows, float)
         self.t = self.rows[:, 0]
-        self.system = None
+        self.system = run.system  # with the state of the last frame:
+        self.q, self.qd = last.q, last.qd
+
+    def distribution(self, contact: str) -> dict[str, np.ndarray]:
+        """The contact's values along the belt at the last frame (``PulleyContacts``)."""
+        ms = self.system.marker_state(self.q, self.qd)
+        return self.system.force_set.pulley_contacts.distribution(ms, contact)
 
     def column(self, name: str) -> np.ndarray:
         return self.rows[:, self.columns.index(name)]
@@ -135,6 +147,61 @@ def string_tension(strain: float, young: float = 1e8, axial: float = 1.0, k: flo
         return lam * length0 - (2 * SPAN + 2 * math.pi * (R - depth))
 
     return law(brentq(gap, 1.0, 1.0 + 2 * strain))
+
+
+def creep_speed(
+    omega1: float,
+    tight: float,
+    slack: float,
+    slope: float,
+    length: float,
+    young: float = 1e9,
+    axial: float = 1.0,
+) -> float:
+    """ω₂ (rad/s) of the driven pulley in steady running with the friction law in its
+    linear range on both arcs.
+
+    The belt runs at V metres of undeformed belt per second, so at ``λ(T) V`` m/s where its
+    tension is T (the element's law ``T = E α₁ A (λ² − 1) λ/2``). On an arc of
+    ``length`` (m of undeformed belt) the friction per unit length is ``v_s (ωR − λ V)``
+    forward, and the tangential balance (the belt's inertia along the arc neglected) is
+    ``dT/dx = v_s (λ(T) V − ω R)``. The driver's arc takes the belt from ``tight`` to
+    ``slack`` at ω₁, which fixes V; the driven arc takes it back from ``slack`` to ``tight``
+    at ω₂. To first order ``ω₁ − ω₂ = 2 (T_tight − T_slack)/(v_s ℓ R)``."""
+
+    stiffness = young * axial * AREA
+
+    def stretch(tension):
+        lam = 1.0 + tension / stiffness  # Newton on E α₁ A (λ³ − λ)/2 = T
+        for _ in range(6):
+            lam -= (0.5 * stiffness * (lam**3 - lam) - tension) / (
+                0.5 * stiffness * (3 * lam**2 - 1)
+            )
+        return lam
+
+    def arc(rate):
+        """The arc length (m) over which dT/dx = ``rate(T)`` (of one sign) takes the
+        tension between slack and tight: ``∫ dT/|rate(T)|``."""
+        with warnings.catch_warnings():  # the integrand's log singularity at an end
+            warnings.simplefilter("ignore", IntegrationWarning)
+            return quad(lambda tn: 1.0 / abs(rate(tn)), slack, tight, limit=200)[0]
+
+    # the driver: from tight to slack, λ(T) V < ω₁ R throughout
+    top = omega1 * R / stretch(tight)
+    speed = brentq(
+        lambda v: arc(lambda tn: slope * (stretch(tn) * v - omega1 * R)) - length,
+        0.9 * top,
+        top * (1 - 1e-12),
+        xtol=1e-14 * top,
+    )
+    # the driven pulley: from slack to tight, ω₂ R < λ(T) V throughout
+    top = stretch(slack) * speed / R
+    return brentq(
+        lambda w: arc(lambda tn: slope * (stretch(tn) * speed - w * R)) - length,
+        0.9 * top,
+        top * (1 - 1e-12),
+        xtol=1e-14 * top,
+    )
 
 
 def spring_frequency(young: float = 1e8) -> float:
