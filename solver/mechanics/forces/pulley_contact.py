@@ -11,8 +11,8 @@ coordinates), the pulley's centre ``o`` and radius R, in the plane z = 0:
     ρ = |r − o|,   n = (r − o)/ρ,   d = R − ρ,   ḋ = −n·(ṙ − ȯ),
     f_n = max(k_p d + c_p ḋ, 0) n                     (d > 0; (7.18)–(7.20))
 
-per unit length of the undeformed belt (the thesis's (7.18) without the clamp at zero,
-which only matters when the contact opens faster than k_p d/c_p: a contact never pulls).
+per unit length of the undeformed belt: the thesis's (7.18), clamped at zero here so that
+a contact opening faster than k_p d/c_p does not pull.
 The friction acts along ``t = Ĩ n`` (counter-clockwise about +z, (7.22)):
 
     v_t = t·(ṙ − v_P),   f_t = −sign(v_t) min(v_s |v_t|, μ |f_n|) t      ((7.21), Fig. 7.3)
