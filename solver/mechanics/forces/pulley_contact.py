@@ -108,6 +108,7 @@ class PulleyContacts:
         damping = f.damping or 0.0
         index = len(set(self.names))
         z = float(beam.start[2])
+        _ = kind.n  # the element column table is built once the system's size is known
         for e in range(beam.n_elements):
             ecols = beam.cols[e].reshape(el.m, el.d)
             cols = ecols[used].ravel()
@@ -116,7 +117,7 @@ class PulleyContacts:
                 for k, s in enumerate(shape[g, used]):
                     for a in range(el.d):
                         coef[a, k * el.d + a] = s
-                point = ctx.markers.add_linear(cols, coef, (0.0, 0.0, z), True)
+                point = kind._add_linear(cols, coef, (0.0, 0.0, z), True, table=ctx.markers)
                 self.names.append(f.name)
                 self.belts.append(f.belt)
                 self._markers.append([point, centre, *axes])

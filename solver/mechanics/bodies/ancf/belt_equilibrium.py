@@ -48,7 +48,7 @@ def loop_starts_in_equilibrium(model: d.Model, body: d.FlexibleBody) -> bool:
 def _assemble(beam, q: np.ndarray, contacts, gravity) -> tuple[np.ndarray, sp.csr_matrix]:
     """``Q`` and ``∂Q/∂q`` over the beam's own coordinates."""
     el = beam.element
-    cols = beam.cols - beam.offset
+    cols = beam.element_table(beam.vector_cols) - beam.offset  # all own: a closed belt
     n = beam.size
     E = q[cols].reshape(beam.n_elements, el.m, el.d)
     out = el.internal(E, np.zeros_like(E), True)

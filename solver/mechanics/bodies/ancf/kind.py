@@ -184,10 +184,14 @@ class Beam:
         vc = self.vector_cols
         self.vector_cols = np.where(vc >= 0, vc, n - 1 - vc)
         self.all_cols = self.vector_cols.reshape(-1)
-        per_node = self.vector_cols.reshape(self.n_nodes, -1)
-        k = np.arange(self.n_elements)
-        self.cols = np.hstack([per_node[k], per_node[(k + 1) % self.n_nodes]])
+        self.cols = self.element_table(self.vector_cols)
         self.eliminated = bool((self.all_cols >= n).any())
+
+    def element_table(self, vector_cols: np.ndarray) -> np.ndarray:
+        """``(elements, element size)``: the columns of each element's two nodes."""
+        per_node = vector_cols.reshape(self.n_nodes, -1)
+        k = np.arange(self.n_elements)
+        return np.hstack([per_node[k], per_node[(k + 1) % self.n_nodes]])
 
     def node_cols(self, node: int, vector: int = 0) -> np.ndarray:
         """Columns of nodal vector ``vector`` (0 = r, 1 = r_x, …) of ``node``."""
