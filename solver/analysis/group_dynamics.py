@@ -50,9 +50,7 @@ class ConstantDynamics:
         self.system = system
         self.mass = sp.csr_matrix(system.mass(system.q0))
         self.gravity = system.gravity_forces()
-        self.variable = len(system.force_set) > 0 or any(
-            k.applied(system.q0, system.qd0, 0.0) is not None for k in system.kinds
-        )
+        self.variable = not system.gravity_only
 
     def forces(self, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
         if self.variable:

@@ -40,7 +40,8 @@ class PowerMeter:
         self.system = system
         self.drows = driver_rows(system)
         fs = system.force_set
-        self.elements = len(fs) > len(fs.contacts)  # force elements other than contacts
+        # force elements other than contacts, and the kernels' damped flexible elements
+        self.elements = len(fs) > len(fs.contacts) or system.kernel_damping
         self.kinds = [k for k in system.kinds if k.dissipative]  # internal damping
         self.forces = self.elements or bool(self.kinds)
 

@@ -405,7 +405,7 @@ def al_steps(
         out[k, OUT_PHIV] = max_abs(phiv)
         out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
         out[k, OUT_POT] = potential_energy(P, q1)
-        out[k, OUT_ELA] = elastic_energy(P, markers(P, q1, qd1, NO))
+        out[k, OUT_ELA] = elastic_energy(P, markers(P, q1, qd1, NO), q1)
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
     return STATUS_OK, n_steps, t, 0, 0.0

@@ -370,7 +370,7 @@ def cd_steps(
         out[k, OUT_PHIV] = np.abs(phiq_q @ qd + phit).max() if m else 0.0
         out[k, OUT_KIN] = ks.kinetic_energy(P, q, qd)
         out[k, OUT_POT] = ks.potential_energy(P, q)
-        out[k, OUT_ELA] = ks.elastic_energy(P, mk)
+        out[k, OUT_ELA] = ks.elastic_energy(P, mk, q)
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power
         qp, have_qp = qm, True

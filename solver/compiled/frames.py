@@ -92,7 +92,8 @@ class CompiledCentralDifferences(_CompiledStepper):
         lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
         phit = _own(s.constraints(qm, qd0, t).phi_t)
         power = float(ccd.step_power(P, qm, qd0, t, lam, phit))
-        elements = len(s.force_set) > 0
+        elements = len(s.force_set) > 0 or s.kernel_elements
+        secant = len(s.force_set) > 0 or s.kernel_damping
         drivers = bool(np.any(s.packed.pr_func >= 0))
         work = 0.0
         k = 0
@@ -102,7 +103,7 @@ class CompiledCentralDifferences(_CompiledStepper):
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
             res = ccd.cd_steps(
                 P, pt, h, f.rtol, f.predictor == "quadratic", f.tolerance, f.max_iterations,
-                t, qm, q, qp, have_qp, su, ss, svt, have_svd, elements, drivers, elements,
+                t, qm, q, qp, have_qp, su, ss, svt, have_svd, elements, drivers, secant,
                 qd0, work, power, todo, out, bq, bqd, bqdd,
             )  # fmt: skip
             status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
@@ -171,7 +172,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
         phit = s.constraints(q, qd, t).phi_t
         power = float(cal.step_power(P, q, qd, t, lam, _own(phit)))
-        secant = len(s.force_set) > 0
+        secant = len(s.force_set) > 0 or s.kernel_damping
         work = 0.0
         k = 0
         while k < steps:

@@ -22,6 +22,7 @@ import numpy as np
 
 from solver.kernels import loads
 from solver.kernels import primitives as prim
+from solver.kernels.elastic_line import line_element
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, evaluate_markers
 from solver.kernels.rotations import force_hessian, g_matrix, gjg, h_matrix, l_matrix, s_matrix
@@ -81,6 +82,13 @@ class SystemArrays(NamedTuple):
     bt_off: np.ndarray  # (nb,) int64
     bt_body: np.ndarray  # (nb,) int64
     bt_func: np.ndarray  # (nb, 3) int64
+    # flexible elements with an elastic line (``solver.kernels.elastic_line``): the q
+    # columns of each element and its set; per set the Gauss rows, weights, damping γ
+    ln_cols: np.ndarray  # (ne, k) int64
+    ln_set: np.ndarray  # (ne,) int64
+    ln_B: np.ndarray  # (nsets, G, 4, k)
+    ln_coef: np.ndarray  # (nsets, 2G)
+    ln_gamma: np.ndarray  # (nsets,) s
 
 
 #: what an entries function does with its output arrays
@@ -683,7 +691,72 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                 if jac:
                     e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
+    return _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+
+
+@kernel
+def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
+    """The elastic-line elements' forces into ``out`` and their Jacobian entries after the
+    counts ``e`` (∂F/∂q) and ``ed`` (∂F/∂q̇, damped elements only); the new counts."""
+    ne = P.ln_cols.shape[0]
+    if ne == 0:
+        return e, ed
+    k = P.ln_cols.shape[1]
+    x = np.zeros(k)
+    xd = np.zeros(k)
+    f = np.zeros(k)
+    wq = np.zeros((k, k))
+    wqd = np.zeros((k, k))
+    grad = np.zeros((2, k))
+    hess = np.zeros((2, k, k))
+    for i in range(ne):
+        s = P.ln_set[i]
+        cols = P.ln_cols[i]
+        for j in range(k):
+            x[j] = q[cols[j]]
+            xd[j] = qd[cols[j]]
+        gamma = P.ln_gamma[s]
+        want = jac and mode == VALUES
+        line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, hess)
+        for j in range(k):
+            out[cols[j]] += f[j]
+        if jac:
+            for a in range(k):
+                for b in range(k):
+                    e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            if gamma > 0.0:
+                for a in range(k):
+                    for b in range(k):
+                        ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
     return e, ed
+
+
+@kernel
+def _line_energy_power(P, q, qd, damping):
+    """Strain energy of the elastic-line elements (J) or, with ``damping``, their damping
+    power at ``(q, q̇)`` (W)."""
+    ne = P.ln_cols.shape[0]
+    out = 0.0
+    if ne == 0:
+        return out
+    k = P.ln_cols.shape[1]
+    x = np.zeros(k)
+    xd = np.zeros(k)
+    f = np.zeros(k)
+    w = np.zeros((k, k))
+    grad = np.zeros((2, k))
+    hess = np.zeros((2, k, k))
+    for i in range(ne):
+        s = P.ln_set[i]
+        gamma = P.ln_gamma[s] if damping else 0.0
+        if damping and gamma == 0.0:
+            continue
+        for j in range(k):
+            x[j] = q[P.ln_cols[i, j]]
+            xd[j] = qd[P.ln_cols[i, j]]
+        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, w, w, grad, hess)
+        out += pw if damping else u
+    return out
 
 
 @kernel
@@ -766,9 +839,10 @@ def potential_energy(P, q):
 
 
 @kernel
-def elastic_energy(P, mk):
-    """``Σ ½ k (l − l0)²`` of springs and ``Σ ½ k (θ − θ0)²`` of rotational springs (J)."""
-    out = 0.0
+def elastic_energy(P, mk, q):
+    """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs and the
+    strain energy of the elastic-line elements (J)."""
+    out = _line_energy_power(P, q, q, NO)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
@@ -784,8 +858,9 @@ def elastic_energy(P, mk):
 
 @kernel
 def nonconservative_power(P, mk, q, qd, t):
-    """Power (W) of dampers, actuators, joint loads, applied forces and torques."""
-    out = 0.0
+    """Power (W) of dampers, actuators, joint loads, applied forces and torques, and of
+    the elastic-line elements' internal damping."""
+    out = _line_energy_power(P, q, qd, YES)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     grad = np.zeros(9)

@@ -3,11 +3,11 @@
 :func:`pack` reads the system's coordinates, marker table, constraint primitives, rigid
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
-forces, torques) with their time functions, and lays them out as
+forces, torques) with their time functions, the flexible elements with an elastic line, and lays them out as
 :class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
 do not evaluate yet (it is evaluated by the system's own Python code on top of them):
-contacts, body-axes loads on natural bodies, distributed loads, ANCF elements and their
-sliding joints, rolling without slip.
+contacts, body-axes loads on natural bodies, distributed loads, the other ANCF elements and
+their sliding joints, rolling without slip.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from solver.kernels.system import SystemArrays
 from solver.kernels.time_functions import function_table
 from solver.mechanics.constraints.primitives import Angle, Coincident, Distance, Dot, PointPlane
 from solver.mechanics.constraints.rolling import DiscOnPlane
-from solver.model import description as d
 
 #: primitive class → kernel type code
 PRIMITIVE_CODES = {
@@ -76,8 +75,8 @@ def python_parts(system) -> list[str]:
         out.append("distributed loads")
     if len(fs.pulley_contacts):
         out.append("pulley contacts")
-    if any(kind.kind in d.FLEXIBLE_TYPES for kind in system.kinds):
-        out.append("flexible (ANCF) bodies")
+    if any(getattr(kind, "python_beams", None) for kind in system.kinds):
+        out.append("flexible (ANCF) elements other than the elastic line")
     if system.blocks:
         out.append("sliding joints on flexible bodies")
     if system.m_nh:
@@ -165,6 +164,29 @@ def _forces(system, functions: _Functions) -> dict:
     }
 
 
+def _line_elements(system) -> dict:
+    """The elastic-line elements the kernels evaluate (``AncfBodies.line_elements``): one
+    set of Gauss rows, weights and damping per beam."""
+    cols, sets, B, coef, gamma = [], [], [], [], []
+    for kind in system.kinds:
+        for c, element in getattr(kind, "line_elements", list)():
+            cols.append(c)
+            sets.append(np.full(len(c), len(B), np.int64))
+            B.append(element.B)
+            coef.append(element.coef)
+            gamma.append(element.gamma if element.damped else 0.0)
+    k = cols[0].shape[1] if cols else 8
+    return {
+        "ln_cols": np.ascontiguousarray(
+            np.concatenate(cols) if cols else np.zeros((0, k)), np.int64
+        ),
+        "ln_set": np.concatenate(sets) if sets else np.zeros(0, np.int64),
+        "ln_B": np.ascontiguousarray(np.stack(B) if B else np.zeros((0, 3, 4, k)), float),
+        "ln_coef": np.ascontiguousarray(np.stack(coef) if coef else np.zeros((0, 6)), float),
+        "ln_gamma": _floats(gamma),
+    }
+
+
 def pack(system) -> SystemArrays:
     """The kernel arrays of ``system`` (see the module docstring)."""
     functions = _Functions()
@@ -182,6 +204,7 @@ def pack(system) -> SystemArrays:
         **_constant_mass(system),
         "gravity_q": _floats(system.gravity_forces()),
         **_forces(system, functions),
+        **_line_elements(system),
     }
     fields["fn"] = functions.table()
     return SystemArrays(**fields)

@@ -320,7 +320,8 @@ class MultibodySystem:
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
     # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: ANCF
-    # elastic forces and sliding joints, contacts, rolling rows, natural-body loads) is
+    # elements other than the elastic line and sliding joints, contacts, rolling rows,
+    # natural-body loads) is
     # added here by those elements' own code.
 
     def _pack(self) -> None:
@@ -331,6 +332,17 @@ class MultibodySystem:
 
         self.packed = pack(self)  # read in Python
         self.arrays = system_struct(self.packed)  # passed to the kernels
+        lines = self.packed.ln_gamma[self.packed.ln_set]
+        #: the kernels' own forces beyond gravity and the force set: flexible elements
+        #: (elastic forces), and whether some of them are damped (non-conservative power)
+        self.kernel_elements = len(lines) > 0
+        self.kernel_damping = bool(np.any(lines > 0.0))
+        #: whether ``Q`` is the weights alone (no force element, no flexible element)
+        self.gravity_only = (
+            len(self.force_set) == 0
+            and not self.kernel_elements
+            and all(k.applied(self.q0, self.qd0, 0.0) is None for k in self.kinds)
+        )
         pt = ks.patterns(self.arrays, np.ascontiguousarray(self.q0, dtype=float))
         self.packed_patterns = pt  # read in Python
         self.patterns = patterns_struct(pt)  # passed to the kernels
@@ -540,7 +552,7 @@ class MultibodySystem:
 
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
-        out = float(ks.elastic_energy(self.arrays, ms.arrays))
+        out = float(ks.elastic_energy(self.arrays, ms.arrays, _f64(q)))
         if self.force_set.python_size:
             out += self.force_set.elastic_energy(ms, q)
         return out + sum(kind.elastic_energy(q) for kind in self.kinds)

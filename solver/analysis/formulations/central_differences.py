@@ -126,7 +126,7 @@ class CentralDifferences(Formulation):
         self.pcols = s.rigid.cols[:, 3:] if len(s.rigid) else np.zeros((0, 4), np.int64)
         self.rtol = float(self.params["rank_tolerance"])
         self.predictor = str(self.params["predictor"])
-        self._has_forces = len(s.force_set) > 0
+        self._has_forces = not s.gravity_only
 
     # ---- pieces of the residual ----------------------------------------------------------
     def _applied(self, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:

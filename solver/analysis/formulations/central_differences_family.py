@@ -83,7 +83,7 @@ class CentralDifferencesFamily(Formulation):
         self.scheme = Scheme.from_parameters(self.params)
         self.chart = OrientationChart(system, orientation_set(settings.orientation))
         self.rtol = float(self.params["rank_tolerance"])
-        self._has_forces = len(system.force_set) > 0
+        self._has_forces = not system.gravity_only
 
     # ---- pieces ---------------------------------------------------------------------------
     def _constraints(self, y: np.ndarray, t: float):

@@ -43,6 +43,9 @@ class ElementModel:
     d = 3
     #: names of the nodal vectors in a node, in order
     node_vectors: tuple[str, ...] = ("r", "r_x")
+    #: the compiled kernel that evaluates this element in a system (``None``: the
+    #: element's own ``internal``, called by its body kind)
+    kernel: str | None = None
 
     def __init__(self, length: float, section: SectionData, material: MaterialData) -> None:
         self.length = float(length)

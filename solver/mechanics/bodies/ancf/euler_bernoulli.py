@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.mechanics.bodies.ancf.damping import strain_energy, strain_rate_damping
+from solver.kernels.elastic_line import line_internal, line_strains
 from solver.mechanics.bodies.ancf.element import ElementModel, InternalForces
 from solver.mechanics.bodies.ancf.shapes import gauss, hermite
 
@@ -44,51 +44,21 @@ I_TILDE = np.array([[0.0, -1.0], [1.0, 0.0]])
 def elastic_line_strains(B: np.ndarray, e: np.ndarray, hessian: bool = True):
     """Stretch and material curvature at the points of ``B`` ``(G, 4, k)`` (rows: ``S_x``
     then ``S_xx``) for elements ``e`` ``(N, k)``: values ``(N, 2G)`` (G stretches, then G
-    curvatures), gradients ``(N, 2G, k)`` and Hessians ``(N, 2G, k, k)`` (or ``None``)."""
-    pq = np.einsum("gak,nk->nga", B, e)
-    p, q = pq[..., :2], pq[..., 2:]
-    a = np.sum(p * p, axis=-1)  # (N, G)
-    norm = np.sqrt(a)
-    t = p / norm[..., None]
-    jq = q @ I_TILDE  # J q = Ĩᵀ q
-    ip = p @ I_TILDE.T  # Ĩ p
-    kappa = np.sum(ip * q, axis=-1) / a
-    ia = 1.0 / a[..., None]
-    zero = np.zeros_like(p)
-    g_eps = np.concatenate([t, zero], axis=-1)  # (N, G, 4)
-    g_kap = np.concatenate([(jq - 2.0 * kappa[..., None] * p) * ia, ip * ia], axis=-1)
-    phi = np.concatenate([norm - 1.0, kappa], axis=1)
-    grad = np.einsum("nsa,sak->nsk", np.concatenate([g_eps, g_kap], axis=1), np.tile(B, (2, 1, 1)))
-    if not hessian:
-        return phi, grad, None
-    eye = np.eye(2)
-    shape = p.shape[:2] + (4, 4)
-    h_eps = np.zeros(shape)
-    h_eps[..., :2, :2] = (eye - t[..., :, None] * t[..., None, :]) / norm[..., None, None]
-    ia2 = ia[..., None]
-    pp = p[..., :, None] * p[..., None, :]
-    h_kap = np.zeros(shape)
-    h_kap[..., :2, :2] = (
-        -2.0 * (jq[..., :, None] * p[..., None, :] + p[..., :, None] * jq[..., None, :]) * ia2**2
-        - 2.0 * kappa[..., None, None] * eye * ia2
-        + 8.0 * kappa[..., None, None] * pp * ia2**2
-    )
-    cross = I_TILDE.T * ia2 - 2.0 * p[..., :, None] * ip[..., None, :] * ia2**2
-    h_kap[..., :2, 2:] = cross
-    h_kap[..., 2:, :2] = cross.swapaxes(-1, -2)
-    hess = np.einsum(
-        "sak,nsab,sbl->nskl",
-        np.tile(B, (2, 1, 1)),
-        np.concatenate([h_eps, h_kap], axis=1),
-        np.tile(B, (2, 1, 1)),
-    )
-    return phi, grad, hess
+    curvatures), gradients ``(N, 2G, k)`` and Hessians ``(N, 2G, k, k)`` (or ``None``);
+    ``solver.kernels.elastic_line``."""
+    phi, grad, hess = line_strains(_f64(B), _f64(e), bool(hessian))
+    return phi, grad, (hess if hessian else None)
+
+
+def _f64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 class EulerBernoulli2D(ElementModel):
     """Planar elastic-line element (8 coordinates), exact stretch and curvature."""
 
     name = "euler_bernoulli"
+    kernel = "elastic_line"
     m = 4
     d = 2
     node_vectors = ("r", "r_x")
@@ -100,10 +70,10 @@ class EulerBernoulli2D(ElementModel):
         eye = np.eye(2)
         sx = np.einsum("gi,ab->gaib", hermite(xi, ln, 1), eye).reshape(len(xi), 2, 8)
         sxx = np.einsum("gi,ab->gaib", hermite(xi, ln, 2), eye).reshape(len(xi), 2, 8)
-        self.B = np.concatenate([sx, sxx], axis=1)  # (G, 4, 8)
+        self.B = np.ascontiguousarray(np.concatenate([sx, sxx], axis=1))  # (G, 4, 8)
         ea = material.E * section.area
         ei = material.E * section.Syy
-        self.coef = np.concatenate([ea * w * ln, ei * w * ln])
+        self.coef = np.ascontiguousarray(np.concatenate([ea * w * ln, ei * w * ln]))
         self.gamma = material.damping
 
     def shape_values(self, xi):
@@ -115,24 +85,19 @@ class EulerBernoulli2D(ElementModel):
 
     def internal(self, E, Edot, jacobian=False):
         n = E.shape[0]
-        e = E.reshape(n, 8)
-        strain, grad, hess = self.strains(e, jacobian)
-        _, force, kq = strain_energy(strain, grad, hess, self.coef, jacobian)
-        out = InternalForces(force, kq)
-        if self.damped:
-            qd, kd, kdd, power = strain_rate_damping(
-                grad, hess, self.gamma * self.coef, Edot.reshape(n, 8), jacobian
-            )
-            out.force = force + qd
-            out.power = power
-            if jacobian:
-                out.kq = kq + kd
-                out.kqd = kdd
+        gamma = self.gamma if self.damped else 0.0
+        force, kq, kqd, _, power = line_internal(
+            self.B, self.coef, gamma, _f64(E.reshape(n, 8)), _f64(Edot.reshape(n, 8)), jacobian
+        )
+        out = InternalForces(force, kq if jacobian else None, None, power)
+        if jacobian and self.damped:
+            out.kqd = kqd
         return out
 
     def energy(self, E):
-        strain, _, _ = self.strains(E.reshape(E.shape[0], 8), hessian=False)
-        return 0.5 * (strain * strain) @ self.coef
+        n = E.shape[0]
+        e = _f64(E.reshape(n, 8))
+        return line_internal(self.B, self.coef, 0.0, e, e, False)[3]
 
     def axial_force(self, stretch):
         """``EA (λ − 1)``: the stretch is this element's axial strain."""

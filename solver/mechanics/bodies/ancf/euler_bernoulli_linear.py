@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.mechanics.bodies.ancf.damping import strain_energy, strain_rate_damping
+from solver.mechanics.bodies.ancf.element import InternalForces
 from solver.mechanics.bodies.ancf.euler_bernoulli import I_TILDE, EulerBernoulli2D
 from solver.mechanics.bodies.ancf.shapes import gauss, hermite
 
@@ -73,6 +75,7 @@ class EulerBernoulliLinear2D(EulerBernoulli2D):
     """Planar elastic-line element (8 coordinates), strains in the node-m tangent frame."""
 
     name = "euler_bernoulli_linear"
+    kernel = None
 
     def __init__(self, length, section, material) -> None:
         super().__init__(length, section, material)
@@ -88,3 +91,23 @@ class EulerBernoulliLinear2D(EulerBernoulli2D):
     def strains(self, e: np.ndarray, hessian: bool = True):
         phi, grad, hess = unit_dot_strains(self.W, self.Sg, e, hessian)
         return phi - self.offset, grad, hess
+
+    def internal(self, E, Edot, jacobian=False):
+        n = E.shape[0]
+        strain, grad, hess = self.strains(E.reshape(n, 8), jacobian)
+        _, force, kq = strain_energy(strain, grad, hess, self.coef, jacobian)
+        out = InternalForces(force, kq)
+        if self.damped:
+            qd, kd, kdd, power = strain_rate_damping(
+                grad, hess, self.gamma * self.coef, Edot.reshape(n, 8), jacobian
+            )
+            out.force = force + qd
+            out.power = power
+            if jacobian:
+                out.kq = kq + kd
+                out.kqd = kdd
+        return out
+
+    def energy(self, E):
+        strain, _, _ = self.strains(E.reshape(E.shape[0], 8), hessian=False)
+        return 0.5 * (strain * strain) @ self.coef

@@ -346,6 +346,9 @@ class AncfBodies(BodyKind):
             self._read = np.unique(
                 np.concatenate([*own, *shared, self.eliminated.columns]).astype(np.int64)
             )
+            for b in self.beams:  # the compiled kernels evaluate these beams' elements
+                b.in_kernels = b.element.kernel == "elastic_line" and not b.eliminated
+            self.python_beams = [b for b in self.beams if not b.in_kernels]
         return self._n
 
     def beam(self, slot) -> Beam:
@@ -383,6 +386,19 @@ class AncfBodies(BodyKind):
                 blocks.append(np.broadcast_to(blk, (b.n_elements,) + blk.shape))
             self._mass = self._pattern.matrix(blocks)
         return self._pattern
+
+    def _python_pattern(self) -> BlockPattern:
+        """The Jacobian pattern of the beams evaluated here (not by the kernels)."""
+        if not hasattr(self, "_py_pattern"):
+            cols = [b.cols for b in self.python_beams]
+            self._py_pattern = BlockPattern(cols, self._ext_size(), self.eliminated)
+        return self._py_pattern
+
+    def line_elements(self) -> list[tuple[np.ndarray, object]]:
+        """``(element columns (N, k), element model)`` of each beam the kernels evaluate
+        (``solver.kernels.elastic_line``)."""
+        _ = self.n
+        return [(b.cols, b.element) for b in self.beams if b.in_kernels]
 
     def _ext_size(self) -> int:
         _ = self.n
@@ -554,18 +570,19 @@ class AncfBodies(BodyKind):
         return self._mass
 
     def evaluate(self, q: np.ndarray, qd: np.ndarray, jacobian: bool = False):
-        """Internal forces of every beam: ``(Q (n), ∂Q/∂q, ∂Q/∂q̇ or None, power)``,
-        the Jacobians ``None`` unless asked. The last evaluation is kept."""
+        """Internal forces of the beams the kernels do not evaluate: ``(Q (n), ∂Q/∂q,
+        ∂Q/∂q̇ or None, power)``, the Jacobians ``None`` unless asked. The last evaluation
+        is kept."""
         _ = self.n
         key = (q[self._read].tobytes(), qd[self._read].tobytes())
         if self._cache_key == key and (self._cache[1] is not None or not jacobian):
             return self._cache
-        pattern = self._patterns()
+        pattern = self._python_pattern()
         x, xd = self._ext(q), self._ext_rates(qd)
         size = self._ext_size()
         force = np.zeros(size)
         kq, kqd, power, damped = [], [], 0.0, False
-        for b in self.beams:
+        for b in self.python_beams:
             out = b.element.internal(b.element_arrays(x), b.element_arrays(xd), jacobian)
             force += np.bincount(b.cols.ravel(), weights=out.force.ravel(), minlength=size)
             power += out.power
@@ -580,9 +597,13 @@ class AncfBodies(BodyKind):
         return self._cache
 
     def applied(self, q, qd, t):
-        return self.evaluate(q, qd)[0]
+        _ = self.n
+        return self.evaluate(q, qd)[0] if self.python_beams else None
 
     def applied_jacobians(self, q, qd, t):
+        _ = self.n
+        if not self.python_beams:
+            return None, None
         _, jq, jqd, _ = self.evaluate(q, qd, jacobian=True)
         return jq, jqd
 
@@ -624,12 +645,15 @@ class AncfBodies(BodyKind):
         return -float(self._gravity_ext(gravity) @ self._ext(q))
 
     def elastic_energy(self, q):
+        """Strain energy of the beams the kernels do not evaluate (J)."""
         x = self._ext(q)
-        return float(sum(b.element.energy(b.element_arrays(x)).sum() for b in self.beams))
+        return float(sum(b.element.energy(b.element_arrays(x)).sum() for b in self.python_beams))
 
     @property
     def dissipative(self) -> bool:
-        return any(b.element.damped for b in self.beams)
+        """Whether a beam evaluated here (not by the kernels) has internal damping."""
+        _ = self.n
+        return any(b.element.damped for b in self.python_beams)
 
     def dissipative_forces(self, q, qd):
         """Damping forces: internal forces at ``(q, q̇)`` minus those at ``(q, 0)``."""

@@ -1,0 +1,208 @@
+"""The planar elastic line: strains, energy, forces and exact Jacobians of one element.
+
+The element (García Vallejo (2006) eq. (2.32)–(2.34), the geometrically exact version of
+``solver.mechanics.bodies.ancf.euler_bernoulli``) has ``k`` coordinates ``e``; at each
+Gauss point g the rows of ``B[g]`` ``(4, k)`` give the slope ``p = r_x`` (rows 0–1) and the
+second derivative ``q = r_xx`` (rows 2–3) as ``B[g] e``. The strains there are the stretch
+and the material curvature
+
+    ε = |p| − 1,        κ = (p × q)/|p|² ,
+
+and with ``A = p·p``, ``J q = Ĩᵀ q`` (``Ĩ`` the rotation by +90°), ``t = p/|p|``:
+
+    ∂ε/∂p = t,                 ∂²ε/∂p² = (I − t tᵀ)/|p|,
+    ∂κ/∂p = (J q − 2κ p)/A,    ∂κ/∂q = Ĩ p/A,
+    ∂²κ/∂p² = −2 [J q pᵀ + p (J q)ᵀ]/A² − 2κ I/A + 8κ p pᵀ/A²,
+    ∂²κ/∂p∂q = Ĩᵀ/A − 2 p (Ĩ p)ᵀ/A²,      ∂²κ/∂q² = 0.
+
+The energy is ``U = ½ Σ_g (c_ε,g ε_g² + c_κ,g κ_g²)`` (``coef`` = the axial weights
+``EA w_g l`` of the G points, then the bending weights ``EI w_g l``), the elastic force
+``F = −∂U/∂e``. Internal damping (``gamma`` = γ, s) adds the Rayleigh function
+``P_d = ½ γ Σ c_s ε̇_s²`` with ``ε̇_s = ∇ε_s·ė``: ``F_d = −γ Σ c_s ε̇_s ∇ε_s``.
+
+One source for every caller: the element classes call :func:`line_internal` and
+:func:`line_strains` over a beam's elements; the system kernels call :func:`line_element`
+for each element they assemble.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.kernels.jit import kernel
+
+
+@kernel
+def point_strains(Bg, e, grad, hess, hessian):
+    """``(ε, κ)`` at one point (``Bg`` ``(4, k)``, ``e`` ``(k,)``); their gradients into
+    ``grad`` ``(2, k)`` and, with ``hessian``, their Hessians into ``hess`` ``(2, k, k)``."""
+    k = Bg.shape[1]
+    p0 = p1 = q0 = q1 = 0.0
+    for j in range(k):
+        ej = e[j]
+        p0 += Bg[0, j] * ej
+        p1 += Bg[1, j] * ej
+        q0 += Bg[2, j] * ej
+        q1 += Bg[3, j] * ej
+    a = p0 * p0 + p1 * p1
+    norm = math.sqrt(a)
+    ia = 1.0 / a
+    t0, t1 = p0 / norm, p1 / norm
+    jq0, jq1 = q1, -q0  # J q = Ĩᵀ q
+    ip0, ip1 = -p1, p0  # Ĩ p
+    kappa = (ip0 * q0 + ip1 * q1) * ia
+    # gradients over (p, q)
+    ge = (t0, t1)
+    gk = ((jq0 - 2.0 * kappa * p0) * ia, (jq1 - 2.0 * kappa * p1) * ia, ip0 * ia, ip1 * ia)
+    for j in range(k):
+        grad[0, j] = ge[0] * Bg[0, j] + ge[1] * Bg[1, j]
+        grad[1, j] = gk[0] * Bg[0, j] + gk[1] * Bg[1, j] + gk[2] * Bg[2, j] + gk[3] * Bg[3, j]
+    if hessian:
+        he = np.empty((2, 2))
+        inorm = 1.0 / norm
+        he[0, 0] = (1.0 - t0 * t0) * inorm
+        he[0, 1] = -t0 * t1 * inorm
+        he[1, 0] = he[0, 1]
+        he[1, 1] = (1.0 - t1 * t1) * inorm
+        hk = np.zeros((4, 4))
+        p = (p0, p1)
+        jq = (jq0, jq1)
+        ip = (ip0, ip1)
+        ia2 = ia * ia
+        for r in range(2):
+            for c in range(2):
+                v = -2.0 * (jq[r] * p[c] + p[r] * jq[c]) * ia2 + 8.0 * kappa * p[r] * p[c] * ia2
+                if r == c:
+                    v -= 2.0 * kappa * ia
+                hk[r, c] = v
+        # ∂²κ/∂p∂q = Ĩᵀ/A − 2 p (Ĩ p)ᵀ/A²,  Ĩᵀ = [[0, 1], [−1, 0]]
+        itt = ((0.0, 1.0), (-1.0, 0.0))
+        for r in range(2):
+            for c in range(2):
+                v = itt[r][c] * ia - 2.0 * p[r] * ip[c] * ia2
+                hk[r, 2 + c] = v
+                hk[2 + c, r] = v
+        # Bᵀ h B: ε uses the p rows only
+        be = np.empty((2, k))
+        bk = np.empty((4, k))
+        for r in range(2):
+            for j in range(k):
+                be[r, j] = he[r, 0] * Bg[0, j] + he[r, 1] * Bg[1, j]
+        for r in range(4):
+            for j in range(k):
+                acc = 0.0
+                for c in range(4):
+                    acc += hk[r, c] * Bg[c, j]
+                bk[r, j] = acc
+        for i in range(k):
+            for j in range(k):
+                hess[0, i, j] = Bg[0, i] * be[0, j] + Bg[1, i] * be[1, j]
+                hess[1, i, j] = (
+                    Bg[0, i] * bk[0, j]
+                    + Bg[1, i] * bk[1, j]
+                    + Bg[2, i] * bk[2, j]
+                    + Bg[3, i] * bk[3, j]
+                )
+    return norm - 1.0, kappa
+
+
+@kernel
+def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, hess):
+    """One element: ``F = F_e + F_d`` into ``force`` ``(k,)`` and, with ``jacobian``,
+    ``∂F/∂e`` into ``kq`` and ``∂F/∂ė`` into ``kqd`` ``(k, k)`` (all overwritten; ``kqd``
+    stays zero without damping). ``grad`` ``(2, k)`` and ``hess`` ``(2, k, k)`` are work
+    arrays. Returns ``(U, P_d)``: strain energy (J) and damping power ``F_d·ė`` (W)."""
+    G = B.shape[0]
+    k = B.shape[2]
+    damped = gamma > 0.0
+    force[:] = 0.0
+    if jacobian:
+        kq[:] = 0.0
+        kqd[:] = 0.0
+    energy = 0.0
+    power = 0.0
+    for g in range(G):
+        strains = point_strains(B[g], e, grad, hess, jacobian)
+        for s in range(2):
+            c = coef[s * G + g]
+            value = strains[s]
+            cs = c * value
+            energy += 0.5 * cs * value
+            rate = 0.0
+            if damped:
+                for j in range(k):
+                    rate += grad[s, j] * ed[j]
+            cr = gamma * c * rate
+            for i in range(k):
+                force[i] -= (cs + cr) * grad[s, i]
+            power -= cr * rate
+            if jacobian:
+                for i in range(k):
+                    gi = grad[s, i]
+                    for j in range(k):
+                        kq[i, j] -= c * gi * grad[s, j] + (cs + cr) * hess[s, i, j]
+                if damped:
+                    gc = gamma * c
+                    for i in range(k):
+                        gi = grad[s, i]
+                        for j in range(k):
+                            kqd[i, j] -= gc * gi * grad[s, j]
+                    # ∂ε̇_s/∂e = H_s ė
+                    for j in range(k):
+                        hd = 0.0
+                        for m in range(k):
+                            hd += hess[s, j, m] * ed[m]
+                        for i in range(k):
+                            kq[i, j] -= gc * grad[s, i] * hd
+    return energy, power
+
+
+@kernel
+def line_internal(B, coef, gamma, E, Ed, jacobian):
+    """All elements of a beam (``E``, ``Ed`` ``(N, k)``): ``(force (N, k), ∂F/∂e (N, k, k),
+    ∂F/∂ė (N, k, k), energy (N,), power)``; the Jacobians are empty ``(0, k, k)`` without
+    ``jacobian``."""
+    n, k = E.shape
+    force = np.zeros((n, k))
+    nj = n if jacobian else 0
+    kq = np.zeros((nj, k, k))
+    kqd = np.zeros((nj, k, k))
+    energy = np.zeros(n)
+    power = 0.0
+    grad = np.zeros((2, k))
+    hess = np.zeros((2, k, k))
+    wq = np.zeros((k, k))
+    wqd = np.zeros((k, k))
+    for i in range(n):
+        u, p = line_element(B, coef, gamma, E[i], Ed[i], jacobian, force[i], wq, wqd, grad, hess)
+        energy[i] = u
+        power += p
+        if jacobian:
+            kq[i] = wq
+            kqd[i] = wqd
+    return force, kq, kqd, energy, power
+
+
+@kernel
+def line_strains(B, E, hessian):
+    """Strains of all elements ``E`` ``(N, k)``: values ``(N, 2G)`` (G stretches, then G
+    curvatures), gradients ``(N, 2G, k)`` and Hessians ``(N, 2G, k, k)`` (``(N, 0, k, k)``
+    without ``hessian``)."""
+    n, k = E.shape
+    G = B.shape[0]
+    phi = np.zeros((n, 2 * G))
+    grads = np.zeros((n, 2 * G, k))
+    hesses = np.zeros((n, 2 * G if hessian else 0, k, k))
+    grad = np.zeros((2, k))
+    hess = np.zeros((2, k, k))
+    for i in range(n):
+        for g in range(G):
+            strains = point_strains(B[g], E[i], grad, hess, hessian)
+            for s in range(2):
+                phi[i, s * G + g] = strains[s]
+                grads[i, s * G + g] = grad[s]
+                if hessian:
+                    hesses[i, s * G + g] = hess[s]
+    return phi, grads, hesses
