@@ -104,6 +104,66 @@ def mixed_data() -> dict:
     }
 
 
+def flexible_data() -> dict:
+    """A rigid link swinging a soft, damped two-element elastic-line beam (planar ANCF) on
+    a revolute joint, with a spring-damper from the beam's tip to ground: elastic and
+    damping forces of flexible elements with rigid bodies and a force element (soft enough
+    for the central differences at 1 ms)."""
+    return {
+        "biela": 1,
+        "name": "link and damped beam",
+        "gravity": [0.0, -9.81, 0.0],
+        "bodies": [
+            {
+                "name": "link",
+                "mass": 0.4,
+                "inertia": [0.001, 0.004, 0.004],
+                "position": [0.15, 0.0, 0.0],
+                "angular_velocity": [0.0, 0.0, 1.0],
+            },
+            {
+                "name": "beam",
+                "type": "ancf_beam2d",
+                "points": [[0.3, 0.0, 0.0], [0.8, 0.0, 0.0]],
+                "elements": 2,
+                "material": {"E": 2e6, "nu": 0.3, "density": 1200, "damping": 2e-4},
+                "section": {"shape": "rectangle", "width": 0.02, "height": 0.01},
+            },
+        ],
+        "joints": [
+            {
+                "name": "pin",
+                "type": "revolute",
+                "body1": "ground",
+                "body2": "link",
+                "point": [0.0, 0.0, 0.0],
+                "axis": [0.0, 0.0, 1.0],
+            },
+            {
+                "name": "elbow",
+                "type": "revolute",
+                "body1": "link",
+                "body2": "beam",
+                "point": [0.3, 0.0, 0.0],
+                "axis": [0.0, 0.0, 1.0],
+            },
+        ],
+        "forces": [
+            {
+                "name": "tie",
+                "type": "spring_damper",
+                "body1": "ground",
+                "point1": [0.8, 0.3, 0.0],
+                "body2": "beam",
+                "point2": [0.8, 0.0, 0.0],
+                "stiffness": 20.0,
+                "damping": 0.5,
+                "free_length": 0.25,
+            }
+        ],
+    }
+
+
 def compiled_models() -> dict:
     """Name → model of every model the compiled tests run."""
     out = {
@@ -119,4 +179,5 @@ def compiled_models() -> dict:
     ]
     out["natural"] = model_from_data(natural)
     out["four_bar_spatial"] = load_model(EXAMPLES / "four_bar_spatial.json")
+    out["flexible"] = model_from_data(flexible_data())
     return out

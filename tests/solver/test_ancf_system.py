@@ -177,6 +177,39 @@ def test_system_force_jacobians(kind, damping):
         assert power == 0.0
 
 
+def test_elastic_line_beams_are_assembled_by_the_kernels_dense_and_sparse():
+    """A planar elastic-line beam's elements are evaluated by the system kernels (not by
+    the body kind); their sum equals the element's own forces assembled over its columns,
+    in a dense system and in a sparse one."""
+    for elements in (3, 80):
+        body = beam("ancf_beam2d", elements)
+        body["material"]["damping"] = 0.003
+        s = MultibodySystem(model([body]))
+        assert s.sparse == (elements == 80)
+        kind = s.kinds[0]
+        b = kind.beams[0]
+        assert b.in_kernels and not kind.python_beams
+        assert kind.applied(s.q0, s.qd0, 0.0) is None
+        q, qd = perturbed(s, 3)
+        own = b.element.internal(b.element_arrays(q), b.element_arrays(qd), True)
+        want = np.bincount(b.cols.ravel(), weights=own.force.ravel(), minlength=s.n)
+        got = s.forces(q, qd, 0.0)
+        assert np.abs(got - want).max() < 1e-9 * np.abs(want).max()
+        kq, kqd = s.force_jacobians(q, qd, 0.0)
+        kq = kq.toarray() if hasattr(kq, "toarray") else kq
+        kqd = kqd.toarray() if hasattr(kqd, "toarray") else kqd
+        dense_k = np.zeros((s.n, s.n))
+        dense_c = np.zeros((s.n, s.n))
+        for e, cols in enumerate(b.cols):
+            dense_k[np.ix_(cols, cols)] += own.kq[e]
+            dense_c[np.ix_(cols, cols)] += own.kqd[e]
+        assert np.abs(kq - dense_k).max() < 1e-9 * np.abs(dense_k).max()
+        assert np.abs(kqd - dense_c).max() < 1e-9 * np.abs(dense_c).max()
+        energy = own_energy = b.element.energy(b.element_arrays(q)).sum()
+        assert s.elastic_energy(q) == pytest.approx(own_energy, rel=1e-12) and energy > 0
+        assert s.nonconservative_power(q, qd, 0.0) == pytest.approx(own.power, rel=1e-12)
+
+
 def test_sparse_assembly_matches_dense():
     s_small = MultibodySystem(model([beam("ancf_beam3d", 2)]))
     s_big = MultibodySystem(model([beam("ancf_beam3d", 30)]))
