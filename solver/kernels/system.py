@@ -22,6 +22,7 @@ import numpy as np
 
 from solver.kernels import loads
 from solver.kernels import primitives as prim
+from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import line_element
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, evaluate_markers
@@ -89,6 +90,15 @@ class SystemArrays(NamedTuple):
     ln_B: np.ndarray  # (nsets, G, 4, k)
     ln_coef: np.ndarray  # (nsets, 2G)
     ln_gamma: np.ndarray  # (nsets,) s
+    # continuum flexible elements (``solver.kernels.continuum``): q columns (−1 padded to
+    # 24) and set of each element; per set m, d, the invariant tensors and reference
+    ct_cols: np.ndarray  # (ne, 24) int64
+    ct_set: np.ndarray  # (ne,) int64
+    ct_md: np.ndarray  # (nsets, 2) int64: m, d
+    ct_T: np.ndarray  # (nsets, 8, 8, 8, 8)
+    ct_P0: np.ndarray  # (nsets, 8, 8)
+    ct_Tv: np.ndarray  # (nsets, 8, 8, 8, 8) (zero: no damping)
+    ct_damped: np.ndarray  # (nsets,) bool
 
 
 #: what an entries function does with its output arrays
@@ -691,7 +701,45 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                 if jac:
                     e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
-    return _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    return _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+
+
+@kernel
+def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
+    """The continuum elements' forces into ``out`` and their Jacobian entries (as
+    :func:`_line_entries`)."""
+    ne = P.ct_cols.shape[0]
+    if ne == 0:
+        return e, ed
+    w = P.ct_cols.shape[1]
+    x = np.zeros(w)
+    xd = np.zeros(w)
+    f = np.zeros(w)
+    wq = np.zeros((w, w))
+    wqd = np.zeros((w, w))
+    want = jac and mode == VALUES
+    for i in range(ne):
+        s = P.ct_set[i]
+        m, d = P.ct_md[s, 0], P.ct_md[s, 1]
+        k = m * d
+        cols = P.ct_cols[i]
+        for j in range(k):
+            x[j] = q[cols[j]]
+            xd[j] = qd[cols[j]]
+        damped = P.ct_damped[s]
+        continuum_element(P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damped, want, f, wq, wqd)
+        for j in range(k):
+            out[cols[j]] += f[j]
+        if jac:
+            for a in range(k):
+                for b in range(k):
+                    e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            if damped:
+                for a in range(k):
+                    for b in range(k):
+                        ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
+    return e, ed
 
 
 @kernel
@@ -755,6 +803,35 @@ def _line_energy_power(P, q, qd, damping):
             x[j] = q[P.ln_cols[i, j]]
             xd[j] = qd[P.ln_cols[i, j]]
         u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, w, w, grad, hess)
+        out += pw if damping else u
+    return out
+
+
+@kernel
+def _continuum_energy_power(P, q, qd, damping):
+    """Strain energy of the continuum elements (J) or, with ``damping``, their damping
+    power at ``(q, q̇)`` (W)."""
+    ne = P.ct_cols.shape[0]
+    out = 0.0
+    if ne == 0:
+        return out
+    w = P.ct_cols.shape[1]
+    x = np.zeros(w)
+    xd = np.zeros(w)
+    f = np.zeros(w)
+    wk = np.zeros((w, w))
+    for i in range(ne):
+        s = P.ct_set[i]
+        damped = P.ct_damped[s]
+        if damping and not damped:
+            continue
+        m, d = P.ct_md[s, 0], P.ct_md[s, 1]
+        for j in range(m * d):
+            x[j] = q[P.ct_cols[i, j]]
+            xd[j] = qd[P.ct_cols[i, j]]
+        u, pw = continuum_element(
+            P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damping, NO, f, wk, wk
+        )
         out += pw if damping else u
     return out
 
@@ -842,7 +919,7 @@ def potential_energy(P, q):
 def elastic_energy(P, mk, q):
     """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs and the
     strain energy of the elastic-line elements (J)."""
-    out = _line_energy_power(P, q, q, NO)
+    out = _line_energy_power(P, q, q, NO) + _continuum_energy_power(P, q, q, NO)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
@@ -860,7 +937,7 @@ def elastic_energy(P, mk, q):
 def nonconservative_power(P, mk, q, qd, t):
     """Power (W) of dampers, actuators, joint loads, applied forces and torques, and of
     the elastic-line elements' internal damping."""
-    out = _line_energy_power(P, q, qd, YES)
+    out = _line_energy_power(P, q, qd, YES) + _continuum_energy_power(P, q, qd, YES)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     grad = np.zeros(9)

@@ -3,7 +3,8 @@
 :func:`pack` reads the system's coordinates, marker table, constraint primitives, rigid
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
-forces, torques) with their time functions, the flexible elements with an elastic line, and lays them out as
+forces, torques) with their time functions, the flexible elements (elastic line,
+continuum), and lays them out as
 :class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
 do not evaluate yet (it is evaluated by the system's own Python code on top of them):
 contacts, body-axes loads on natural bodies, distributed loads, the other ANCF elements and
@@ -76,7 +77,7 @@ def python_parts(system) -> list[str]:
     if len(fs.pulley_contacts):
         out.append("pulley contacts")
     if any(getattr(kind, "python_beams", None) for kind in system.kinds):
-        out.append("flexible (ANCF) elements other than the elastic line")
+        out.append("flexible (ANCF) elements the kernels do not evaluate yet")
     if system.blocks:
         out.append("sliding joints on flexible bodies")
     if system.m_nh:
@@ -169,7 +170,7 @@ def _line_elements(system) -> dict:
     set of Gauss rows, weights and damping per beam."""
     cols, sets, B, coef, gamma = [], [], [], [], []
     for kind in system.kinds:
-        for c, element in getattr(kind, "line_elements", list)():
+        for c, element in _elements_of(kind, "elastic_line"):
             cols.append(c)
             sets.append(np.full(len(c), len(B), np.int64))
             B.append(element.B)
@@ -184,6 +185,49 @@ def _line_elements(system) -> dict:
         "ln_B": np.ascontiguousarray(np.stack(B) if B else np.zeros((0, 3, 4, k)), float),
         "ln_coef": np.ascontiguousarray(np.stack(coef) if coef else np.zeros((0, 6)), float),
         "ln_gamma": _floats(gamma),
+    }
+
+
+def _elements_of(kind, kernel: str) -> list:
+    """``(columns, element model)`` of the beams of ``kind`` that ``kernel`` evaluates."""
+    return kind.kernel_elements(kernel) if hasattr(kind, "kernel_elements") else []
+
+
+#: the largest continuum element: 8 nodal vectors in 3D (Yakoub–Shabana)
+CT_M, CT_K = 8, 24
+
+
+def _continuum_elements(system) -> dict:
+    """The continuum elements the kernels evaluate: one set of invariant tensors per beam,
+    padded to the largest element."""
+    cols, sets, md, T, P0, Tv, damped = [], [], [], [], [], [], []
+    for kind in system.kinds:
+        for c, element in _elements_of(kind, "continuum"):
+            m, d = element.m, element.d
+            padded = np.full((len(c), CT_K), -1, np.int64)
+            padded[:, : m * d] = c
+            cols.append(padded)
+            sets.append(np.full(len(c), len(md), np.int64))
+            md.append((m, d))
+            for out, tensor in ((T, element.tensor), (Tv, element.viscous)):
+                big = np.zeros((CT_M,) * 4)
+                big[:m, :m, :m, :m] = tensor
+                out.append(big)
+            ref = np.zeros((CT_M, CT_M))
+            ref[:m, :m] = element.reference
+            P0.append(ref)
+            damped.append(bool(element.damped))
+    stack = lambda parts, shape: np.ascontiguousarray(  # noqa: E731
+        np.stack(parts) if parts else np.zeros((0, *shape)), float
+    )
+    return {
+        "ct_cols": np.concatenate(cols) if cols else np.zeros((0, CT_K), np.int64),
+        "ct_set": np.concatenate(sets) if sets else np.zeros(0, np.int64),
+        "ct_md": _ints(md, 2),
+        "ct_T": stack(T, (CT_M,) * 4),
+        "ct_P0": stack(P0, (CT_M, CT_M)),
+        "ct_Tv": stack(Tv, (CT_M,) * 4),
+        "ct_damped": np.asarray(damped, dtype=np.bool_),
     }
 
 
@@ -205,6 +249,7 @@ def pack(system) -> SystemArrays:
         "gravity_q": _floats(system.gravity_forces()),
         **_forces(system, functions),
         **_line_elements(system),
+        **_continuum_elements(system),
     }
     fields["fn"] = functions.table()
     return SystemArrays(**fields)

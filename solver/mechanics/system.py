@@ -332,11 +332,13 @@ class MultibodySystem:
 
         self.packed = pack(self)  # read in Python
         self.arrays = system_struct(self.packed)  # passed to the kernels
-        lines = self.packed.ln_gamma[self.packed.ln_set]
+        pk = self.packed
+        lines = pk.ln_gamma[pk.ln_set]
+        continua = pk.ct_damped[pk.ct_set]
         #: the kernels' own forces beyond gravity and the force set: flexible elements
         #: (elastic forces), and whether some of them are damped (non-conservative power)
-        self.kernel_elements = len(lines) > 0
-        self.kernel_damping = bool(np.any(lines > 0.0))
+        self.kernel_elements = len(lines) + len(continua) > 0
+        self.kernel_damping = bool(np.any(lines > 0.0) or np.any(continua))
         #: whether ``Q`` is the weights alone (no force element, no flexible element)
         self.gravity_only = (
             len(self.force_set) == 0

@@ -2,8 +2,9 @@
 
 Elastic forces, their exact Jacobian and the strain energy come from the invariants
 (``invariants``), computed once per element geometry with Gauss quadrature: 5 points along
-the axis × the section rule of ``section`` (3 × 3 on a rectangle, as in the thesis, E1).
-The damping of García Vallejo (2006) §3.3 uses the same invariants (``damping``). The mass matrix
+the axis × the section rule of ``section`` (3 × 3 on a rectangle, as in the thesis, E1),
+and are evaluated by ``solver.kernels.continuum``. The damping of García Vallejo (2006)
+§3.3 uses the same invariants. The mass matrix
 includes the inertia of the section vectors (``∫ ρ y² dA`` on r_y, ``∫ ρ z² dA`` on r_z).
 """
 
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.mechanics.bodies.ancf.damping import ContinuumDamping
+from solver.kernels.continuum import continuum_internal
 from solver.mechanics.bodies.ancf.element import ElementModel, InternalForces
-from solver.mechanics.bodies.ancf.invariants import ContinuumInvariants, QuarticForm
+from solver.mechanics.bodies.ancf.invariants import ContinuumInvariants
 from solver.mechanics.bodies.ancf.shapes import gauss
 
 #: Invariants already computed, by (element, length, section, material): identical beams
@@ -25,6 +26,7 @@ class ContinuumElement(ElementModel):
     """Base of the volume-parametrised elements; subclasses give the shape functions."""
 
     n_dirs = 3  # material directions in the strain (2 for the planar element)
+    kernel = "continuum"
     derivatives = ("x", "y", "z")
 
     def functions(self, xi, y, z, derivative: str = "") -> np.ndarray:
@@ -54,11 +56,14 @@ class ContinuumElement(ElementModel):
             )
             inv = ContinuumInvariants(derivs, w)
             lam, mu = material.lame, material.G
-            elastic = QuarticForm(inv.tensor(lam, mu), self.reference_matrix())
+            tensor = np.ascontiguousarray(inv.tensor(lam, mu))
             lam_v, mu_v = material.damping_lame
-            damping = ContinuumDamping(inv.tensor(lam_v, mu_v)) if self.damped else None
-            _CACHE[key] = (inv, elastic, damping)
-        self.invariants, self.elastic, self.damping = _CACHE[key]
+            viscous = np.ascontiguousarray(
+                inv.tensor(lam_v, mu_v) if self.damped else np.zeros_like(tensor)
+            )
+            _CACHE[key] = (inv, tensor, viscous)
+        self.invariants, self.tensor, self.viscous = _CACHE[key]
+        self.reference = np.ascontiguousarray(self.reference_matrix())
 
     def reference_matrix(self) -> np.ndarray:
         """``P₀ = E₀ E₀ᵀ`` of the straight, unstressed element in its material frame."""
@@ -76,16 +81,18 @@ class ContinuumElement(ElementModel):
         return self.functions(xi, zero, zero)
 
     def internal(self, E, Edot, jacobian=False):
-        force, kq = self.elastic.forces(E, jacobian)
-        out = InternalForces(force, kq)
-        if self.damping is not None:
-            qd, kd, kdd, power = self.damping.forces(E, Edot, jacobian)
-            out.force = force + qd
-            out.power = power
-            if jacobian:
-                out.kq = kq + kd
-                out.kqd = kdd
+        force, kq, kqd, _, power = continuum_internal(
+            self.tensor, self.reference, self.viscous, self.damped, _f64(E), _f64(Edot), jacobian
+        )
+        out = InternalForces(force, kq if jacobian else None, None, power)
+        if jacobian and self.damped:
+            out.kqd = kqd
         return out
 
     def energy(self, E):
-        return self.elastic.energy(E)
+        E = _f64(E)
+        return continuum_internal(self.tensor, self.reference, self.viscous, False, E, E, False)[3]
+
+
+def _f64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)

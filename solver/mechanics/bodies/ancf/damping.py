@@ -19,6 +19,7 @@ With ``ε̇_αβ = ½ s_αᵀ Ṗ s_β``, ``Ṗ = Ė Eᵀ + E Ėᵀ``, the invar
     ∂Q_d/∂E_kb = −4 [Σ_jl E_ja (T_v,ijkl + T_v,ijlk) Ė_lb + (T_v:Ṗ)_ik δ_ab]   ((3.83)–(3.84)).
 
 A rigid motion has ``Ṗ``-strain rates zero (3.86)–(3.90), so it dissipates nothing.
+``solver.kernels.continuum`` evaluates these forces and Jacobians.
 
 **Line elements** (Euler–Bernoulli, cable): their energy is ``½ Σ c_s ε_s²`` over strain
 samples ε_s (axial strain, curvature) at Gauss points; the same law in uniaxial form gives
@@ -29,31 +30,6 @@ vanishes in rigid motion, since the strains do not change.
 from __future__ import annotations
 
 import numpy as np
-
-from solver.mechanics.bodies.ancf.invariants import QuarticForm
-
-
-class ContinuumDamping:
-    """``P_d = Ṗ:T_v:Ṗ`` for elements sharing one set of invariants."""
-
-    def __init__(self, tensor: np.ndarray) -> None:
-        self.form = QuarticForm(tensor)
-
-    def forces(self, E: np.ndarray, Edot: np.ndarray, jacobian: bool = False):
-        """``(Q_d, ∂Q_d/∂e, ∂Q_d/∂ė, power)``; Jacobians ``None`` unless asked."""
-        n, m, d = E.shape
-        pdot = Edot @ E.transpose(0, 2, 1)
-        pdot = pdot + pdot.transpose(0, 2, 1)
-        z = self.form.contract(pdot)
-        q = -4.0 * (z @ E)
-        power = float(np.sum(q * Edot))
-        q = q.reshape(n, m * d)
-        if not jacobian:
-            return q, None, None, power
-        kdd = (-4.0 * self.form.gradient_term(E, E)).reshape(n, m * d, m * d)
-        kd = -4.0 * self.form.gradient_term(E, Edot)
-        kd -= 4.0 * z[:, :, None, :, None] * np.eye(d)[None, None, :, None, :]
-        return q, kd.reshape(n, m * d, m * d), kdd, power
 
 
 def strain_energy(strain, grad, hess, coef, jacobian: bool = False):

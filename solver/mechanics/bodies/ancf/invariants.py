@@ -20,9 +20,10 @@ Then, with ``Y = T:P`` (m × m, symmetric),
     ∂F_ia/∂E_kb = −4 Σ_jl E_ja (T_ijkl + T_ijlk) E_lb − (4Y − 2kB)_ik δ_ab     ((3.32))
 
 (k₂ = λ + G, the erratum of (3.26), is built in: the energy is differentiated directly.)
-``QuarticForm`` evaluates the same energy as ``D:T:D`` with ``D = P − P₀`` (P₀ the
-reference), an identity (checked in the tests) that avoids subtracting large numbers near
-the undeformed state; then ``F = −4 (T:D) E`` and the last term of (3.32) is ``4 (T:D)``.
+``solver.kernels.continuum`` evaluates the same energy as ``D:T:D`` with ``D = P − P₀`` (P₀
+the reference), an identity (checked in the tests) that avoids subtracting large numbers
+near the undeformed state; then ``F = −4 (T:D) E`` and the last term of (3.32) is
+``4 (T:D)``.
 
 No quadrature is done at run time. P is unchanged by a rigid rotation of the nodal vectors
 (E → E Rᵀ), and translations drop out because ``A`` annihilates the position functions
@@ -57,61 +58,3 @@ class ContinuumInvariants:
     def tensor(self, lam: float, mu: float) -> np.ndarray:
         """``T = λ/8 H_ijkl + μ/4 H_ikjl`` for an isotropic quadratic form of the strain."""
         return lam / 8.0 * self.H + mu / 4.0 * self.H.transpose(0, 2, 1, 3)
-
-
-class QuarticForm:
-    """``U(E) = D:T:D`` with ``D = E Eᵀ − P₀``, vectorised over elements.
-
-    ``P₀ = E₀ E₀ᵀ`` is the reference configuration in the element's material frame (node m
-    at the origin, slopes the unit axes), where ``s_αᵀ P₀ s_β = δ_αβ``: the strains are
-    ``ε_αβ = ½ s_αᵀ D s_β`` and the energy ``P:T:P − k B:P + U₀`` of the thesis equals
-    ``D:T:D`` identically (``4 T:P₀ = 2k B`` and ``P₀:T:P₀ = U₀``). This form is used because it
-    does not subtract large numbers near the undeformed state. ``P₀ = 0`` gives the
-    damping's ``Ṗ:T_v:Ṗ``.
-
-    Arrays of elements: ``E`` is ``(N, m, d)``. Results: energies ``(N,)``, forces
-    ``−∂U/∂E`` as ``(N, m·d)`` and their Jacobians as ``(N, m·d, m·d)``:
-
-        F = −4 (T:D) E,   ∂F_ia/∂E_kb = −4 Σ_jl E_ja (T_ijkl + T_ijlk) E_lb − 4 (T:D)_ik δ_ab.
-    """
-
-    def __init__(self, tensor: np.ndarray, reference: np.ndarray | None = None) -> None:
-        m = tensor.shape[0]
-        self.m = m
-        self.T2 = tensor.reshape(m * m, m * m)
-        ts = tensor + tensor.transpose(0, 1, 3, 2)  # T_ijkl + T_ijlk
-        # for the Jacobian: (j, i, k, l) → rows j, columns (i, k, l)
-        self.Ts_j = np.ascontiguousarray(ts.transpose(1, 0, 2, 3).reshape(m, m**3))
-        self.P0 = np.zeros((m, m)) if reference is None else np.asarray(reference, float)
-
-    def contract(self, p: np.ndarray) -> np.ndarray:
-        """``T:P`` for symmetric ``P`` ``(N, m, m)``."""
-        n = p.shape[0]
-        return (p.reshape(n, -1) @ self.T2.T).reshape(n, self.m, self.m)
-
-    def strain_matrix(self, E: np.ndarray) -> np.ndarray:
-        return E @ E.transpose(0, 2, 1) - self.P0
-
-    def energy(self, E: np.ndarray) -> np.ndarray:
-        dmat = self.strain_matrix(E)
-        return np.einsum("nij,nij->n", dmat, self.contract(dmat))
-
-    def gradient_term(self, E: np.ndarray, Edot: np.ndarray) -> np.ndarray:
-        """``Σ_jl E_ja Ts_ijkl Ė_lb`` as ``(N, m, d, m, d)`` (indices i, a, k, b)."""
-        n, m, d = E.shape
-        # W[n, a, (i, k, l)] = Σ_j E[n, j, a] Ts[j, (i, k, l)]
-        w = E.transpose(0, 2, 1) @ self.Ts_j  # (N, d, m³)
-        w = w.reshape(n, d * m * m, m)  # rows (a, i, k), columns l
-        x = w @ Edot  # (N, d·m·m, d): [a, i, k, b]
-        return x.reshape(n, d, m, m, d).transpose(0, 2, 1, 3, 4)
-
-    def forces(self, E: np.ndarray, jacobian: bool = False):
-        """``(F, ∂F/∂e)``: ``F = −∂U/∂e`` ``(N, m·d)``; the Jacobian or ``None``."""
-        n, m, d = E.shape
-        y4 = 4.0 * self.contract(self.strain_matrix(E))
-        force = -(y4 @ E).reshape(n, m * d)
-        if not jacobian:
-            return force, None
-        jac = -4.0 * self.gradient_term(E, E)
-        jac -= y4[:, :, None, :, None] * np.eye(d)[None, None, :, None, :]
-        return force, jac.reshape(n, m * d, m * d)

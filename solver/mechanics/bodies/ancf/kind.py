@@ -347,7 +347,7 @@ class AncfBodies(BodyKind):
                 np.concatenate([*own, *shared, self.eliminated.columns]).astype(np.int64)
             )
             for b in self.beams:  # the compiled kernels evaluate these beams' elements
-                b.in_kernels = b.element.kernel == "elastic_line" and not b.eliminated
+                b.in_kernels = b.element.kernel is not None and not b.eliminated
             self.python_beams = [b for b in self.beams if not b.in_kernels]
         return self._n
 
@@ -394,11 +394,13 @@ class AncfBodies(BodyKind):
             self._py_pattern = BlockPattern(cols, self._ext_size(), self.eliminated)
         return self._py_pattern
 
-    def line_elements(self) -> list[tuple[np.ndarray, object]]:
-        """``(element columns (N, k), element model)`` of each beam the kernels evaluate
-        (``solver.kernels.elastic_line``)."""
+    def kernel_elements(self, kernel: str) -> list[tuple[np.ndarray, object]]:
+        """``(element columns (N, k), element model)`` of each beam whose elements the
+        compiled ``kernel`` evaluates (``"elastic_line"``, ``"continuum"``)."""
         _ = self.n
-        return [(b.cols, b.element) for b in self.beams if b.in_kernels]
+        return [
+            (b.cols, b.element) for b in self.beams if b.in_kernels and b.element.kernel == kernel
+        ]
 
     def _ext_size(self) -> int:
         _ = self.n

@@ -1,0 +1,98 @@
+"""Every example headless with its own settings: time per step and real-time factor.
+
+    .venv/bin/python -m benchmarks.examples_speed [--cap SECONDS] [--only NAME ...]
+        [--csv benchmarks/results/examples.csv]
+
+Per example: the formulation and Δt of its ``solver`` section, the simulated time, the
+wall time of ``simulate`` (model read and system built excluded; compiled code loaded or
+compiled by a short run before the timed one), ms per step, the real-time factor
+(simulated / wall time), whether its steps ran compiled (``solver.compiled.frames``), and
+what of it the kernels do not evaluate yet (``python_parts``). ``--cap`` shortens runs
+longer than that many simulated seconds (the time per step is still the model's).
+Statics and kinematics examples are timed the same way (steps are output times).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+from solver import load_model, simulate
+from solver.analysis.simulate import settings_with
+from solver.mechanics.packing import python_parts
+from solver.mechanics.system import MultibodySystem
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _compiled(model, settings) -> bool:
+    from solver.analysis.formulations import formulation_class
+    from solver.compiled.frames import compiled_stepper
+
+    if settings.analysis != "dynamic":
+        return False
+    system = MultibodySystem(model)
+    formulation = formulation_class(settings.formulation)(system, settings)
+    return compiled_stepper(system, settings, formulation) is not None
+
+
+def measure(path: Path, cap: float | None) -> dict:
+    model = load_model(path)
+    settings = settings_with(model)
+    t_end = settings.t_end if cap is None else min(settings.t_end, cap)
+    dt = settings.dt
+    simulate(model, t_end=min(t_end, 10 * dt))  # compiled code loaded (or compiled)
+    start = time.perf_counter()
+    result = simulate(model, t_end=t_end)
+    wall = time.perf_counter() - start
+    steps = max(1, round(t_end / dt))
+    system = MultibodySystem(model)
+    return {
+        "example": path.stem,
+        "formulation": settings.formulation if settings.analysis == "dynamic" else "-",
+        "analysis": settings.analysis,
+        "dt_s": dt,
+        "t_end_s": t_end,
+        "status": result.status,
+        "wall_s": round(wall, 3),
+        "ms_per_step": round(1e3 * wall / steps, 4),
+        "real_time_factor": round(t_end / wall, 3),
+        "compiled": _compiled(model, settings),
+        "python_parts": "; ".join(python_parts(system)),
+    }
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cap", type=float, default=None, help="simulated seconds at most")
+    ap.add_argument("--only", nargs="*", default=None, help="example names (file stems)")
+    ap.add_argument("--csv", type=Path, default=None, help="write the table here too")
+    args = ap.parse_args(argv)
+    paths = sorted(EXAMPLES.glob("*.json"))
+    if args.only:
+        paths = [p for p in paths if p.stem in set(args.only)]
+    rows = []
+    head = f"{'example':<30}{'formulation':<24}{'dt':>9}{'t_end':>7}{'ms/step':>10}{'RTF':>9}  path"
+    print(head)
+    for path in paths:
+        row = measure(path, args.cap)
+        rows.append(row)
+        where = "compiled" if row["compiled"] else f"python: {row['python_parts'] or 'formulation'}"
+        print(
+            f"{row['example']:<30}{row['formulation']:<24}{row['dt_s']:>9.2g}"
+            f"{row['t_end_s']:>7.3g}{row['ms_per_step']:>10.3f}{row['real_time_factor']:>9.2f}"
+            f"  {where}{'' if row['status'] == 'ok' else '  [' + row['status'] + ']'}",
+            flush=True,
+        )
+    if args.csv:
+        args.csv.parent.mkdir(parents=True, exist_ok=True)
+        with args.csv.open("w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
