@@ -11,9 +11,8 @@ chains without springs. Each repeat runs Biela then Exudyn on the same case, so 
 load of a shared machine affects both alike; the table gives the median CPU time per step
 of each (the run's set-up excluded, each code's whole time loop included) and their ratio.
 
-``--examples`` prints, for every model in ``examples/`` with a dynamic analysis, the
-real-time factor of ``biela run``'s own time loop (simulated time over wall time of
-``min(t_end, 2 s)`` with the model's own settings) and whether the compiled stepper runs it.
+``--examples`` runs ``benchmarks.examples_speed`` (every example's time per step and
+real-time factor with its own settings).
 """
 
 from __future__ import annotations
@@ -82,30 +81,6 @@ def compare(repeats: int, t_end: float, dt: float = 1e-3) -> None:
             print(f"{name:24s} {mb:14.3f} {me:15.3f} {mb / me:7.2f}  {path}")
 
 
-def examples() -> None:
-    from solver.analysis.formulations import formulation_class
-    from solver.analysis.simulate import Simulation, settings_with
-    from solver.compiled.frames import compiled_stepper
-
-    print(f"{'example':34s} {'formulation':22s} {'RTF':>7s}  path")
-    for path in sorted(EXAMPLES.glob("*.json")):
-        model = load_model(path)
-        s = model.solver
-        if s.analysis != "dynamic":
-            continue
-        settings = settings_with(model, t_end=min(s.t_end, 2.0))
-        sim = Simulation(model, settings)
-        stepper = compiled_stepper(
-            sim.system, settings, formulation_class(s.formulation)(sim.system, settings)
-        )
-        for _ in sim:
-            pass
-        wall = sim.result.summary["wall_time_s"]
-        rtf = settings.t_end / wall if wall else float("inf")
-        kind = "compiled" if stepper is not None else "system"
-        print(f"{path.stem:34s} {s.formulation:22s} {rtf:7.2f}  {kind} {sim.result.status}")
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -113,11 +88,13 @@ def main(argv=None) -> None:
     parser.add_argument("--examples", action="store_true")
     args = parser.parse_args(argv)
     compile_solver()
-    run_biela(four_bar_without_motor(), "augmented_lagrangian", 1e-3, 0.01)  # loaded once
     if args.examples:
-        examples()
-    else:
-        compare(args.repeats, args.t_end)
+        from benchmarks.examples_speed import main as examples
+
+        examples([])
+        return
+    run_biela(four_bar_without_motor(), "augmented_lagrangian", 1e-3, 0.01)  # loaded once
+    compare(args.repeats, args.t_end)
 
 
 if __name__ == "__main__":
