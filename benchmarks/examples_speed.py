@@ -7,7 +7,7 @@ Per example: the formulation and Δt of its ``solver`` section, the simulated ti
 wall time of ``simulate`` as a user calls it (the system built and assembled included; the
 model read excluded; compiled code loaded or compiled by a short run before the timed
 one) and of its time loop alone (``loop_s``), ms per step and the real-time factor
-(simulated / wall time of ``simulate``), whether its steps ran compiled (``solver.compiled.frames``), and
+(simulated / wall time of ``simulate``), whether its steps ran compiled (``solver.analysis.compiled_steps``), and
 what of it the kernels do not evaluate yet (``python_parts``). ``--cap`` shortens runs
 longer than that many simulated seconds (the time per step is still the model's).
 Statics and kinematics examples are timed the same way (steps are output times).
@@ -29,8 +29,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _compiled(model, settings) -> bool:
+    from solver.analysis.compiled_steps import compiled_stepper
     from solver.analysis.formulations import formulation_class
-    from solver.compiled.frames import compiled_stepper
 
     if settings.analysis != "dynamic":
         return False

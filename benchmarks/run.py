@@ -52,10 +52,10 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.chain import chain_model  # noqa: E402
+from solver.analysis.compiled_steps import compiled_stepper  # noqa: E402
 from solver.analysis.formulations import formulation_class  # noqa: E402
 from solver.analysis.simulate import Simulation, settings_with  # noqa: E402
 from solver.analysis.warmup import warm  # noqa: E402
-from solver.compiled.frames import compiled_stepper  # noqa: E402
 from solver.kernels import jit  # noqa: E402
 from solver.model import load_model  # noqa: E402
 

@@ -24,12 +24,15 @@ LAYERS = [
         "solver.version",
     ),
     ("solver.mechanics",),
+    ("solver.compiled",),  # compiled steppers: kernels only
     ("solver.generators",),
-    ("solver.analysis", "solver.compiled"),
+    ("solver.analysis",),
     ("solver.importers",),
     ("solver.studies",),
     ("solver.cli",),
-    ("solver",),  # the package itself: the public API and ``python -m solver``
+    # the package itself (the public API and ``python -m solver``) and the entry point
+    # ``python -m solver.compiled``
+    ("solver", "solver.compiled.__main__"),
 ]
 FORBIDDEN = ("PySide6", "vtk", "pyvista", "pyvistaqt", "pyqtgraph", "app")
 

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from solver.analysis.compiled_steps import compiled_stepper
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import DynamicState, formulation_class
 from solver.analysis.kinematics import AssemblyError, assemble, consistent_velocities
@@ -34,7 +35,6 @@ from solver.analysis.rolling_consistency import (
     check_rolling_consistency,
 )
 from solver.analysis.step_control import StepControl
-from solver.compiled.frames import compiled_stepper
 from solver.mechanics.forces.contact import check_step
 from solver.mechanics.system import MultibodySystem
 from solver.model.description import SolverSettings
@@ -90,7 +90,7 @@ def dynamic_frames(
     formulation, or a given stepper with the same interface).
 
     With the settings' formulation and a model the compiled path covers
-    (``solver.compiled.frames``), the steps after the first frame are compiled."""
+    (``solver.analysis.compiled_steps``), the steps after the first frame are compiled."""
     built = formulation is None
     if formulation is None:
         formulation = formulation_class(settings.formulation)(system, settings)

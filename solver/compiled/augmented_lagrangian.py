@@ -2,7 +2,7 @@
 
 A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLagrangian`'s
 ``step`` (a run starts with its NumPy ``start``, once) for the models
-:func:`solver.compiled.packing.pack` accepts (no rolling rows, so no velocity-level
+:func:`solver.mechanics.packing.pack` accepts (no rolling rows, so no velocity-level
 multipliers μ): the same Newmark/generalized-α update,
 the same Newton iteration on positions with the exact tangent
 
@@ -24,7 +24,9 @@ Matrix-vector products with ``M`` and ``Φ_q`` in the projections run over each 
 non-zero range.
 
 Failures are returned as status codes (``STATUS_*``), turned into the Python path's
-``SimulationError`` by :func:`failure`. Sign conventions and units are the system's (SI,
+``SimulationError`` by ``solver.analysis.compiled_steps.al_failure``. This package imports
+only the kernels: the formulation's parameters come in as plain tuples
+(``compiled_steps.al_parameters``). Sign conventions and units are the system's (SI,
 ``M q̈ = Q − Φ_qᵀ λ``).
 """
 
@@ -32,14 +34,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.analysis.errors import SimulationError
-from solver.analysis.formulations.augmented_lagrangian import (
-    PENALTY_RATIO_FIRST,
-    PENALTY_RATIO_GROWTH,
-    PENALTY_RATIO_MAX,
-    PROJECTION_PENALTY_RATIO,
-)
-from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
 from solver.compiled.dense import lu_factor, lu_solve, mat_t_vec, mat_vec, row_bounds
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.system import (
@@ -66,7 +60,7 @@ STATUS_PROJECTION = 4  # a projection gave non-finite values
 STATUS_NONFINITE = 5  # the step's q or q̇ is non-finite (the time loop's check)
 #: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
 PROJECTION_ITERATIONS = 20
-_HINT = "a smaller dt, or another formulation (null_space, central_differences)"
+HINT = "a smaller dt, or another formulation (null_space, central_differences)"
 
 
 @kernel
@@ -412,57 +406,3 @@ def al_steps(
 
 
 # ---- Python side ------------------------------------------------------------------------
-def parameters(params: dict) -> tuple[tuple, tuple]:
-    """``(sch, pen)`` for :func:`al_steps` from the formulation's parameters
-    (``penalty``, ``rho_inf``)."""
-    s = Newmark.from_rho(params.get("rho_inf"))
-    fixed = params.get("penalty")
-    pen = (
-        float(fixed) if fixed else 0.0,
-        float(PENALTY_RATIO_FIRST),
-        float(PENALTY_RATIO_GROWTH),
-        float(PENALTY_RATIO_MAX),
-        float(PROJECTION_PENALTY_RATIO),
-    )
-    return (float(s.alpha_m), float(s.alpha_f), float(s.beta), float(s.gamma)), pen
-
-
-def failure(status: int, t: float, h: float, iterations: int, error: float) -> SimulationError:
-    """The ``SimulationError`` the Python path raises for a failed step of status
-    ``status`` at time ``t`` (``formulation`` named as there)."""
-    if status == STATUS_TANGENT:
-        return SimulationError(
-            t,
-            "the augmented Lagrangian iteration matrix is singular or the iteration diverged "
-            f"at dt = {h:g} s",
-            _HINT,
-        )
-    if status == STATUS_NEWTON:
-        return newton_failure(
-            "augmented Lagrangian",
-            t,
-            h,
-            iterations,
-            error,
-            "last position correction / constraint violation",
-        )
-    if status == STATUS_PROJECTOR:
-        return SimulationError(
-            t,
-            "the projection matrix M + α Φ_qᵀΦ_q is singular (a body without mass or "
-            "inertia in a direction no constraint fixes)",
-            "give every body a mass and a positive-definite inertia",
-        )
-    if status == STATUS_PROJECTION:
-        return SimulationError(
-            t,
-            "the projection of velocities or accelerations failed (non-finite values)",
-            _HINT,
-        )
-    if status == STATUS_NONFINITE:
-        return SimulationError(
-            t,
-            f"the solution became non-finite with augmented_lagrangian at dt = {h:g} s",
-            "reduce dt, or use an implicit formulation (augmented_lagrangian, null_space)",
-        )
-    raise ValueError(f"unknown status {status}")

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from benchmarks.chain import chain_data
+from solver.analysis.compiled_steps import al_failure, al_parameters
 from solver.analysis.dynamic import initial_state, velocity_error
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import formulation_class
@@ -112,7 +113,7 @@ def test_constrained_solve_like_trapezoidal():
 def test_newmark_update_and_acceleration_variable(rho):
     rng = np.random.default_rng(3)
     nm = Newmark.from_rho(rho)
-    sch, _ = cal.parameters({"rho_inf": rho})
+    sch, _ = al_parameters({"rho_inf": rho})
     q1, q, qd, qdd, a = rng.standard_normal((5, 6))
     h = 1e-3
     for got, ref in zip(
@@ -145,7 +146,7 @@ def _setup(model, dt, tolerance=None, max_iterations=None, **params):
 def _compiled_steps(formulation, state, system, dt, n_steps):
     """al_steps from the NumPy formulation's started state: ``(result, outputs, final)``."""
     n, m = system.n, system.m
-    sch, pen = cal.parameters(formulation.params)
+    sch, pen = al_parameters(formulation.params)
     scalars = np.zeros((n_steps, cal.N_OUT))
     q, qd, qdd = np.zeros((n_steps, n)), np.zeros((n_steps, n)), np.zeros((n_steps, n))
     lam = np.zeros((n_steps, m))
@@ -299,7 +300,7 @@ def test_newton_failure_is_the_numpy_paths():
     assert np.allclose(cur["q"], state.q, atol=1e-10)  # the last accepted step's state
     with pytest.raises(SimulationError) as exc:
         formulation.step(state, dt)
-    ours = cal.failure(status, t, dt, its, err)
+    ours = al_failure(status, t, dt, its, err)
     assert ours.t == exc.value.t
     assert str(ours).split("(last")[0] == str(exc.value).split("(last")[0]
     assert "did not converge in 2 iterations" in str(ours)
@@ -313,8 +314,8 @@ def test_every_status_has_a_message():
         cal.STATUS_PROJECTION,
         cal.STATUS_NONFINITE,
     ):
-        err = cal.failure(status, 0.5, 1e-3, 3, 1e-4)
+        err = al_failure(status, 0.5, 1e-3, 3, 1e-4)
         assert isinstance(err, SimulationError) and err.t == 0.5 and len(str(err)) > 30
     with pytest.raises(ValueError):
-        cal.failure(cal.STATUS_OK, 0.5, 1e-3, 3, 1e-4)
+        al_failure(cal.STATUS_OK, 0.5, 1e-3, 3, 1e-4)
     assert math.isfinite(cal.slopes((0.0, 0.0, 0.25, 0.5), 1e-3)[1])

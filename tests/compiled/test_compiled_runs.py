@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from solver.analysis import simulate
+from solver.analysis.compiled_steps import compiled_stepper
 from solver.analysis.formulations import formulation_class
-from solver.compiled.frames import compiled_stepper
 from solver.mechanics.system import MultibodySystem
 from solver.model import load_model
 from tests.compiled.models import EXAMPLES, compiled_models

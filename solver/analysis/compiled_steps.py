@@ -1,5 +1,9 @@
 """The time loop's frames from a compiled stepper, when the model and formulation allow.
 
+The link between the analysis and the compiled steppers (``solver.compiled``, which import
+only the kernels): which stepper a run takes, the formulation's parameters as the
+steppers' tuples, their frames, and their status codes as the formulations' errors.
+
 ``compiled_stepper(system, settings, formulation)`` returns a stepper for
 ``central_differences`` (standard DIMCD with Euler parameters) and
 ``augmented_lagrangian`` on dense systems whose every part the kernels evaluate
@@ -19,7 +23,15 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import DynamicState
+from solver.analysis.formulations.augmented_lagrangian import (
+    PENALTY_RATIO_FIRST,
+    PENALTY_RATIO_GROWTH,
+    PENALTY_RATIO_MAX,
+    PROJECTION_PENALTY_RATIO,
+)
+from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
 from solver.results import Frame
 
 #: steps per compiled call (the frames of a call are yielded one by one)
@@ -162,7 +174,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         P, pt = s.arrays, s.patterns
         h = self.settings.dt
         n, m = s.n, s.m
-        sch, pen = cal.parameters(f.params)
+        sch, pen = al_parameters(f.params)
         t = float(state.t)
         q, qd = _own(state.q), _own(state.qd)
         qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
@@ -199,3 +211,61 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
                 )  # fmt: skip
                 yield from self._numpy_rest(last, k, steps)
                 return
+
+
+def al_parameters(params: dict) -> tuple[tuple, tuple]:
+    """``(sch, pen)`` for ``solver.compiled.augmented_lagrangian.al_steps`` from the formulation's parameters
+    (``penalty``, ``rho_inf``)."""
+    s = Newmark.from_rho(params.get("rho_inf"))
+    fixed = params.get("penalty")
+    pen = (
+        float(fixed) if fixed else 0.0,
+        float(PENALTY_RATIO_FIRST),
+        float(PENALTY_RATIO_GROWTH),
+        float(PENALTY_RATIO_MAX),
+        float(PROJECTION_PENALTY_RATIO),
+    )
+    return (float(s.alpha_m), float(s.alpha_f), float(s.beta), float(s.gamma)), pen
+
+
+def al_failure(status: int, t: float, h: float, iterations: int, error: float) -> SimulationError:
+    """The ``SimulationError`` the Python path raises for a failed step of status
+    ``status`` at time ``t`` (``formulation`` named as there)."""
+    from solver.compiled import augmented_lagrangian as cal
+
+    if status == cal.STATUS_TANGENT:
+        return SimulationError(
+            t,
+            "the augmented Lagrangian iteration matrix is singular or the iteration diverged "
+            f"at dt = {h:g} s",
+            cal.HINT,
+        )
+    if status == cal.STATUS_NEWTON:
+        return newton_failure(
+            "augmented Lagrangian",
+            t,
+            h,
+            iterations,
+            error,
+            "last position correction / constraint violation",
+        )
+    if status == cal.STATUS_PROJECTOR:
+        return SimulationError(
+            t,
+            "the projection matrix M + α Φ_qᵀΦ_q is singular (a body without mass or "
+            "inertia in a direction no constraint fixes)",
+            "give every body a mass and a positive-definite inertia",
+        )
+    if status == cal.STATUS_PROJECTION:
+        return SimulationError(
+            t,
+            "the projection of velocities or accelerations failed (non-finite values)",
+            cal.HINT,
+        )
+    if status == cal.STATUS_NONFINITE:
+        return SimulationError(
+            t,
+            f"the solution became non-finite with augmented_lagrangian at dt = {h:g} s",
+            "reduce dt, or use an implicit formulation (augmented_lagrangian, null_space)",
+        )
+    raise ValueError(f"unknown status {status}")
