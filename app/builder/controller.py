@@ -166,6 +166,7 @@ class BuildController:
         layout = QVBoxLayout(panel)
         layout.setContentsMargins(4, 4, 4, 4)
         self.problems = QLabel("", panel)
+        self._shown_problems: tuple[list[str], list[str]] = ([], [])
         self.problems.setObjectName("buildProblems")
         self.problems.setWordWrap(True)
         self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -541,6 +542,7 @@ class BuildController:
     def _show_problems(self, lines: list[str], notes: list[str] | None = None) -> None:
         """The Edit panel's note: why the model is locked (a run), the check's notes (grey)
         and its problems (red)."""
+        self._shown_problems = (list(lines), list(notes or []))
         html = []
         if self.document.locked:
             locked = self.document.locked
@@ -627,7 +629,8 @@ class BuildController:
         self.form.setEnabled(not locked)
         if locked:
             self._show_problems([])
-        else:
+        else:  # the lock's note goes at once; the check then brings its own
+            self._show_problems(*self._shown_problems)
             self.schedule_check()
 
     def _cursor_moved(self, point, label: str) -> None:
