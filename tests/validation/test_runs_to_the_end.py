@@ -41,6 +41,7 @@ LONG = {
     "negrut_double_pendulum",
     "slider_crank_planar",
     "spinning_top",
+    "belt_drive",
 }
 
 
