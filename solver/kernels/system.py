@@ -705,6 +705,14 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     return _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
 
 
+@kernel(inline="always")
+def _gather(q, qd, cols, k, x, xd):
+    """An element's coordinates and rates: ``x[:k] = q[cols[:k]]``, ``xd[:k] = q̇[cols[:k]]``."""
+    for j in range(k):
+        x[j] = q[cols[j]]
+        xd[j] = qd[cols[j]]
+
+
 @kernel
 def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The continuum elements' forces into ``out`` and their Jacobian entries (as
@@ -724,9 +732,7 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
         k = m * d
         cols = P.ct_cols[i]
-        for j in range(k):
-            x[j] = q[cols[j]]
-            xd[j] = qd[cols[j]]
+        _gather(q, qd, cols, k, x, xd)
         damped = P.ct_damped[s]
         continuum_element(P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damped, want, f, wq, wqd)
         for j in range(k):
@@ -757,14 +763,12 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     wqd = np.zeros((k, k))
     grad = np.zeros((2, k))
     hess = np.zeros((2, k, k))
+    want = jac and mode == VALUES
     for i in range(ne):
         s = P.ln_set[i]
         cols = P.ln_cols[i]
-        for j in range(k):
-            x[j] = q[cols[j]]
-            xd[j] = qd[cols[j]]
+        _gather(q, qd, cols, k, x, xd)
         gamma = P.ln_gamma[s]
-        want = jac and mode == VALUES
         line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, hess)
         for j in range(k):
             out[cols[j]] += f[j]
@@ -780,55 +784,33 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
 
 
 @kernel
-def _line_energy_power(P, q, qd, damping):
-    """Strain energy of the elastic-line elements (J) or, with ``damping``, their damping
-    power at ``(q, q̇)`` (W)."""
-    ne = P.ln_cols.shape[0]
+def _flexible_energy_power(P, q, qd, damping):
+    """Strain energy of the flexible elements the kernels evaluate (J) or, with
+    ``damping``, their damping power at ``(q, q̇)`` (W)."""
     out = 0.0
-    if ne == 0:
-        return out
     k = P.ln_cols.shape[1]
-    x = np.zeros(k)
-    xd = np.zeros(k)
-    f = np.zeros(k)
-    w = np.zeros((k, k))
-    grad = np.zeros((2, k))
-    hess = np.zeros((2, k, k))
-    for i in range(ne):
-        s = P.ln_set[i]
-        gamma = P.ln_gamma[s] if damping else 0.0
-        if damping and gamma == 0.0:
-            continue
-        for j in range(k):
-            x[j] = q[P.ln_cols[i, j]]
-            xd[j] = qd[P.ln_cols[i, j]]
-        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, w, w, grad, hess)
-        out += pw if damping else u
-    return out
-
-
-@kernel
-def _continuum_energy_power(P, q, qd, damping):
-    """Strain energy of the continuum elements (J) or, with ``damping``, their damping
-    power at ``(q, q̇)`` (W)."""
-    ne = P.ct_cols.shape[0]
-    out = 0.0
-    if ne == 0:
-        return out
-    w = P.ct_cols.shape[1]
+    w = max(k, P.ct_cols.shape[1])
     x = np.zeros(w)
     xd = np.zeros(w)
     f = np.zeros(w)
     wk = np.zeros((w, w))
-    for i in range(ne):
+    grad = np.zeros((2, k))
+    hess = np.zeros((2, k, k))
+    for i in range(P.ln_cols.shape[0]):
+        s = P.ln_set[i]
+        gamma = P.ln_gamma[s] if damping else 0.0
+        if damping and gamma == 0.0:
+            continue
+        _gather(q, qd, P.ln_cols[i], k, x, xd)
+        # line_element reads the first k entries (k = the B rows' width)
+        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, hess)
+        out += pw if damping else u
+    for i in range(P.ct_cols.shape[0]):
         s = P.ct_set[i]
-        damped = P.ct_damped[s]
-        if damping and not damped:
+        if damping and not P.ct_damped[s]:
             continue
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
-        for j in range(m * d):
-            x[j] = q[P.ct_cols[i, j]]
-            xd[j] = qd[P.ct_cols[i, j]]
+        _gather(q, qd, P.ct_cols[i], m * d, x, xd)
         u, pw = continuum_element(
             P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damping, NO, f, wk, wk
         )
@@ -918,8 +900,8 @@ def potential_energy(P, q):
 @kernel
 def elastic_energy(P, mk, q):
     """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs and the
-    strain energy of the elastic-line elements (J)."""
-    out = _line_energy_power(P, q, q, NO) + _continuum_energy_power(P, q, q, NO)
+    strain energy of the flexible elements (J)."""
+    out = _flexible_energy_power(P, q, q, NO)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
@@ -936,8 +918,8 @@ def elastic_energy(P, mk, q):
 @kernel
 def nonconservative_power(P, mk, q, qd, t):
     """Power (W) of dampers, actuators, joint loads, applied forces and torques, and of
-    the elastic-line elements' internal damping."""
-    out = _line_energy_power(P, q, qd, YES) + _continuum_energy_power(P, q, qd, YES)
+    the flexible elements' internal damping."""
+    out = _flexible_energy_power(P, q, qd, YES)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     grad = np.zeros(9)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.kernels.continuum import continuum_internal
-from solver.mechanics.bodies.ancf.element import ElementModel, InternalForces
+from solver.mechanics.bodies.ancf.element import ElementModel, InternalForces, as_f64
 from solver.mechanics.bodies.ancf.invariants import ContinuumInvariants
 from solver.mechanics.bodies.ancf.shapes import gauss
 
@@ -82,7 +82,13 @@ class ContinuumElement(ElementModel):
 
     def internal(self, E, Edot, jacobian=False):
         force, kq, kqd, _, power = continuum_internal(
-            self.tensor, self.reference, self.viscous, self.damped, _f64(E), _f64(Edot), jacobian
+            self.tensor,
+            self.reference,
+            self.viscous,
+            self.damped,
+            as_f64(E),
+            as_f64(Edot),
+            jacobian,
         )
         out = InternalForces(force, kq if jacobian else None, None, power)
         if jacobian and self.damped:
@@ -90,9 +96,5 @@ class ContinuumElement(ElementModel):
         return out
 
     def energy(self, E):
-        E = _f64(E)
+        E = as_f64(E)
         return continuum_internal(self.tensor, self.reference, self.viscous, False, E, E, False)[3]
-
-
-def _f64(a) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=np.float64)

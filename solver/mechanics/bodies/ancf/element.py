@@ -24,6 +24,11 @@ from solver.mechanics.bodies.ancf.section import MaterialData, SectionData
 from solver.mechanics.bodies.ancf.shapes import gauss
 
 
+def as_f64(a) -> np.ndarray:
+    """``a`` as a C-contiguous float64 array (one compiled signature for the kernels)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
 @dataclass
 class InternalForces:
     """Elastic + damping forces of N elements: ``force`` ``(N, k)``; ``kq = ∂/∂e`` and

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.kernels.elastic_line import line_internal, line_strains
-from solver.mechanics.bodies.ancf.element import ElementModel, InternalForces
+from solver.mechanics.bodies.ancf.element import ElementModel, InternalForces, as_f64
 from solver.mechanics.bodies.ancf.shapes import gauss, hermite
 
 I_TILDE = np.array([[0.0, -1.0], [1.0, 0.0]])
@@ -46,12 +46,8 @@ def elastic_line_strains(B: np.ndarray, e: np.ndarray, hessian: bool = True):
     then ``S_xx``) for elements ``e`` ``(N, k)``: values ``(N, 2G)`` (G stretches, then G
     curvatures), gradients ``(N, 2G, k)`` and Hessians ``(N, 2G, k, k)`` (or ``None``);
     ``solver.kernels.elastic_line``."""
-    phi, grad, hess = line_strains(_f64(B), _f64(e), bool(hessian))
+    phi, grad, hess = line_strains(as_f64(B), as_f64(e), bool(hessian))
     return phi, grad, (hess if hessian else None)
-
-
-def _f64(a) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 class EulerBernoulli2D(ElementModel):
@@ -87,7 +83,7 @@ class EulerBernoulli2D(ElementModel):
         n = E.shape[0]
         gamma = self.gamma if self.damped else 0.0
         force, kq, kqd, _, power = line_internal(
-            self.B, self.coef, gamma, _f64(E.reshape(n, 8)), _f64(Edot.reshape(n, 8)), jacobian
+            self.B, self.coef, gamma, as_f64(E.reshape(n, 8)), as_f64(Edot.reshape(n, 8)), jacobian
         )
         out = InternalForces(force, kq if jacobian else None, None, power)
         if jacobian and self.damped:
@@ -96,7 +92,7 @@ class EulerBernoulli2D(ElementModel):
 
     def energy(self, E):
         n = E.shape[0]
-        e = _f64(E.reshape(n, 8))
+        e = as_f64(E.reshape(n, 8))
         return line_internal(self.B, self.coef, 0.0, e, e, False)[3]
 
     def axial_force(self, stretch):
