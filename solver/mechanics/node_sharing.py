@@ -152,6 +152,13 @@ class NodeSharing:
                 f'the run uses "{coordinates}"',
                 "share",
             )
+        if beam.closed:
+            raise ModelError(
+                where,
+                f'"{beam.name}" is a closed belt: its nodes cannot be shared with a rigid '
+                "body in this version (use the joint as equations: no share)",
+                "share",
+            )
         point = j.point
         node = _node_index(beam, point)
         if node is None:

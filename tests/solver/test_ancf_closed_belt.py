@@ -243,6 +243,31 @@ def test_model_checks_name_the_item_and_field():
     )
 
 
+def test_a_closed_belt_node_is_not_shared_with_a_rigid_body():
+    """A ``share`` joint on a closed belt's node is refused naming the joint and the field
+    (planar natural coordinates, where sharing is otherwise available)."""
+    data = belt_drive()
+    node0 = MultibodySystem(model_from_data(belt_drive())).slots["belt"]
+    beam = node0.owner.beam(node0)
+    point = [float(v) for v in beam.nodes[0]]
+    data["solver"] = {"coordinates": "natural_planar"}
+    data["bodies"].append(
+        {"name": "pin", "mass": 0.01, "inertia": [1e-6, 1e-6, 1e-6], "position": point}
+    )
+    data["joints"] = [
+        {
+            "name": "tie",
+            "type": "spherical",
+            "body1": "belt",
+            "body2": "pin",
+            "point": point,
+            "share": True,
+        }
+    ]
+    with pytest.raises(ModelError, match=r'joints\[0\] "tie": share "belt" is a closed belt'):
+        MultibodySystem(model_from_data(data))
+
+
 def test_check_counts_the_closed_belt_and_its_driven_pulley():
     """``check``: a closed belt of n belt elements has 6n coordinates, Grübler's count agrees
     with the rank of the constraint Jacobian, and the driven pulley's spin, which only the

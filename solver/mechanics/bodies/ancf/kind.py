@@ -264,10 +264,6 @@ class AncfBodies(BodyKind):
             element = Belt2D(*args, belt_factors(body)) if name == "belt" else choices[name](*args)
             vector_cols, own, off = self._vector_columns(body, element, off, sharing)
             beam = Beam(index, body, element, vector_cols, own)
-            if beam.closed and not own.all():
-                raise ModelError(
-                    where, "a closed belt's nodes cannot be shared with a rigid body", "loop"
-                )
             self.beams.append(beam)
             a, b = beam.own_initial()
             if beam.closed and loop_starts_in_equilibrium(system.model, body):
