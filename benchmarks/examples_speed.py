@@ -28,13 +28,12 @@ from solver.mechanics.system import MultibodySystem
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def _compiled(model, settings) -> bool:
+def _compiled(system, settings) -> bool:
     from solver.analysis.compiled_steps import compiled_stepper
     from solver.analysis.formulations import formulation_class
 
     if settings.analysis != "dynamic":
         return False
-    system = MultibodySystem(model)
     formulation = formulation_class(settings.formulation)(system, settings)
     return compiled_stepper(system, settings, formulation) is not None
 
@@ -61,7 +60,7 @@ def measure(path: Path, cap: float | None) -> dict:
         "loop_s": round(float(result.summary.get("wall_time_s") or 0.0), 3),
         "ms_per_step": round(1e3 * wall / steps, 4),
         "real_time_factor": round(t_end / wall, 3),
-        "compiled": _compiled(model, settings),
+        "compiled": _compiled(system, settings),
         "python_parts": "; ".join(python_parts(system)),
     }
 

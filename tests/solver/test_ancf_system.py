@@ -205,8 +205,8 @@ def test_elastic_line_beams_are_assembled_by_the_kernels_dense_and_sparse():
             dense_c[np.ix_(cols, cols)] += own.kqd[e]
         assert np.abs(kq - dense_k).max() < 1e-9 * np.abs(dense_k).max()
         assert np.abs(kqd - dense_c).max() < 1e-9 * np.abs(dense_c).max()
-        energy = own_energy = b.element.energy(b.element_arrays(q)).sum()
-        assert s.elastic_energy(q) == pytest.approx(own_energy, rel=1e-12) and energy > 0
+        energy = b.element.energy(b.element_arrays(q)).sum()
+        assert s.elastic_energy(q) == pytest.approx(energy, rel=1e-12) and energy > 0
         assert s.nonconservative_power(q, qd, 0.0) == pytest.approx(own.power, rel=1e-12)
 
 
