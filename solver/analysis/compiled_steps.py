@@ -32,6 +32,7 @@ from solver.analysis.formulations.augmented_lagrangian import (
     PROJECTION_PENALTY_RATIO,
 )
 from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
+from solver.analysis.kinematic import driver_rows
 from solver.results import Frame
 
 #: steps per compiled call (the frames of a call are yielded one by one)
@@ -103,7 +104,7 @@ class CompiledCentralDifferences(_CompiledStepper):
         qd0 = _own(state.qd)
         lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
         phit = _own(s.constraints(qm, qd0, t).phi_t)
-        power = float(ccd.step_power(P, qm, qd0, t, lam, phit))
+        power = _state_power(s, qm, qd0, t, lam, phit)
         elements = len(s.force_set) > 0 or s.kernel_elements
         secant = len(s.force_set) > 0 or s.kernel_damping
         drivers = bool(np.any(s.packed.pr_func >= 0))
@@ -147,6 +148,13 @@ class CompiledCentralDifferences(_CompiledStepper):
                 return
 
 
+def _state_power(system, q, qd, t: float, lam, phit) -> float:
+    """The power (W) of the force elements and drivers at the start of a compiled run (what
+    the steppers' ``state_power`` gives at each step's end)."""
+    rows = driver_rows(system)
+    return system.element_power(q, qd, t) + float(lam[rows] @ phit[rows])
+
+
 def _frame(row, q, qd, qdd, mod) -> Frame:
     """The frame of a row of a compiled stepper's scalars (columns ``mod.OUT_*``)."""
     return Frame(
@@ -183,7 +191,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         lam_star = state.extra.get("lam_star", state.lam)
         lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
         phit = s.constraints(q, qd, t).phi_t
-        power = float(cal.step_power(P, q, qd, t, lam, _own(phit)))
+        power = _state_power(s, q, qd, t, lam, phit)
         secant = len(s.force_set) > 0 or s.kernel_damping
         work = 0.0
         k = 0

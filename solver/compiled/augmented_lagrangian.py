@@ -42,13 +42,12 @@ from solver.kernels.system import (
     dense_hessian,
     dense_mass,
     dense_mass_times_jacobian,
-    driver_power,
     elastic_energy,
     kinetic_energy,
     markers,
-    nonconservative_power,
     potential_energy,
     secant_work,
+    state_power,
 )
 
 #: status codes of :func:`al_steps`
@@ -337,13 +336,6 @@ OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWE
 N_OUT = 9
 
 
-@kernel(inline="always")
-def step_power(P, q, qd, t, lam, phit):
-    """Power (W) of the force elements and drivers at an accepted state."""
-    mk = markers(P, q, qd, YES)
-    return nonconservative_power(P, mk, q, qd, t) + driver_power(P, lam, phit)
-
-
 @kernel
 def al_steps(
     P, pt, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, work0, power0,
@@ -377,7 +369,7 @@ def al_steps(
             status = STATUS_NONFINITE
         if status != STATUS_OK:
             return status, k, t1, it, err
-        power1 = step_power(P, q1, qd1, t1, lam1, phit)
+        power1 = state_power(P, markers(P, q1, qd1, YES), q1, qd1, t1, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
             work += secant_work(P, q, qd, t, q1, qd1, t1, h)

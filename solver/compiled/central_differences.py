@@ -61,7 +61,7 @@ def _skew(v):
     return out
 
 
-@kernel
+@kernel(inline="always")
 def _forces(P, pt, q, v, t, elements, need_jacobian):
     """``Q̃(q, v)`` = gravity and (``elements``) the force elements at ``(q, v, t)`` +
     ``−2Gᵀ(ω̄ × Jω̄)`` (ω̄ = 2 G(p) ṗ), and ``∂Q̃/∂v``."""
@@ -195,7 +195,7 @@ def _basis_solve(h, perm, phi):
     return True, null, dp
 
 
-@kernel
+@kernel(inline="always")
 def _solve(
     P, pt, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, t, elements, f0, tol,
     max_it,
@@ -284,13 +284,6 @@ def _multipliers(phiq, r, rtol):
     return lam
 
 
-@kernel(inline="always")
-def step_power(P, q, qd, t, lam, phit):
-    """Power (W) of the force elements and drivers at a state."""
-    mk = ks.markers(P, q, qd, YES)
-    return ks.nonconservative_power(P, mk, q, qd, t) + ks.driver_power(P, lam, phit)
-
-
 @kernel
 def cd_steps(
     P, pt, h, rtol, quadratic, tol, max_it, t, qm, q, qp, have_qp, su, ss, svt, have_svd,
@@ -355,7 +348,7 @@ def cd_steps(
         if drivers and m:
             r, _ = _residual(P, pt, x2, qm, target, mh, inv2h, q, t1, elements, f0)
             lam = _multipliers(phiq_q, r, rtol)
-        power1 = ks.nonconservative_power(P, mk, q, qd, t1) + ks.driver_power(P, lam, phit)
+        power1 = ks.state_power(P, mk, q, qd, t1, lam, phit)
         work += 0.5 * (power + power1) * h
         if secant:
             work += ks.secant_work(P, qm, qd0, t, q, qd, t1, h)

@@ -842,18 +842,39 @@ def joint_angles(P, mk):
 
 
 @kernel
-def force_pattern(P, q):
-    """``((rows, cols) of ∂Q/∂q, (rows, cols) of ∂Q/∂q̇)``."""
-    mk = markers(P, q, q, YES)
+def force_evaluation(P, mk, q, qd, t, inertial, mode, nk, nc):
+    """The force elements from Python, one compiled entry for all three passes: ``mode``
+    ``COUNT`` gives ``(nk, nc)``, the numbers of entries of ∂Q/∂q and ∂Q/∂q̇; ``PATTERN``
+    their ``(rows, cols)`` (``nk``, ``nc`` the counts); ``VALUES`` ``Q`` and the values
+    of ``nk``/``nc`` entries (0: Q alone). Returns ``(Q, kr, kc, kv, cr, cc, cv, nk, nc)``
+    with empty arrays where the pass gives none. A counting or pattern pass is not an
+    evaluation: the joint torques' last angles are kept."""
     out = np.zeros(P.n)
-    none = np.zeros(0)
     idx = np.zeros(0, np.int64)
+    none = np.zeros(0)
+    if mode == VALUES:
+        kv = np.zeros(nk)
+        cv = np.zeros(nc)
+        _force_entries(P, mk, q, qd, t, inertial, VALUES, idx, idx, kv, idx, idx, cv, out)
+        return out, idx, idx, kv, idx, idx, cv, nk, nc
     last = P.jt_last.copy()
-    nk, nc = _force_entries(P, mk, q, q, 0.0, YES, COUNT, idx, idx, none, idx, idx, none, out)
-    kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
-    cr, cc, cv = np.zeros(nc, np.int64), np.zeros(nc, np.int64), np.zeros(nc)
-    _force_entries(P, mk, q, q, 0.0, YES, PATTERN, kr, kc, kv, cr, cc, cv, out)
-    P.jt_last[:] = last  # the pattern pass is not an evaluation
+    kr, kc = np.zeros(nk, np.int64), np.zeros(nk, np.int64)
+    cr, cc = np.zeros(nc, np.int64), np.zeros(nc, np.int64)
+    if mode == COUNT:
+        nk, nc = _force_entries(P, mk, q, qd, t, inertial, COUNT, idx, idx, none, idx, idx,
+                                none, out)  # fmt: skip
+    else:
+        kv, cv = np.zeros(nk), np.zeros(nc)
+        _force_entries(P, mk, q, qd, t, inertial, PATTERN, kr, kc, kv, cr, cc, cv, out)
+    P.jt_last[:] = last
+    return out, kr, kc, none, cr, cc, none, nk, nc
+
+
+def force_pattern(P, q):
+    """``((rows, cols) of ∂Q/∂q, (rows, cols) of ∂Q/∂q̇)`` (from Python)."""
+    mk = markers(P, q, q, YES)
+    nk, nc = force_evaluation(P, mk, q, q, 0.0, YES, COUNT, 0, 0)[7:]
+    _, kr, kc, _, cr, cc, _, _, _ = force_evaluation(P, mk, q, q, 0.0, YES, PATTERN, nk, nc)
     return kr, kc, cr, cc
 
 
@@ -1004,7 +1025,14 @@ def polarised_work(dt, prev, cur):
     return 0.5 * dt * out
 
 
-@kernel
+@kernel(inline="always")
+def state_power(P, mk, q, qd, t, lam, phit):
+    """Power (W) of the force elements and the drivers at a state (markers ``mk`` at
+    ``(q, q̇)``; ``λ`` and ``Φ_t`` there)."""
+    return nonconservative_power(P, mk, q, qd, t) + driver_power(P, lam, phit)
+
+
+@kernel(inline="always")
 def secant_work(P, q0, qd0, t0, q1, qd1, t1, dt):
     """The work of the force elements over a step beyond the trapezoidal rule on their
     power (:func:`polarised_work` along :func:`arc_increment`)."""

@@ -488,7 +488,10 @@ class MultibodySystem:
         qd = _f64(qd)
         pk, pc = self._force_patterns
         nk, nc = (pk.count, pc.count) if jacobians else (0, 0)
-        return ks.forces(self.arrays, ms.arrays, q, qd, float(t), inertial, nk, nc)
+        r = ks.force_evaluation(
+            self.arrays, ms.arrays, q, qd, float(t), inertial, ks.VALUES, nk, nc
+        )
+        return r[0], r[3], r[6]
 
     def forces(
         self,
