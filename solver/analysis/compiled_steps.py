@@ -5,10 +5,10 @@ only the kernels): which stepper a run takes, the formulation's parameters as th
 steppers' tuples, their frames, and their status codes as the formulations' errors.
 
 ``compiled_stepper(system, settings, formulation)`` returns a stepper for
-``central_differences`` (standard DIMCD with Euler parameters) and
-``augmented_lagrangian`` on dense systems whose every part the kernels evaluate
-(``solver.mechanics.packing.python_parts``), or ``None`` (the formulation's own step then
-runs).
+``central_differences`` (standard DIMCD with Euler parameters), ``augmented_lagrangian``
+and ``null_space`` (its Newmark method) on dense systems whose every part the kernels
+evaluate (``solver.mechanics.packing.python_parts``), or ``None`` (the formulation's own
+step then runs).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -45,12 +45,16 @@ def compiled_stepper(system, settings, formulation):
     from solver.mechanics.packing import python_parts
 
     name = type(formulation).__name__
-    if name not in ("CentralDifferences", "AugmentedLagrangian"):
+    if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
         return None
     if system.sparse or python_parts(system):
         return None
     if name == "AugmentedLagrangian":
         return CompiledAugmentedLagrangian(system, settings, formulation)
+    if name == "NullSpace":
+        if type(formulation.stepper).__name__ != "NewmarkNullSpace":
+            return None  # the R-matrix method
+        return CompiledNullSpace(system, settings, formulation)
     if getattr(formulation, "chart", None) is not None:
         return None  # another orientation set (the central-difference family)
     return CompiledCentralDifferences(system, settings, formulation)
@@ -217,6 +221,52 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
                     t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0,
                     {"a": a.copy(), "lam_star": lam_star.copy()},
                 )  # fmt: skip
+                yield from self._numpy_rest(last, k, steps)
+                return
+
+
+class CompiledNullSpace(_CompiledStepper):
+    """``NewmarkNullSpace.step`` compiled (see ``solver.compiled.null_space``)."""
+
+    def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
+        from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
+        from solver.compiled import null_space as cns
+
+        stepper, s = self.formulation.stepper, self.system
+        P, pt = s.arrays, s.patterns
+        h = self.settings.dt
+        n, m = s.n, s.m
+        coef = tuple(float(c) for c in stepper.scheme.coefficients(h))
+        w = np.ones(n) if stepper.weights is None else _own(stepper.weights)
+        t = float(state.t)
+        q, qd = _own(state.q), _own(state.qd)
+        qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
+        lam = _own(state.lam[:m]) if state.lam is not None else np.zeros(m)
+        rank = int(stepper.rank_at(q, t))
+        phit = s.constraints(q, qd, t).phi_t
+        power = _state_power(s, q, qd, t, lam, phit)
+        secant = len(s.force_set) > 0 or s.kernel_damping
+        work = 0.0
+        k = 0
+        while k < steps:
+            todo = min(CHUNK, steps - k)
+            out = np.zeros((todo, cns.N_OUT))
+            bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
+            status, done, _, _, _, rank = cns.ns_steps(
+                P, pt, coef, w, float(CONDITION_FLOOR), float(stepper.tol),
+                int(stepper.max_iterations), h, t, q, qd, qdd, lam, rank, work, power, secant,
+                todo, out, bq, bqd, bqdd,
+            )  # fmt: skip
+            for i in range(done):
+                k += 1
+                yield _frame(out[i], bq[i], bqd[i], bqdd[i], cns), k
+            if done:
+                t = float(out[done - 1, cns.OUT_T])
+                work = float(out[done - 1, cns.OUT_WORK])
+                power = float(out[done - 1, cns.OUT_POWER])
+            if status != cns.STATUS_OK:  # the NumPy step from the same state
+                stepper._rank = (q.copy(), int(rank))
+                last = DynamicState(t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0)
                 yield from self._numpy_rest(last, k, steps)
                 return
 

@@ -204,20 +204,12 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
     return e
 
 
-@kernel
 def constraint_pattern(P, q):
     """``(rows, cols)`` of the entries of :func:`constraints` (evaluated at q: the positions
-    of the entries do not depend on it)."""
+    of the entries do not depend on it; from Python)."""
     mk = markers(P, q, q, NO)
-    c = targets(P, 0.0)
-    none = np.zeros(0)
-    idx = np.zeros(0, np.int64)
-    count = _jacobian_entries(P, mk, c, none, none, none, COUNT, idx, idx, none, q, q)
-    rows = np.zeros(count, np.int64)
-    cols = np.zeros(count, np.int64)
-    vals = np.zeros(count)
-    _jacobian_entries(P, mk, c, none, none, none, PATTERN, rows, cols, vals, q, q)
-    return rows, cols
+    count = constraint_evaluation(P, mk, q, q, 0.0, COUNT, 0)[6]
+    return constraint_evaluation(P, mk, q, q, 0.0, PATTERN, count)[3:5]
 
 
 @kernel(inline="always")
@@ -232,6 +224,29 @@ def constraints(P, mk, q, qd, t, count):
     idx = np.zeros(0, np.int64)
     _jacobian_entries(P, mk, c, phi, phit, gamma, VALUES, idx, idx, vals, q, qd)
     return phi, phit, gamma, vals
+
+
+@kernel
+def constraint_evaluation(P, mk, q, qd, t, mode, count):
+    """The constraints from Python, one compiled entry for all three passes: ``mode``
+    ``COUNT`` gives the number of entries of Φ_q; ``PATTERN`` their ``(rows, cols)``
+    (``count`` of them); ``VALUES`` ``(Φ, Φ_t, γ)`` and their values (:func:`constraints`).
+    Returns ``(Φ, Φ_t, γ, rows, cols, values, count)`` with empty arrays where the pass
+    gives none."""
+    idx = np.zeros(0, np.int64)
+    if mode == VALUES:
+        phi, phit, gamma, vals = constraints(P, mk, q, qd, t, count)
+        return phi, phit, gamma, idx, idx, vals, count
+    c = targets(P, 0.0)
+    none = np.zeros(0)
+    if mode == COUNT:
+        count = _jacobian_entries(P, mk, c, none, none, none, COUNT, idx, idx, none, q, q)
+        return none, none, none, idx, idx, none, count
+    rows = np.zeros(count, np.int64)
+    cols = np.zeros(count, np.int64)
+    vals = np.zeros(count)
+    _jacobian_entries(P, mk, c, none, none, none, PATTERN, rows, cols, vals, q, q)
+    return none, none, none, rows, cols, none, count
 
 
 @kernel(inline="always")
@@ -345,18 +360,12 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
     return ek, ed
 
 
-@kernel
 def second_order_pattern(P, q):
-    """``((rows, cols) of ∂(Φ_qᵀλ)/∂q, (rows, cols) of ∂(Φ_q q̇)/∂q)``."""
+    """``((rows, cols) of ∂(Φ_qᵀλ)/∂q, (rows, cols) of ∂(Φ_q q̇)/∂q)`` (from Python)."""
     mk = markers(P, q, q, YES)
-    c = targets(P, 0.0)
-    lam = np.ones(P.m)
-    none = np.zeros(0)
-    idx = np.zeros(0, np.int64)
-    nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, q)
-    kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
-    dr, dc, dv = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd)
-    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, q)
+    lam = np.zeros(0)  # the passes take λ = 1
+    nk, nd = second_order_evaluation(P, mk, q, 0.0, lam, YES, COUNT, 0, 0)[6:]
+    kr, kc, _, dr, dc, _, _, _ = second_order_evaluation(P, mk, q, 0.0, lam, YES, PATTERN, nk, nd)
     return kr, kc, dr, dc
 
 
@@ -369,6 +378,29 @@ def second_order(P, mk, qd, t, lam, velocity, nk, nd):
     idx = np.zeros(0, np.int64)
     _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, qd)
     return kv, dv
+
+
+@kernel
+def second_order_evaluation(P, mk, qd, t, lam, velocity, mode, nk, nd):
+    """The second derivatives of the constraints from Python, one compiled entry for all
+    three passes (``mode`` ``COUNT``, ``PATTERN`` (both with ``λ = 1`` and velocities), or
+    ``VALUES``: :func:`second_order`). Returns ``(kr, kc, kv, dr, dc, dv, nk, nd)``, the
+    rows, columns and values of ``∂(Φ_qᵀλ)/∂q`` and ``∂(Φ_q q̇)/∂q``, with empty arrays
+    where the pass gives none."""
+    idx = np.zeros(0, np.int64)
+    if mode == VALUES:
+        kv, dv = second_order(P, mk, qd, t, lam, velocity, nk, nd)
+        return idx, idx, kv, idx, idx, dv, nk, nd
+    c = targets(P, 0.0)
+    none = np.zeros(0)
+    lam = np.ones(P.m)
+    if mode == COUNT:
+        nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, qd)
+        return idx, idx, none, idx, idx, none, nk, nd
+    kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
+    dr, dc, dv = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd)
+    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, qd)
+    return kr, kc, none, dr, dc, none, nk, nd
 
 
 # ---- mass ---------------------------------------------------------------------------------

@@ -393,8 +393,8 @@ class MultibodySystem:
         ms = ms or self.markers.evaluate(q, qd)
         q = _f64(q)
         qd = _f64(qd)
-        phi, phit, gamma, vals = ks.constraints(
-            self.arrays, ms.arrays, q, qd, float(t), self._n_phi
+        phi, phit, gamma, _, _, vals, _ = ks.constraint_evaluation(
+            self.arrays, ms.arrays, q, qd, float(t), ks.VALUES, self._n_phi
         )
         if self.blocks:
             parts = [vals]
@@ -420,7 +420,9 @@ class MultibodySystem:
             return last[1].phi, last[1].phi_q  # Φ and Φ_q do not depend on q̇
         ms = self.markers.positions(q)
         q = _f64(q)
-        phi, vals = ks.position_constraints(self.arrays, ms.arrays, q, float(t), self._n_phi)
+        phi, _, _, _, _, vals, _ = ks.constraint_evaluation(
+            self.arrays, ms.arrays, q, q, float(t), ks.VALUES, self._n_phi
+        )  # the markers without velocities: Φ_t and γ are not used
         return phi, self._phi_pattern.build(vals)
 
     def constraint_second_order(
@@ -444,7 +446,10 @@ class MultibodySystem:
         lam = _f64(lam)
         qd = _f64(qd)
         nk, nd = self._n_second
-        kv, dv = ks.second_order(self.arrays, ms.arrays, qd, float(t), lam, velocity, nk, nd)
+        r = ks.second_order_evaluation(
+            self.arrays, ms.arrays, qd, float(t), lam, velocity, ks.VALUES, nk, nd
+        )
+        kv, dv = r[2], r[5]
         kr, kc, dr, dc = self._second_patterns
         kparts, dparts = [(kr, kc, kv)], [(dr, dc, dv)]
         for b in self.blocks:

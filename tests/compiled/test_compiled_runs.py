@@ -16,7 +16,7 @@ from solver.model import load_model
 from tests.compiled.models import EXAMPLES, compiled_models
 
 MODELS = compiled_models()
-FORMULATIONS = ["central_differences", "augmented_lagrangian"]
+FORMULATIONS = ["central_differences", "augmented_lagrangian", "null_space"]
 
 
 def _run(model, monkeypatch, compiled: bool, **kw):
@@ -81,6 +81,30 @@ def test_models_outside_the_compiled_path_run_their_formulation():
     assert _stepper(MODELS["pendulum"], "penalty") is None
 
 
+def test_null_space_with_rotation_weights_and_the_r_matrix_method(monkeypatch):
+    """The compiled null-space Newmark steps in the metric of ``rotation_length`` (the
+    Euler-parameter columns weighted) equal the NumPy steps; the R-matrix method keeps its
+    own step."""
+    model = MODELS["heavy_top"]
+    kw = {"formulation": "null_space", "dt": 1e-3, "t_end": 0.1, "output_dt": 0.01}
+    kw["parameters"] = {"rotation_length": 1.3, "scheme": "fox_goodwin"}
+    ref = _run(model, monkeypatch, False, **kw)
+    got = _run(model, monkeypatch, True, **kw)
+    assert ref.status == got.status == "ok" and len(ref) == len(got) == 11
+    for col in ref.columns:
+        a, b = ref.column(col), got.column(col)
+        if col.startswith("constraint."):
+            assert np.all(np.abs(a - b) <= 1e-9 + 1e-3 * np.abs(a)), col
+        else:
+            assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
+    settings = simulate.settings_with(
+        model, analysis="dynamic", formulation="null_space", parameters={"method": "r_matrix"}
+    )
+    system = MultibodySystem(model)
+    formulation = formulation_class("null_space")(system, settings)
+    assert compiled_stepper(system, settings, formulation) is None
+
+
 def test_a_failing_compiled_step_is_retaken_by_numpy(monkeypatch):
     """A compiled call that stops early (its status says which failure) hands its
     look-ahead to the NumPy formulation, which takes that step and the rest: the run
@@ -106,6 +130,36 @@ def test_a_failing_compiled_step_is_retaken_by_numpy(monkeypatch):
     assert len(calls) == 2 and got.status == "ok" and len(got) == len(ref)
     for col in ref.columns:
         assert np.allclose(ref.column(col), got.column(col), rtol=1e-9, atol=1e-11), col
+
+
+def test_a_failing_null_space_call_is_retaken_by_numpy(monkeypatch):
+    """The same hand-over for the null-space Newmark stepper (its state: q, q̇, q̈, λ and the
+    rank of Φ_q)."""
+    import solver.compiled.null_space as cns
+
+    real, calls = cns.ns_steps, []
+
+    def failing(*args):
+        calls.append(1)
+        if len(calls) < 2:
+            return real(*args)
+        args = list(args)
+        args[17] = 5  # five steps, then report a failure
+        out = real(*args)
+        return (cns.STATUS_NEWTON, *out[1:])
+
+    monkeypatch.setattr(cns, "ns_steps", failing)
+    model = MODELS["double_four_bar"]
+    kw = {"formulation": "null_space", "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
+    ref = _run(model, monkeypatch, False, **kw)
+    got = _run(model, monkeypatch, True, **kw)
+    assert len(calls) == 2 and got.status == "ok" and len(got) == len(ref)
+    for col in ref.columns:
+        a, b = ref.column(col), got.column(col)
+        if col.startswith("constraint."):
+            assert np.all(np.abs(a - b) <= 1e-9 + 1e-3 * np.abs(a)), col
+        else:
+            assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
 
 
 def test_a_failing_step_reports_the_numpy_message(monkeypatch):

@@ -192,7 +192,8 @@ class NewmarkNullSpace:
         self._rank = None  # (q, rank of Φ_q on the manifold at q) from the last step
         self.weights = rotation_weights(system, rotation_length)
 
-    def _rank_at(self, q: np.ndarray, t: float) -> int:
+    def rank_at(self, q: np.ndarray, t: float) -> int:
+        """The rank of ``Φ_q`` on the manifold at ``q`` (kept from the last step)."""
         if self._rank is not None and np.array_equal(self._rank[0], q):
             return self._rank[1]
         c = self.system.constraints(q, None, t)
@@ -203,7 +204,7 @@ class NewmarkNullSpace:
         t = state.t + h
         a0, a1, a2, a5, a6, a7 = self.scheme.coefficients(h)
         xn, vn, an = state.q, state.qd, state.qdd
-        rank = self._rank_at(xn, state.t)
+        rank = self.rank_at(xn, state.t)
         # predictor: constant acceleration
         x = xn + h * vn + 0.5 * h * h * an
         v = vn + h * an

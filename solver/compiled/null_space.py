@@ -1,0 +1,312 @@
+"""Compiled (Numba) steps of the null-space Newmark method for packed systems.
+
+The steps of :class:`solver.analysis.formulations.null_space_newmark.NewmarkNullSpace`
+(the null-space Newmark thesis, ch. 5–7; a run starts with the formulation's own
+``start``) for the models :func:`solver.mechanics.packing.python_parts` leaves to the
+kernels, without rolling rows: the constant-acceleration predictor, every Newton iteration
+linearising the constraints at position, velocity and acceleration level at the iterate,
+the orthonormal null space ``N`` of ``Φ_q`` and the minimum-norm particular solutions from
+an SVD (in the metric of the Euler-parameter ``weights``), the d×d reduced equations of
+motion, the Euler-parameter renormalisation and the same convergence test; the rank rules
+of ``SVDSpaces`` (the rank on the manifold at the start of the step as a cap, singular
+values below ``CONDITION_FLOOR`` of the largest left out of the step's solves) and the
+refresh rule of the derivative matrices (``refresh_needed``). Not computed here: the
+reduced system's highest frequency (the NumPy step's ``state.extra["omega_max"]``).
+
+Failures are status codes; the caller lets the NumPy formulation retake that step (its
+message, or its result). Conventions are the system's (SI, ``M q̈ = Q − Φ_qᵀ λ``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.compiled.augmented_lagrangian import all_finite, max_abs
+from solver.compiled.dense import lu_factor, lu_solve
+from solver.kernels.jit import NO, YES, kernel
+from solver.kernels.system import (
+    dense_constraints,
+    dense_forces,
+    dense_mass,
+    dense_mass_times_jacobian,
+    elastic_energy,
+    kinetic_energy,
+    markers,
+    potential_energy,
+    scatter,
+    secant_work,
+    second_order,
+    state_power,
+)
+
+#: status codes of :func:`ns_steps`
+STATUS_OK = 0
+STATUS_NEWTON = 1  # no convergence in max_iterations, or a non-finite correction
+STATUS_SINGULAR = 2  # the reduced Newton matrix is singular
+STATUS_NONFINITE = 3  # the step's q or q̇ is non-finite
+
+#: columns of the per-step scalars ``ns_steps`` writes (as ``augmented_lagrangian.OUT_*``)
+OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
+N_OUT = 9
+EPS = np.finfo(np.float64).eps
+
+
+@kernel
+def rank_tolerance(m, n, smax, phi):
+    """``null_space_common.rank_tolerance``: ``10³ ε max(m, n) σ_max``, raised to ``10‖Φ‖``."""
+    floor = 1e3 * EPS * max(m, n) * smax
+    if phi.shape[0] == 0:
+        return floor
+    return max(floor, 10.0 * max_abs(phi))
+
+
+@kernel
+def _count_above(s, tol):
+    c = 0
+    for v in s:
+        if v > tol:
+            c += 1
+    return c
+
+
+@kernel
+def spaces(h, phi, cap, floor, keep, w):
+    """``SVDSpaces(h, phi, cap, floor, keep, weights=w)`` (``keep < 0``: none; ``w`` all
+    ones: the plain metric). Returns ``(N, Pm, U, S, V, rank, rank_here)``: the null space
+    ``N`` (n × d) and its left inverse ``Pm``; ``U``, ``S``, ``V`` the ``rank`` singular
+    triplets the solves use (``V`` back in the original coordinates)."""
+    m, n = h.shape
+    if m == 0:
+        null = np.zeros((n, n))
+        pm = np.zeros((n, n))
+        for i in range(n):
+            null[i, i] = 1.0 / w[i]
+            pm[i, i] = w[i]
+        return null, pm, np.zeros((0, 0)), np.zeros(0), np.zeros((n, 0)), 0, 0
+    hw = np.empty((m, n))
+    for i in range(m):
+        for j in range(n):
+            hw[i, j] = h[i, j] / w[j]
+    u, s, vt = np.linalg.svd(hw, full_matrices=True)
+    s0 = s[0] if s.shape[0] else 0.0
+    rank_here = _count_above(s, rank_tolerance(m, n, s0, phi))
+    r = min(cap, _count_above(s, rank_tolerance(m, n, s0, np.zeros(0))))
+    d = n - r
+    null = np.empty((n, d))
+    pm = np.empty((d, n))
+    for i in range(n):
+        for k in range(d):
+            null[i, k] = vt[r + k, i] / w[i]
+            pm[k, i] = vt[r + k, i] * w[i]
+    if floor > 0.0:
+        r = min(r, _count_above(s, floor * s0))
+    if keep >= 0:
+        r = min(r, keep)
+    uu = np.ascontiguousarray(u[:, :r])
+    v = np.empty((n, r))
+    for i in range(n):
+        for k in range(r):
+            v[i, k] = vt[k, i] / w[i]
+    return null, pm, uu, s[:r].copy(), v, r, rank_here
+
+
+@kernel
+def _solve_vec(u, s, v, b):
+    """Minimum-norm least-squares ``y`` with ``H y = b``."""
+    return v @ ((u.T @ b) / s)
+
+
+@kernel
+def _solve_mat(u, s, v, b):
+    """:func:`_solve_vec` for the columns of ``b``."""
+    t = u.T @ b
+    for i in range(t.shape[0]):
+        for j in range(t.shape[1]):
+            t[i, j] /= s[i]
+    return v @ t
+
+
+@kernel
+def renormalise(P, q, qd, qdd):
+    """``null_space_common.renormalise`` in place: ``p ← p/|p|``, ``ṗ ← ṗ − p(pᵀṗ)``,
+    ``p̈ ← p̈ − p(ṗᵀṗ + pᵀp̈)`` for every rigid body's Euler parameters."""
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b] + 3
+        norm = 0.0
+        for j in range(4):
+            norm += q[o + j] * q[o + j]
+        norm = np.sqrt(norm)
+        for j in range(4):
+            q[o + j] /= norm
+        pd = 0.0
+        for j in range(4):
+            pd += q[o + j] * qd[o + j]
+        for j in range(4):
+            qd[o + j] -= q[o + j] * pd
+        dd = 0.0
+        pa = 0.0
+        for j in range(4):
+            dd += qd[o + j] * qd[o + j]
+            pa += q[o + j] * qdd[o + j]
+        for j in range(4):
+            qdd[o + j] -= q[o + j] * (dd + pa)
+
+
+@kernel
+def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
+    """``(K, C, Ḣ, Ḧ)`` of ``Linearisation.derivatives``: ``K = ∂(M q̈)/∂q − ∂Q/∂q +
+    ∂(Φ_qᵀλ)/∂q``, ``C = −∂Q/∂q̇``, ``Ḣ = ∂(Φ_q q̇)/∂q``, ``Ḧ = ∂(Φ_q q̈)/∂q``."""
+    n, m = P.n, P.m
+    nk, nd = pt.hk_r.shape[0], pt.hd_r.shape[0]
+    kv, dv = second_order(P, mk, qd, t, lam, YES, nk, nd)
+    k_lam = scatter(pt.hk_r, pt.hk_c, kv, n, n)
+    hd = scatter(pt.hd_r, pt.hd_c, dv, m, n)
+    mk2 = markers(P, q, qdd, YES)
+    _, dv2 = second_order(P, mk2, qdd, t, np.zeros(m), YES, nk, nd)
+    hdd = scatter(pt.hd_r, pt.hd_c, dv2, m, n)
+    _, kq, kqd = dense_forces(P, pt, mk, q, qd, t, YES, YES)
+    k = dense_mass_times_jacobian(P, pt, q, qdd) - kq + k_lam
+    return k, -kqd, hd, hdd
+
+
+@kernel
+def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, k, c,
+                hd, hdd, null, pm, u, s, v):  # fmt: skip
+    """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``."""
+    a0, a1, a2, a5, a6, a7 = coef
+    p = _solve_vec(u, s, v, -phi)
+    vel = hq @ qd + phit
+    vp = _solve_vec(u, s, v, -vel - hd @ p)
+    acc = hq @ qdd - gamma
+    hdn = hd @ null
+    vv = -_solve_mat(u, s, v, hdn)
+    w1 = -_solve_mat(u, s, v, hdd @ null + 2.0 * (hd @ vv))
+    w2 = 2.0 * vv
+    wp = _solve_vec(u, s, v, -acc - hdd @ p - 2.0 * (hd @ vp))
+    e0 = pm @ (q - xn)
+    b0 = a5 * e0 - a6 * (pm @ vn) - a7 * (pm @ an) - pm @ qd
+    c0 = a0 * e0 - a1 * (pm @ vn) - a2 * (pm @ an) - pm @ qdd
+    r0 = mass @ qdd - f + hq.T @ lam
+    mn = mass @ null
+    cn = c @ null
+    nt = np.ascontiguousarray(null.T)
+    kr = nt @ (k @ null + c @ vv + mass @ w1)
+    a = nt @ (a0 * mn + a5 * (mass @ w2 + cn)) + kr
+    rhs = -(nt @ (r0 + mass @ (wp + null @ c0 + w2 @ b0) + c @ (vp + null @ b0) + k @ p))
+    d = null.shape[1]
+    alpha = np.zeros(d)
+    if d:
+        piv, ok = lu_factor(a)
+        if not ok:
+            return False, p, p, p
+        alpha = lu_solve(a, piv, rhs)
+    b = a5 * alpha + b0
+    cc = a0 * alpha + c0
+    dx = p + null @ alpha
+    dv = vp + null @ b + vv @ alpha
+    da = wp + null @ cc + w1 @ alpha + w2 @ b
+    return True, dx, dv, da
+
+
+@kernel
+def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
+    """One step from ``(t, q, q̇, q̈)`` with ``rank`` the rank of ``Φ_q`` on the manifold
+    at ``xn``: ``(status, iterations, error, q, q̇, q̈, λ, rank there)``."""
+    t1 = t + h
+    n, m = P.n, P.m
+    x = xn + h * vn + (0.5 * h * h) * an
+    v = vn + h * an
+    a = an.copy()
+    renormalise(P, x, v, a)
+    err = np.inf
+    have = False
+    working = -1
+    k = np.zeros((n, n))
+    c = np.zeros((n, n))
+    hd = np.zeros((m, n))
+    hdd = np.zeros((m, n))
+    for it in range(1, max_it + 1):
+        scale = max(1.0, max_abs(x))
+        mk = markers(P, x, v, YES)
+        phi, hq, phit, gamma = dense_constraints(P, pt, mk, x, v, t1)
+        mass = dense_mass(P, pt, x)
+        f, _, _ = dense_forces(P, pt, mk, x, v, t1, YES, NO)
+        if not (all_finite(phi) and all_finite(hq.ravel()) and all_finite(f)):
+            return STATUS_NEWTON, it, np.inf, x, v, a, np.zeros(m), rank
+        if it == 1:
+            null, pm, u, s, vs, r, here = spaces(hq, phi, rank, floor, -1, w)
+            working = r
+        else:
+            null, pm, u, s, vs, r, here = spaces(hq, phi, rank, 0.0, working, w)
+        lam = _solve_vec(vs, s, u, f - mass @ a) if m else np.zeros(0)
+        if not have or not err <= np.sqrt(tol) * scale:  # refresh_needed
+            k, c, hd, hdd = _derivatives(P, pt, mk, x, v, a, t1, lam)
+            have = True
+        ok, dx, dv, da = _correction(
+            coef, x, v, a, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, k, c, hd, hdd,
+            null, pm, u, s, vs,
+        )  # fmt: skip
+        if not ok:
+            return STATUS_SINGULAR, it, err, x, v, a, lam, here
+        x1, v1, a1 = x + dx, v + dv, a + da
+        renormalise(P, x1, v1, a1)
+        err = max_abs(x1 - x) + h * max_abs(v1 - v) + h * h * max_abs(a1 - a)
+        x, v, a = x1, v1, a1
+        if not np.isfinite(err):
+            return STATUS_NEWTON, it, err, x, v, a, lam, here
+        if err <= tol * scale:
+            return STATUS_OK, it, err, x, v, a, lam, here
+    return STATUS_NEWTON, max_it, err, x, v, a, np.zeros(m), rank
+
+
+@kernel
+def ns_steps(
+    P, pt, coef, w, floor, tol, max_it, h, t0, q, qd, qdd, lam, rank, work0, power0, secant,
+    n_steps, out, out_q, out_qd, out_qdd,
+):  # fmt: skip
+    """Advance ``n_steps`` steps of size ``h`` from ``t0`` (``coef``: the scheme's ``(a₀, a₁,
+    a₂, a₅, a₆, a₇)``; ``w``: the metric's weights; ``rank``: of Φ_q at ``q``). The state
+    arrays are overwritten with each accepted step's; row ``k`` of ``out`` gets step ``k``'s
+    scalars (``OUT_*``; the work as in ``augmented_lagrangian.al_steps``), the ``out_*``
+    arrays its state. Returns ``(status, done, t, iterations, error, rank)``: ``t`` the
+    time reached, or of the failed step."""
+    t = t0
+    work = work0
+    power = power0
+    n = P.n
+    for k in range(n_steps):
+        t1 = t + h
+        status, it, err, q1, qd1, qdd1, lam1, rank1 = ns_step(
+            P, pt, coef, w, floor, tol, max_it, h, t, q, qd, qdd, rank
+        )
+        if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
+            status = STATUS_NONFINITE
+        if status != STATUS_OK:
+            return status, k, t1, it, err, rank
+        mk = markers(P, q1, qd1, YES)
+        phi, hq, phit, _ = dense_constraints(P, pt, mk, q1, qd1, t1)
+        power1 = state_power(P, mk, q1, qd1, t1, lam1, phit)
+        work += 0.5 * (power + power1) * h
+        if secant:
+            work += secant_work(P, q, qd, t, q1, qd1, t1, h)
+        power = power1
+        t = t1
+        rank = rank1
+        for i in range(n):
+            q[i] = q1[i]
+            qd[i] = qd1[i]
+            qdd[i] = qdd1[i]
+        lam[:] = lam1
+        out_q[k] = q1
+        out_qd[k] = qd1
+        out_qdd[k] = qdd1
+        out[k, OUT_T] = t
+        out[k, OUT_ITS] = it
+        out[k, OUT_PHI] = max_abs(phi)
+        out[k, OUT_PHIV] = max_abs(hq @ qd1 + phit)
+        out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
+        out[k, OUT_POT] = potential_energy(P, q1)
+        out[k, OUT_ELA] = elastic_energy(P, markers(P, q1, qd1, NO), q1)
+        out[k, OUT_WORK] = work
+        out[k, OUT_POWER] = power1
+    return STATUS_OK, n_steps, t, 0, 0.0, rank
