@@ -152,7 +152,7 @@ def renormalise(P, q, qd, qdd):
             qdd[o + j] -= q[o + j] * (dd + pa)
 
 
-@kernel
+@kernel(inline="always")
 def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
     """``(K, C, Ḣ, Ḧ)`` of ``Linearisation.derivatives``: ``K = ∂(M q̈)/∂q − ∂Q/∂q +
     ∂(Φ_qᵀλ)/∂q``, ``C = −∂Q/∂q̇``, ``Ḣ = ∂(Φ_q q̇)/∂q``, ``Ḧ = ∂(Φ_q q̈)/∂q``."""
@@ -208,7 +208,7 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     return True, dx, dv, da
 
 
-@kernel
+@kernel(inline="always")
 def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
     """One step from ``(t, q, q̇, q̈)`` with ``rank`` the rank of ``Φ_q`` on the manifold
     at ``xn``: ``(status, iterations, error, q, q̇, q̈, λ, rank there)``."""
