@@ -1,7 +1,7 @@
 """Every example headless with its own settings: time per step and real-time factor.
 
     .venv/bin/python -m benchmarks.examples_speed [--cap SECONDS] [--only NAME ...]
-        [--csv benchmarks/results/examples.csv]
+        [--csv benchmarks/results/examples.csv] [--numpy]
 
 Per example: the formulation and Δt of its ``solver`` section, the simulated time, the
 wall time of ``simulate`` as a user calls it (the system built and assembled included; the
@@ -11,11 +11,14 @@ one) and of its time loop alone (``loop_s``), ms per step and the real-time fact
 what of it the kernels do not evaluate yet (``python_parts``). ``--cap`` shortens runs
 longer than that many simulated seconds (the time per step is still the model's).
 Statics and kinematics examples are timed the same way (steps are output times).
+``--numpy`` also times each run with the formulation's own (NumPy) steps instead of the
+compiled stepper, right after the compiled run, and prints their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import time
 from pathlib import Path
@@ -38,7 +41,20 @@ def _compiled(system, settings) -> bool:
     return compiled_stepper(system, settings, formulation) is not None
 
 
-def measure(path: Path, cap: float | None) -> dict:
+@contextlib.contextmanager
+def _numpy_steps():
+    """Runs inside take the formulations' own steps (no compiled stepper)."""
+    from solver.analysis import dynamic
+
+    real = dynamic.compiled_stepper
+    dynamic.compiled_stepper = lambda *args: None
+    try:
+        yield
+    finally:
+        dynamic.compiled_stepper = real
+
+
+def measure(path: Path, cap: float | None, numpy: bool = False) -> dict:
     model = load_model(path)
     settings = settings_with(model)
     t_end = settings.t_end if cap is None else min(settings.t_end, cap)
@@ -47,6 +63,12 @@ def measure(path: Path, cap: float | None) -> dict:
     start = time.perf_counter()
     result = simulate(model, t_end=t_end)
     wall = time.perf_counter() - start
+    numpy_ms = None
+    if numpy:
+        with _numpy_steps():
+            start = time.perf_counter()
+            simulate(model, t_end=t_end)
+            numpy_ms = 1e3 * (time.perf_counter() - start) / max(1, round(t_end / dt))
     steps = max(1, round(t_end / dt))
     system = MultibodySystem(model)
     return {
@@ -62,6 +84,7 @@ def measure(path: Path, cap: float | None) -> dict:
         "real_time_factor": round(t_end / wall, 3),
         "compiled": _compiled(system, settings),
         "python_parts": "; ".join(python_parts(system)),
+        "numpy_ms_per_step": None if numpy_ms is None else round(numpy_ms, 4),
     }
 
 
@@ -70,6 +93,7 @@ def main(argv=None) -> None:
     ap.add_argument("--cap", type=float, default=None, help="simulated seconds at most")
     ap.add_argument("--only", nargs="*", default=None, help="example names (file stems)")
     ap.add_argument("--csv", type=Path, default=None, help="write the table here too")
+    ap.add_argument("--numpy", action="store_true", help="also time the NumPy steps")
     args = ap.parse_args(argv)
     paths = sorted(EXAMPLES.glob("*.json"))
     if args.only:
@@ -78,13 +102,19 @@ def main(argv=None) -> None:
     head = f"{'example':<30}{'formulation':<24}{'dt':>9}{'t_end':>7}{'ms/step':>10}{'RTF':>9}  path"
     print(head)
     for path in paths:
-        row = measure(path, args.cap)
+        row = measure(path, args.cap, args.numpy)
         rows.append(row)
         where = "compiled" if row["compiled"] else f"python: {row['python_parts'] or 'formulation'}"
         print(
             f"{row['example']:<30}{row['formulation']:<24}{row['dt_s']:>9.2g}"
             f"{row['t_end_s']:>7.3g}{row['ms_per_step']:>10.3f}{row['real_time_factor']:>9.2f}"
-            f"  {where}{'' if row['status'] == 'ok' else '  [' + row['status'] + ']'}",
+            f"  {where}{'' if row['status'] == 'ok' else '  [' + row['status'] + ']'}"
+            + (
+                f"  numpy {row['numpy_ms_per_step']:.3f} ms/step "
+                f"({row['numpy_ms_per_step'] / row['ms_per_step']:.1f}x)"
+                if args.numpy
+                else ""
+            ),
             flush=True,
         )
     if args.csv:
