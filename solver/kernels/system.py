@@ -159,6 +159,7 @@ def _put(mode, e, rows, cols, vals, r, c, v):
 @kernel
 def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd):
     """Φ, Φ_t, γ (when ``phi`` has m entries) and the entries of Φ_q; returns their count."""
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     blk = np.zeros((prim.MAX_SLOTS, 3, 3))
     ph = np.zeros(3)
     quad = np.zeros(3)
@@ -187,7 +188,11 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
                     acc = 0.0
                     for j in range(3):
                         acc += blk[s, r, j] * mk.jac[k, j, a]
-                    e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, a], acc)
+                    if values:
+                        vals[e] = acc
+                        e += 1
+                    else:
+                        e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, a], acc)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         row = P.norm_row0 + b
@@ -196,7 +201,11 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
         for j in range(4):
             pp += q[o + 3 + j] * q[o + 3 + j]
             vv += qd[o + 3 + j] * qd[o + 3 + j]
-            e = _put(mode, e, rows, cols, vals, row, o + 3 + j, 2.0 * q[o + 3 + j])
+            if values:
+                vals[e] = 2.0 * q[o + 3 + j]
+                e += 1
+            else:
+                e = _put(mode, e, rows, cols, vals, row, o + 3 + j, 2.0 * q[o + 3 + j])
         if want:
             phi[row] = pp - 1.0
             phit[row] = 0.0
@@ -277,6 +286,7 @@ def _pairs(typ, i, j):
 def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
     """Entries of ``∂(Φ_qᵀλ)/∂q`` (n×n) and, with ``velocity``, ``∂(Φ_q q̇)/∂q`` (m×n);
     returns their counts ``(nk, nd)``."""
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     blk = np.zeros((prim.MAX_SLOTS, 3, 3))
     ph = np.zeros(3)
     quad = np.zeros(3)
@@ -321,14 +331,22 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
                         acc = 0.0
                         for l in range(3):
                             acc += mk.jac[ki, l, a] * w[l, b]
-                        ek = _put(mode, ek, kr, kc, kv, P.mk_cols[ki, a], P.mk_cols[kj, b], acc)
+                        if values:
+                            kv[ek] = acc
+                            ek += 1
+                        else:
+                            ek = _put(mode, ek, kr, kc, kv, P.mk_cols[ki, a], P.mk_cols[kj, b], acc)
                 if velocity and nr == 1:  # row r0: u̇_iᵀ f_ij J_j
                     for b in range(nj):
                         acc = 0.0
                         for a in range(3):
                             for l in range(3):
                                 acc += mk.ud[ki, a] * h1[si, sj, a, l] * mk.jac[kj, l, b]
-                        ed = _put(mode, ed, dr, dc, dv, r0, P.mk_cols[kj, b], acc)
+                        if values:
+                            dv[ed] = acc
+                            ed += 1
+                        else:
+                            ed = _put(mode, ed, dr, dc, dv, r0, P.mk_cols[kj, b], acc)
         for si in range(ns):  # ∂(J_iᵀ f_i)/∂q of rigid markers, f_i = Σ_r λ_r ∂f_r/∂u_i
             ki = slots[si]
             if P.mk_kind[ki] != RIGID:
@@ -342,21 +360,37 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
             hf = force_hessian(P.mk_local[ki], f)
             for a in range(4):
                 for b in range(4):
-                    ek = _put(mode, ek, kr, kc, kv, o + a, o + b, hf[a, b])
+                    if values:
+                        kv[ek] = hf[a, b]
+                        ek += 1
+                    else:
+                        ek = _put(mode, ek, kr, kc, kv, o + a, o + b, hf[a, b])
             if velocity:  # blocks_i ∂u̇_i/∂q: S(ṗ, s̄) in the Euler-parameter columns
                 for r in range(nr):
                     for b in range(4):
                         acc = 0.0
                         for j in range(3):
                             acc += blk[si, r, j] * mk.sjd[ki, j, b]
-                        ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
+                        if values:
+                            dv[ed] = acc
+                            ed += 1
+                        else:
+                            ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b] + 3
         ln = lam[P.norm_row0 + b]
         for j in range(4):
-            ek = _put(mode, ek, kr, kc, kv, o + j, o + j, 2.0 * ln)
+            if values:
+                kv[ek] = 2.0 * ln
+                ek += 1
+            else:
+                ek = _put(mode, ek, kr, kc, kv, o + j, o + j, 2.0 * ln)
             if velocity:
-                ed = _put(mode, ed, dr, dc, dv, P.norm_row0 + b, o + j, 2.0 * qd[o + j])
+                if values:
+                    dv[ed] = 2.0 * qd[o + j]
+                    ed += 1
+                else:
+                    ed = _put(mode, ed, dr, dc, dv, P.norm_row0 + b, o + j, 2.0 * qd[o + j])
     return ek, ed
 
 
@@ -408,22 +442,39 @@ def second_order_evaluation(P, mk, qd, t, lam, velocity, mode, nk, nd):
 
 @kernel
 def _mass_entries(P, q, mode, rows, cols, vals):
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     e = np.int64(0)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         for i in range(3):
-            e = _put(mode, e, rows, cols, vals, o + i, o + i, P.rig_mass[b])
+            if values:
+                vals[e] = P.rig_mass[b]
+                e += 1
+            else:
+                e = _put(mode, e, rows, cols, vals, o + i, o + i, P.rig_mass[b])
         g = g_matrix(q[o + 3 : o + 7])
         blk = gjg(g, P.rig_inertia[b], g)
         for i in range(4):
             for j in range(4):
-                e = _put(mode, e, rows, cols, vals, o + 3 + i, o + 3 + j, 4.0 * blk[i, j])
+                if values:
+                    vals[e] = 4.0 * blk[i, j]
+                    e += 1
+                else:
+                    e = _put(mode, e, rows, cols, vals, o + 3 + i, o + 3 + j, 4.0 * blk[i, j])
     for b in range(P.pm_off.shape[0]):
         o = P.pm_off[b]
         for i in range(3):
-            e = _put(mode, e, rows, cols, vals, o + i, o + i, P.pm_mass[b])
+            if values:
+                vals[e] = P.pm_mass[b]
+                e += 1
+            else:
+                e = _put(mode, e, rows, cols, vals, o + i, o + i, P.pm_mass[b])
     for k in range(P.cm_row.shape[0]):
-        e = _put(mode, e, rows, cols, vals, P.cm_row[k], P.cm_col[k], P.cm_val[k])
+        if values:
+            vals[e] = P.cm_val[k]
+            e += 1
+        else:
+            e = _put(mode, e, rows, cols, vals, P.cm_row[k], P.cm_col[k], P.cm_val[k])
     return e
 
 
@@ -493,6 +544,7 @@ def _marker_loads(
     ∂F/∂u̇ given), the own term ``∂(J_aᵀ F_a)/∂q`` of rigid markers and, with ``flags & 4``,
     ``J_aᵀ ∂F_a/∂p`` (a force in body axes) into ∂Q/∂q; ``J_aᵀ ∂F_a/∂u̇_b J_b`` into
     ∂Q/∂q̇. Returns the new counts ``(e, ed)``."""
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     for a in range(ns):
         ka = slots[a]
         for x in range(P.mk_ncols[ka]):
@@ -538,22 +590,38 @@ def _marker_loads(
                             s += mk.jac[ka, i, x] * inner[i, y]
                             sv += mk.jac[ka, i, x] * innerv[i, y]
                         r, c = P.mk_cols[ka, x], P.mk_cols[kb, y]
-                        e = _put(mode, e, kr, kc, kv, r, c, s)
+                        if values:
+                            kv[e] = s
+                            e += 1
+                        else:
+                            e = _put(mode, e, kr, kc, kv, r, c, s)
                         if with_dv:
-                            ed = _put(mode, ed, cr, cc, cv, r, c, sv)
+                            if values:
+                                cv[ed] = sv
+                                ed += 1
+                            else:
+                                ed = _put(mode, ed, cr, cc, cv, r, c, sv)
         if P.mk_kind[ka] == RIGID:  # own terms over the Euler parameters of slot a's body
             o = P.mk_cols[ka, 0] + 3
             hf = force_hessian(P.mk_local[ka], force[a])
             for x in range(4):
                 for y in range(4):
-                    e = _put(mode, e, kr, kc, kv, o + x, o + y, hf[x, y])
+                    if values:
+                        kv[e] = hf[x, y]
+                        e += 1
+                    else:
+                        e = _put(mode, e, kr, kc, kv, o + x, o + y, hf[x, y])
             if flags & 4:
                 for x in range(na):
                     for y in range(4):
                         s = 0.0
                         for i in range(3):
                             s += mk.jac[ka, i, x] * dp[a, i, y]
-                        e = _put(mode, e, kr, kc, kv, P.mk_cols[ka, x], o + y, s)
+                        if values:
+                            kv[e] = s
+                            e += 1
+                        else:
+                            e = _put(mode, e, kr, kc, kv, P.mk_cols[ka, x], o + y, s)
     return e, ed
 
 
@@ -594,6 +662,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     """``Q`` into ``out`` (gravity, force elements and, if ``inertial``, the rigid bodies'
     quadratic-velocity forces) and the entries of ``∂Q/∂q`` and ``∂Q/∂q̇`` (the same
     entries either way); returns their counts."""
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     for i in range(P.n):
         out[i] += P.gravity_q[i]
     e = np.int64(0)  # not a literal: one compiled signature for every callee
@@ -619,8 +688,16 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             dqd = w * (h_matrix(jw) - gjg(gd, inertia, g_matrix(p)))
             for i in range(4):
                 for j in range(4):
-                    e = _put(mode, e, kr, kc, kv, o + 3 + i, o + 3 + j, dq[i, j])
-                    ed = _put(mode, ed, cr, cc, cv, o + 3 + i, o + 3 + j, dqd[i, j])
+                    if values:
+                        kv[e] = dq[i, j]
+                        e += 1
+                    else:
+                        e = _put(mode, e, kr, kc, kv, o + 3 + i, o + 3 + j, dq[i, j])
+                    if values:
+                        cv[ed] = dqd[i, j]
+                        ed += 1
+                    else:
+                        ed = _put(mode, ed, cr, cc, cv, o + 3 + i, o + 3 + j, dqd[i, j])
     slots = np.zeros(3, np.int64)
     for s in range(P.sp_mk.shape[0]):
         du[:] = 0.0
@@ -731,7 +808,11 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             for j in range(4):
                 acc += mat[i, j] * q[o + j]
                 if jac:
-                    e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
+                    if values:
+                        kv[e] = mat[i, j]
+                        e += 1
+                    else:
+                        e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
     e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     return _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
@@ -749,6 +830,7 @@ def _gather(q, qd, cols, k, x, xd):
 def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The continuum elements' forces into ``out`` and their Jacobian entries (as
     :func:`_line_entries`)."""
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.ct_cols.shape[0]
     if ne == 0:
         return e, ed
@@ -772,11 +854,19 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         if jac:
             for a in range(k):
                 for b in range(k):
-                    e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+                    if values:
+                        kv[e] = wq[a, b]
+                        e += 1
+                    else:
+                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
             if damped:
                 for a in range(k):
                     for b in range(k):
-                        ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
+                        if values:
+                            cv[ed] = wqd[a, b]
+                            ed += 1
+                        else:
+                            ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
     return e, ed
 
 
@@ -784,6 +874,7 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
 def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The elastic-line elements' forces into ``out`` and their Jacobian entries after the
     counts ``e`` (∂F/∂q) and ``ed`` (∂F/∂q̇, damped elements only); the new counts."""
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.ln_cols.shape[0]
     if ne == 0:
         return e, ed
@@ -807,11 +898,19 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         if jac:
             for a in range(k):
                 for b in range(k):
-                    e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+                    if values:
+                        kv[e] = wq[a, b]
+                        e += 1
+                    else:
+                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
             if gamma > 0.0:
                 for a in range(k):
                     for b in range(k):
-                        ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
+                        if values:
+                            cv[ed] = wqd[a, b]
+                            ed += 1
+                        else:
+                            ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
     return e, ed
 
 
