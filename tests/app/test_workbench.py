@@ -307,7 +307,7 @@ def test_model_tree_click_is_handled_within_200_ms_during_a_long_run(qtbot, work
         ("heavy_top", ["--t-end", "0.2"]),
     ],
 )
-def test_exported_csv_equals_the_cli(qtbot, workbench, tmp_path, example, options):
+def test_exported_csv_equals_the_cli(qtbot, workbench, tmp_path, capsys, example, options):
     window = workbench
     path = ROOT / "examples" / f"{example}.json"
     assert window.open_model(path)
@@ -316,14 +316,10 @@ def test_exported_csv_equals_the_cli(qtbot, workbench, tmp_path, example, option
     gui_csv = window.export_csv(tmp_path / "gui.csv")
 
     cli_csv = tmp_path / "cli.csv"
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "run", str(path), *options, "--csv", str(cli_csv), "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    from app.launcher import main as biela  # the `biela` command, in this process
+
+    code = biela(["run", str(path), *options, "--csv", str(cli_csv), "-q"])
+    assert code == 0, capsys.readouterr().err
     gui_lines = gui_csv.read_text().splitlines()
     cli_lines = cli_csv.read_text().splitlines()
     assert gui_lines[0] == cli_lines[0], "different columns"
