@@ -1259,8 +1259,7 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             event.ignore()
             return
-        if self.runner.running:
-            self.runner.wait()
+        self.runner.shutdown()  # the run, if any, and the solver process
         self._refresh_timer.stop()
         self.playback.stop()
         self.plot_sizer.set_maximised(False)  # save the normal layout

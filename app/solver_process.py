@@ -13,6 +13,10 @@ its headless speed. Messages on ``conn`` (all picklable plain data):
 - ``("preview", row)``: the state of a step between outputs, at most every
   ``BATCH_INTERVAL`` when no batch went out, for the live view only (not a result row);
 - ``("done", status, message, Result | None, summary)`` at the end, always last.
+
+The process serves one run after another (:func:`serve`): the GUI sends
+``("run", target, model, overrides)`` and reads that run's messages up to its ``done``;
+``("quit",)`` or the end of the pipe ends the process, and so does the end of the GUI.
 """
 
 from __future__ import annotations
@@ -27,6 +31,63 @@ import numpy as np
 
 #: Send a batch at least this often (s) while frames are coming.
 BATCH_INTERVAL = 0.02
+
+
+#: Seconds between looks, while idle, for a GUI process that has gone.
+IDLE_POLL = 1.0
+
+
+class _RunConnection:
+    """The connection as one run sees it: what it sends goes to the GUI; closing it ends
+    the run's messages, not the process's pipe. Records whether the run sent its
+    ``done``."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self.done = False
+        self.closed = False
+
+    def send(self, message: tuple) -> None:
+        if self.closed:
+            raise OSError("the run's connection is closed")
+        self._conn.send(message)
+        if message[0] == "done":
+            self.done = True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def serve(conn: Any, resume: Any, stop: Any) -> None:
+    """The solver process's main loop: run each ``("run", target, model, overrides)`` job
+    with ``target(model, overrides, connection, resume, stop)`` (:func:`solve` for the
+    real solver), one at a time; every job ends with exactly one ``done`` message. Ends
+    on ``("quit",)``, on the end of the pipe, or when the GUI process is gone."""
+    parent = os.getppid()
+    while True:
+        try:
+            if not conn.poll(IDLE_POLL):
+                if os.getppid() != parent:
+                    return  # the GUI ended without a word: do not linger
+                continue
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if not job or job[0] != "run":
+            return
+        _, target, model, overrides = job
+        run = _RunConnection(conn)
+        failure = "internal error: the run ended without a result"
+        try:
+            target(model, overrides, run, resume, stop)
+        except Exception as error:  # a bug in the run's code: one line for the user
+            traceback.print_exc()
+            failure = f"internal error: {type(error).__name__}: {error}"
+        if not run.done:
+            try:
+                conn.send(("done", "error", failure, None, {}))
+            except OSError:
+                return
 
 
 def solve(model: Any, overrides: dict, conn: Any, resume: Any, stop: Any) -> None:

@@ -56,6 +56,10 @@ SHOWN = (
     "max_constraint_position", "reference_distance", "final.t", "message",
 )  # fmt: skip
 KEY_ROLE = Qt.ItemDataRole.UserRole
+#: Milliseconds to wait for the study's thread to end once its study has ended, and, when
+#: the dialog or the window closes during a study, for the stopped study to end.
+THREAD_END_MS = 10_000
+STOP_WAIT_MS = 60_000
 
 
 class StudyRunner(QObject):
@@ -98,6 +102,7 @@ class StudyDialog(QDialog):
         self.runner: StudyRunner | None = None
         self._started = 0.0
         self.status = ""
+        self._lingering: list[QThread] = []
 
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Model field", "Value"])
@@ -355,7 +360,8 @@ class StudyDialog(QDialog):
         self.thread = self.runner = None
         if thread is not None:
             thread.quit()
-            thread.wait()
+            if not thread.wait(THREAD_END_MS):  # its run() has returned: never expected
+                self._lingering.append(thread)  # a QThread must not be destroyed running
         study = self.study
         # the final rows, in case order, with the reference distances
         rows = study.completed_rows() if study is not None else []
@@ -463,7 +469,7 @@ class StudyDialog(QDialog):
     def closeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         self.stop()
         if self.thread is not None:
-            self.thread.wait(60_000)
+            self.thread.wait(STOP_WAIT_MS)
         super().closeEvent(event)
 
 
@@ -508,5 +514,5 @@ class _StopOnClose(QObject):
             dialog = getattr(obj, "study_dialog", None)
             if dialog is not None and dialog.running:
                 dialog.stop()
-                dialog.thread.wait(60_000)
+                dialog.thread.wait(STOP_WAIT_MS)
         return False

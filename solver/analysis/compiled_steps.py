@@ -124,6 +124,9 @@ class CompiledCentralDifferences(_CompiledStepper):
                 qd0, work, power, todo, out, bq, bqd, bqdd,
             )  # fmt: skip
             status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
+            # Numba's SVD returns Fortran-ordered factors: back to C order, or the next chunk
+            # would compile cd_steps a second time, for that layout (half a minute)
+            su, svt = np.ascontiguousarray(su), np.ascontiguousarray(svt)
             work, power = float(res[13]), float(res[14])
             for i in range(done):
                 k += 1

@@ -6,6 +6,10 @@ independent runs: processes, not threads, share the cores). With ``scheduler``
 (``tcp://host:8786``), the cluster started there with ``dask scheduler`` and
 ``dask worker`` (see the README). A ``client`` given by the caller is used as it is and
 left open.
+
+Every wait on the cluster is bounded: connecting, the first worker, each question to the
+scheduler, closing; and while a study runs, :class:`ClusterWatch` tells a lost cluster (no
+connection to the scheduler, or no worker, for ``LOST_TIMEOUT`` s) from a slow case.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +32,16 @@ ONE_THREAD = {
 }
 #: Seconds to wait for a scheduler to answer, and for its first worker.
 CONNECT_TIMEOUT = 60
+#: Seconds a running study waits, without a connection to its scheduler or without any
+#: worker, before it stops with an error (a worker that restarts, a scheduler that comes
+#: back within this time: the study goes on).
+LOST_TIMEOUT = 60.0
+#: Seconds for one question to the scheduler while a study runs.
+ASK_TIMEOUT = 10.0
+#: Seconds for closing the client, and a local cluster, after a study.
+CLOSE_TIMEOUT = 30.0
+
+log = logging.getLogger(__name__)
 
 
 def default_workers() -> int:
@@ -56,7 +71,7 @@ def dask_client(
         try:
             yield remote
         finally:
-            remote.close()
+            _close(remote, "the Dask client")
         return
     n = workers or default_workers()
     if n < 1:
@@ -81,8 +96,17 @@ def dask_client(
         yield local
     finally:
         with _quiet_distributed():
-            local.close()
-            cluster.close()
+            _close(local, "the Dask client")
+            _close(cluster, "the local Dask cluster")
+
+
+def _close(thing: Any, what: str) -> None:
+    """Close a client or a cluster within ``CLOSE_TIMEOUT`` s; a failure to close is
+    logged, never raised over the study's own outcome."""
+    try:
+        thing.close(timeout=CLOSE_TIMEOUT)
+    except Exception as exc:  # noqa: BLE001 (the study's result or error stands)
+        log.warning("closing %s: %s: %s", what, type(exc).__name__, exc)
 
 
 @contextlib.contextmanager
@@ -112,3 +136,52 @@ def wait_for_workers(client: Any, timeout: float = CONNECT_TIMEOUT) -> int:
     except TimeoutError:
         raise StudyError("", f"the Dask scheduler has no workers (waited {timeout:g} s)") from None
     return worker_count(client)
+
+
+class ClusterWatch:
+    """Tells a lost cluster from a slow one while a study runs. :meth:`check` (at most every
+    ``every`` s) asks the scheduler for its workers (within ``ASK_TIMEOUT`` s) and raises
+    ``StudyError`` once the client has had no scheduler, or the scheduler no worker, for
+    ``timeout`` s (default ``LOST_TIMEOUT``). ``addresses`` holds the workers of the last
+    answer."""
+
+    def __init__(self, client: Any, timeout: float | None = None, every: float = 1.0) -> None:
+        self.client = client
+        self.timeout = LOST_TIMEOUT if timeout is None else timeout
+        self.every = every
+        self.addresses: set[str] = set()
+        self._lost_since: float | None = None
+        self._next = 0.0
+        self._reason = ""
+
+    def connected(self) -> bool:
+        return self.client.status == "running"
+
+    def _workers(self) -> set[str] | None:
+        """The scheduler's workers, or None without an answer."""
+        if not self.connected():
+            return None
+        try:
+            info = self.client.sync(self.client.scheduler.identity, callback_timeout=ASK_TIMEOUT)
+        except Exception:  # noqa: BLE001 (no answer: counted as lost until it comes back)
+            return None
+        return set(info.get("workers", {}))
+
+    def check(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if now < self._next and not force:
+            return
+        self._next = now + self.every
+        workers = self._workers()
+        if workers:
+            self.addresses = workers
+            self._lost_since = None
+            return
+        self.addresses = set()
+        self._reason = (
+            "no connection to the Dask scheduler" if workers is None else "no Dask worker left"
+        )
+        if self._lost_since is None:
+            self._lost_since = now
+        if now - self._lost_since >= self.timeout:
+            raise StudyError("", f"the cluster was lost: {self._reason} for {self.timeout:g} s")

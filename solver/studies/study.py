@@ -10,6 +10,7 @@ holds every row in case order, with the reference distances, and ``table()`` the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -22,7 +23,7 @@ from typing import Any
 from solver.model import Model, ModelError, load_model
 from solver.model.writer import write_model
 from solver.studies.cases import Case, make_cases
-from solver.studies.engine import dask_client, wait_for_workers
+from solver.studies.engine import ClusterWatch, dask_client, wait_for_workers
 from solver.studies.errors import StudyError
 from solver.studies.reference import Reference
 from solver.studies.run import ROWS_ALL, ROWS_NONE, ROWS_POINTS, CaseOutcome, point_names, run_case
@@ -143,7 +144,10 @@ class Study:
             self.worker_count = wait_for_workers(client)
             self.timing["cluster"] = time.perf_counter() - mark
             mark = time.perf_counter()
-            self.warm_up = warm_hosts(client, [case.model for case in self.cases])
+            watch = ClusterWatch(client)
+            self.warm_up = warm_hosts(
+                client, [case.model for case in self.cases], watch, self._cancel.is_set
+            )
             self.timing["warm_up"] = time.perf_counter() - mark
             mark = time.perf_counter()
             wanted = self._rows_wanted()
@@ -158,30 +162,35 @@ class Study:
                 )  # fmt: skip
                 futures[future] = case.index
             pending = set(futures)
+            why = "the study was stopped"
             try:
                 completed = as_completed(list(futures), loop=client.loop)
                 while not completed.is_empty() and not self._cancel.is_set():
                     batch = completed.next_batch(block=False)
                     if not batch:  # poll, so that cancel() stops at once, not after a case
+                        watch.check()  # a lost cluster: an error, not a wait for ever
                         time.sleep(POLL)
                         continue
                     for future in batch:
+                        if future.cancelled() and not watch.connected():
+                            raise StudyError("", "the connection to the Dask scheduler was lost")
                         pending.discard(future)
                         index = futures[future]
                         yield self._take(index, _outcome(future, index))
+            except StudyError as exc:
+                why = f"not run: {exc.reason}"
+                raise
             finally:
                 self.timing["cases"] = time.perf_counter() - mark
-                if pending:
-                    client.cancel(list(pending))
-                    for future in pending:
-                        index = futures[future]
-                        self._take(index, CaseOutcome(index, "cancelled", "the study was stopped"))
+                if pending and watch.connected():
+                    with contextlib.suppress(Exception):  # the study's own outcome stands
+                        client.cancel(list(pending))
+                for future in pending:
+                    index = futures[future]
+                    self._take(index, CaseOutcome(index, "cancelled", why))
                 for case in self.cases:  # stopped before it was submitted
                     if self.rows[case.index] is None:
-                        self._take(
-                            case.index,
-                            CaseOutcome(case.index, "cancelled", "the study was stopped"),
-                        )
+                        self._take(case.index, CaseOutcome(case.index, "cancelled", why))
 
     def _take(self, index: int, outcome: CaseOutcome) -> dict[str, Any]:
         case = self.cases[index]

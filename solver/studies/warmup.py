@@ -12,11 +12,16 @@ Nothing is compiled with ``BIELA_JIT=0`` on the worker.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from typing import Any
+
+from solver.studies.engine import ASK_TIMEOUT
 
 #: steps of each set-up's warm-up run
 STEPS = 3
+#: seconds between looks at the warm-up runs (and at the cluster, a cancel)
+POLL = 0.05
 
 
 def setup_of(model: Any) -> tuple:
@@ -53,17 +58,48 @@ def warm_here(models: Iterable[Any] = ()) -> str:
     return done
 
 
-def warm_hosts(client: Any, models: Iterable[Any] = ()) -> dict[str, str]:
-    """Warm one worker per host (others wait); ``{host: what was done}``."""
+def warm_hosts(
+    client: Any,
+    models: Iterable[Any] = (),
+    watch: Any = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict[str, str]:
+    """Warm one worker per host (others wait); ``{host: what was done}``. With ``watch`` (a
+    ``ClusterWatch``) a lost cluster raises its ``StudyError``, and a host whose warming
+    worker leaves is given up ("lost": its cases compile what they need); ``cancelled()``
+    true stops waiting ("cancelled")."""
+    from solver.studies.engine import ClusterWatch
+
     models = representatives(models)
-    workers = client.scheduler_info().get("workers", {})
+    watch = watch or ClusterWatch(client)
+    watch.check(force=True)
+    info = client.sync(client.scheduler.identity, callback_timeout=ASK_TIMEOUT)
     first: dict[str, str] = {}
-    for address, info in workers.items():
-        first.setdefault(info.get("host", address), address)
+    for address, worker in info.get("workers", {}).items():
+        first.setdefault(worker.get("host", address), address)
     futures = {
         host: client.submit(
             warm_here, models, workers=[address], allow_other_workers=False, pure=False
         )
         for host, address in first.items()
     }
-    return {host: future.result() for host, future in futures.items()}
+    done: dict[str, str] = {}
+    while futures:
+        for host, future in list(futures.items()):
+            if future.done():
+                done[host] = future.result()  # a failed warm-up is a bug: it is raised
+                del futures[host]
+        if not futures:
+            break
+        if cancelled is not None and cancelled():
+            client.cancel(list(futures.values()))
+            done.update(dict.fromkeys(futures, "cancelled"))
+            break
+        watch.check()
+        for host, future in list(futures.items()):
+            if watch.addresses and first[host] not in watch.addresses:
+                client.cancel([future])  # pinned to a worker that is gone: never runs
+                done[host] = "lost: its worker left during the warm-up"
+                del futures[host]
+        time.sleep(POLL)
+    return done

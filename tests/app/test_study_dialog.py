@@ -119,3 +119,45 @@ def test_study_dialog_names_a_refused_value_and_runs_nothing(study_window, qtbot
     assert "uniform(2, 1) needs a < b" in dialog.error.text()
     json.dumps(dialog.specification()[1])  # the distributions are plain text
     dialog.close()
+
+
+def test_a_cluster_lost_mid_study_is_an_error_in_the_dialog_not_a_wait(
+    study_window, qtbot, monkeypatch
+):
+    """The workers of the study's Dask cluster go while its cases run: once none came back
+    for the watch's time limit the dialog says so, the cases not run are rows that say
+    why, and the dialog can run again."""
+    import logging
+
+    from distributed import LocalCluster
+
+    from solver.studies import engine
+
+    monkeypatch.setattr(engine, "LOST_TIMEOUT", 2.0)
+    # the uncompiled solver: the worker starts in a second, and the cases never end anyway
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+                           env={"BIELA_JIT": "0"})  # fmt: skip
+    try:
+        window = study_window
+        window.study_action.trigger()
+        dialog = window.study_dialog
+        dialog.add_key("solver.t_end", "values", "1000, 1001")
+        dialog.remote.setChecked(True)
+        dialog.address.setText(cluster.scheduler_address)
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+        assert dialog.running
+        qtbot.waitUntil(lambda: "warm_up" in dialog.study.timing, timeout=120_000)
+        qtbot.wait(300)  # the cases run
+        with qtbot.waitSignal(dialog.study_finished, timeout=60_000):
+            cluster.scale(0)
+        assert dialog.status == "error"
+        assert dialog.error.text() == "study: the cluster was lost: no Dask worker left for 2 s"
+        assert dialog.results.rowCount() == 2
+        assert [r["message"] for r in dialog.study.completed_rows()] == [
+            "not run: the cluster was lost: no Dask worker left for 2 s"
+        ] * 2
+        assert dialog.run_button.isEnabled() and not dialog.running
+        dialog.close()
+    finally:
+        cluster.close()

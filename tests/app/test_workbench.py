@@ -171,6 +171,64 @@ def test_pause_resume_and_stop_mid_run(qtbot, workbench, message_boxes):
     assert not [m for m in message_boxes if m[0] in ("critical", "warning")]
 
 
+def _stop_a_long_run(qtbot, window, stop):
+    """Start a long run of the spatial four-bar, call ``stop()`` once frames stream, and
+    return the outcome."""
+    assert window.open_model(ROOT / "examples" / "four_bar_spatial.json")
+    assert window.run_simulation(formulation="lagrange_baumgarte", t_end=60.0)
+    qtbot.waitUntil(
+        lambda: window.run_data is not None and len(window.run_data) > 3, timeout=60_000
+    )
+    with qtbot.waitSignal(window.run_finished, timeout=30_000) as blocker:
+        stop()
+    return blocker.args[0]
+
+
+@gui
+def test_runs_share_one_solver_process_and_a_lost_one_is_replaced(qtbot, workbench, message_boxes):
+    """The solver process serves one run after another (its start-up is paid once); a run
+    stopped mid-way leaves it ready for the next; a process that dies mid-run is one line
+    for the user, and the next run starts a new one."""
+    import signal
+
+    window = workbench
+    assert window.open_model(ROOT / "examples" / "pendulum.json")
+    assert run_and_wait(qtbot, window, t_end=0.05).status == "ok"
+    server = window.runner.server
+    pid, runs = server.pid, server.runs
+    assert server.process.is_alive()  # idle, waiting for the next run
+
+    assert _stop_a_long_run(qtbot, window, window.stop_simulation).status == "cancelled"
+    assert window.open_model(ROOT / "examples" / "pendulum.json")
+    outcome = run_and_wait(qtbot, window, t_end=0.05)
+    assert outcome.status == "ok", outcome.message
+    assert window.run_data.t[-1] == pytest.approx(0.05)  # not stopped by the earlier stop
+    assert window.runner.server is server and server.pid == pid and server.runs == runs + 2
+
+    outcome = _stop_a_long_run(qtbot, window, lambda: os.kill(pid, signal.SIGKILL))
+    assert outcome.status == "error"
+    assert outcome.message == "the solver process ended unexpectedly (exit code -9)"
+    assert message_boxes[-1][1:] == ("Cannot run the analysis", outcome.message)
+    assert window.open_model(ROOT / "examples" / "pendulum.json")
+    assert run_and_wait(qtbot, window, t_end=0.05).status == "ok"
+    assert window.runner.server.pid != pid and window.runner.server.runs == 1
+
+
+@gui
+def test_closing_the_window_ends_its_solver_process(qtbot, pendulum_file):
+    from app.main_window import MainWindow
+
+    window = MainWindow(model_path=None)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.open_model(pendulum_file)
+    assert run_and_wait(qtbot, window, t_end=0.05).status == "ok"
+    process = window.runner.server.process
+    assert process.is_alive()
+    window.close()
+    assert not process.is_alive() and window.runner.server is None
+
+
 @gui
 def test_model_tree_click_is_handled_within_200_ms_during_a_long_run(qtbot, workbench):
     from PySide6.QtCore import QEvent, QPointF, Qt
@@ -249,7 +307,7 @@ def test_model_tree_click_is_handled_within_200_ms_during_a_long_run(qtbot, work
         ("heavy_top", ["--t-end", "0.2"]),
     ],
 )
-def test_exported_csv_equals_the_cli(qtbot, workbench, tmp_path, example, options):
+def test_exported_csv_equals_the_cli(qtbot, workbench, tmp_path, capsys, example, options):
     window = workbench
     path = ROOT / "examples" / f"{example}.json"
     assert window.open_model(path)
@@ -258,14 +316,10 @@ def test_exported_csv_equals_the_cli(qtbot, workbench, tmp_path, example, option
     gui_csv = window.export_csv(tmp_path / "gui.csv")
 
     cli_csv = tmp_path / "cli.csv"
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "run", str(path), *options, "--csv", str(cli_csv), "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    from app.launcher import main as biela  # the `biela` command, in this process
+
+    code = biela(["run", str(path), *options, "--csv", str(cli_csv), "-q"])
+    assert code == 0, capsys.readouterr().err
     gui_lines = gui_csv.read_text().splitlines()
     cli_lines = cli_csv.read_text().splitlines()
     assert gui_lines[0] == cli_lines[0], "different columns"
@@ -562,11 +616,23 @@ def test_property_edit_is_undoable_and_check_and_assemble_report(qtbot, workbenc
     assert (kind, title) == ("information", "Model check")
     assert "degrees of freedom (rank of the constraint Jacobian): 1" in text
 
-    with qtbot.waitSignal(window.run_finished, timeout=60_000) as blocker:
-        window.assemble_action.trigger()
+    # the label as the run leaves it (the live check, scheduled when the run unlocks the
+    # model, then shows its own count of active and passive freedoms)
+    shown = []
+
+    def record(_outcome):
+        shown.append(window.dof_label.text())
+
+    window.run_finished.connect(record)
+    try:
+        with qtbot.waitSignal(window.run_finished, timeout=60_000) as blocker:
+            window.assemble_action.trigger()
+    finally:
+        window.run_finished.disconnect(record)
     assert blocker.args[0].status == "ok"
+    assert blocker.args[0].summary["dof"] == 1
     assert len(window.run_data) == 1
-    assert window.dof_label.text() == "DOF 1"
+    assert shown == ["DOF 1"]
 
 
 @gui

@@ -188,3 +188,19 @@ def test_a_failing_step_reports_the_numpy_message(monkeypatch):
     assert len(got) == len(ref) == 101
     for col in ("crank1.x", "crank1.y", "coupler1.x"):
         assert np.allclose(ref.column(col), got.column(col), rtol=1e-6, atol=1e-9), col
+
+
+def test_a_long_central_differences_run_keeps_one_compiled_signature():
+    """The SVD of Φ_q that a chunk of compiled steps hands to the next comes back from
+    Numba in Fortran order; passed on as it is, the next chunk compiled the whole time step
+    a second time for that layout (half a minute on a cold cache)."""
+    from solver import simulate as run
+    from solver.analysis.compiled_steps import CHUNK
+    from solver.compiled import central_differences as ccd
+
+    model = load_model(EXAMPLES / "double_four_bar.json")
+    result = run(model, formulation="central_differences", dt=1e-3,
+                 t_end=(2 * CHUNK + 5) * 1e-3, output_dt=0.1)  # fmt: skip
+    assert result.status == "ok", result.message
+    layouts = [str(signature) for signature in ccd.cd_steps.signatures]
+    assert layouts and not [s for s in layouts if "'F'" in s or "'A'" in s]

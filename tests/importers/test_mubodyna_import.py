@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -271,21 +269,15 @@ def test_matlab_subset():
     assert parsed.lists == {"List": ["B1"]}
 
 
-def test_cli_import_writes_a_model_that_runs(tmp_path):
+def test_cli_import_writes_a_model_that_runs(tmp_path, capsys):
+    from solver import cli
+
     out = tmp_path / "top.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "solver.cli", "import", str(DATA / "heavy_top"), "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    assert cli.main(["import", str(DATA / "heavy_top"), "-o", str(out)]) == 0, (
+        capsys.readouterr().err
     )
-    assert proc.returncode == 0, proc.stderr
     assert load_model(out).bodies[0].name == "B1"
-    bad = subprocess.run(
-        [sys.executable, "-m", "solver.cli", "import", str(tmp_path), "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert bad.returncode == 1
-    assert bad.stderr.count("\n") == 1 and "is not a MUBODYNA model folder" in bad.stderr
+    capsys.readouterr()
+    assert cli.main(["import", str(tmp_path), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a MUBODYNA model folder" in err

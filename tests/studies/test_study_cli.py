@@ -1,5 +1,6 @@
-"""``biela study`` and ``biela compare`` end to end, on local clusters and on a real
-``dask scheduler`` + ``dask worker`` started here on 127.0.0.1."""
+"""``biela study`` and ``biela compare`` end to end: on a local cluster of their own
+(``--workers``), on the tests' cluster by its address (``--scheduler``), and (slow) on a
+real ``dask scheduler`` + ``dask worker`` started here on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -84,14 +85,15 @@ def test_a_grid_gives_the_rows_of_separate_runs(grid_study, pendulum_file, tmp_p
     assert all(number(r["reference_distance"]) > 0 for r in rows[1:])
 
 
-def test_a_failing_case_is_a_row_and_the_study_goes_on(tmp_path, capsys):
+def test_a_failing_case_is_a_row_and_the_study_goes_on(tmp_path, capsys, dask_client):
     # without step control: one Newton iteration then fails the first step
     data = copy.deepcopy(PENDULUM)
     data["solver"]["parameters"] = {"step_control": False}
     pendulum_file = tmp_path / "pendulum.json"
     pendulum_file.write_text(json.dumps(data), encoding="utf-8")
     code = biela("study", pendulum_file, "--vary", "solver.max_iterations=25,1",
-                 "--vary", "solver.orientation=euler_parameters,gibbs", "--workers", 1, "--out", tmp_path)  # fmt: skip
+                 "--vary", "solver.orientation=euler_parameters,gibbs",
+                 "--scheduler", dask_client.scheduler.address, "--out", tmp_path)  # fmt: skip
     err = capsys.readouterr().err
     assert code == 0
     rows = read_table(tmp_path / "study.csv")
@@ -138,7 +140,7 @@ def test_samples_with_a_seed_are_reproducible(pendulum_file, tmp_path, dask_clie
     from solver import study
 
     args = ["--sample", "bodies.bob.mass=uniform(0.5,2)", "--sample", "bodies.bob.velocity.2=normal(0,0.1)",
-            "--samples", 3, "--seed", 42, "--workers", 2, "-q"]  # fmt: skip
+            "--samples", 3, "--seed", 42, "--scheduler", dask_client.scheduler.address, "-q"]  # fmt: skip
     assert biela("study", pendulum_file, *args, "--out", tmp_path / "a") == 0
     rows = read_table(tmp_path / "a" / "study.csv")
     again = study(pendulum_file, sample={"bodies.bob.mass": "uniform(0.5,2)",
@@ -172,6 +174,34 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
     )  # fmt: skip
 
 
+def _same_tables(remote: list[dict[str, str]], local: list[dict[str, str]]) -> None:
+    assert [list(r) for r in remote] == [list(r) for r in local]
+    for a, b in zip(remote, local, strict=True):
+        for column in a:
+            if column in TIMES:
+                continue
+            if column in ("status", "message", "solver.formulation"):
+                assert a[column] == b[column]
+            else:
+                assert number(a[column]) == pytest.approx(number(b[column]), rel=1e-9, abs=1e-15), (
+                    column
+                )
+
+
+def test_a_scheduler_address_gives_the_local_table(
+    grid_study, pendulum_file, tmp_path, dask_client
+):
+    """--scheduler: the study runs on the cluster at that address (here the tests' own
+    cluster; the slow test below starts `dask scheduler` and `dask worker` as the README
+    says)."""
+    out = tmp_path / "remote"
+    code = biela("study", pendulum_file, *GRID, "--reference", "auto",
+                 "--scheduler", dask_client.scheduler.address, "--out", out, "-q")  # fmt: skip
+    assert code == 0
+    _same_tables(read_table(out / "study.csv"), grid_study[1])
+
+
+@pytest.mark.slow
 def test_a_real_scheduler_and_worker_give_the_local_table(grid_study, pendulum_file, tmp_path):
     dask = str(Path(sys.executable).with_name("dask"))
     port = _free_port()
@@ -211,24 +241,13 @@ def test_a_real_scheduler_and_worker_give_the_local_table(grid_study, pendulum_f
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait(10)
-    local = grid_study[1]
-    remote = read_table(out / "study.csv")
-    assert [list(r) for r in remote] == [list(r) for r in local]
-    for a, b in zip(remote, local, strict=True):
-        for column in a:
-            if column in TIMES:
-                continue
-            if column in ("status", "message", "solver.formulation"):
-                assert a[column] == b[column]
-            else:
-                assert number(a[column]) == pytest.approx(number(b[column]), rel=1e-9, abs=1e-15), (
-                    column
-                )
+    _same_tables(read_table(out / "study.csv"), grid_study[1])
 
 
-def test_compare_writes_the_table_and_the_plots(pendulum_file, tmp_path, capsys):
+def test_compare_writes_the_table_and_the_plots(pendulum_file, tmp_path, capsys, dask_client):
     code = biela("compare", pendulum_file, "--formulations", "penalty,null_space",
-                 "--dts", "5e-4,1e-3,2e-3,4e-3", "--workers", 2, "--out", tmp_path, "-q")  # fmt: skip
+                 "--dts", "5e-4,1e-3,2e-3,4e-3", "--scheduler", dask_client.scheduler.address,
+                 "--out", tmp_path, "-q")  # fmt: skip
     err = capsys.readouterr().err
     assert code == 0, err
     assert "reference: case 0 (solver.formulation=penalty, solver.dt=0.0005)" in err

@@ -26,8 +26,6 @@ implementation with Euler parameters (positions within 1e-8 m, drift within 1e-4
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -312,31 +310,19 @@ def test_other_formulations_refuse_other_sets():
         simulate(model_from_data(pendulum(TYPE1[0], "gibbs", 0.01, 0.05)), formulation="null_space")
 
 
-def test_cli_orientation_option_and_exit_3(tmp_path):
+def test_cli_orientation_option_and_exit_3(tmp_path, capsys):
     import json
+
+    from solver import cli
 
     path = tmp_path / "sp.json"
     path.write_text(json.dumps(pendulum(TYPE2[0], "euler_parameters", 0.01, 1.5)))
     summary = tmp_path / "s.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "solver.cli",
-            "run",
-            str(path),
-            "--orientation",
-            "rodrigues",
-            "--summary",
-            str(summary),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 3, proc.stderr
-    assert 'body "bob"' in proc.stderr and "rodrigues" in proc.stderr
-    assert "euler_parameters" in proc.stderr
+    code = cli.main(["run", str(path), "--orientation", "rodrigues", "--summary", str(summary)])
+    stderr = capsys.readouterr().err
+    assert code == 3, stderr
+    assert 'body "bob"' in stderr and "rodrigues" in stderr
+    assert "euler_parameters" in stderr
     data = json.loads(summary.read_text())
     assert data["status"] == "failed" and data["orientation"] == "rodrigues"
 

@@ -13,13 +13,13 @@ oscillator estimates (2/ω, √(12/5)/ω, √(4/3)/ω) are in test_cd_family.py.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from solver import cli as solver_cli
 from solver import load_model, simulate
 from solver.analysis.stability import omega_max
 from solver.mechanics.system import MultibodySystem
@@ -31,13 +31,13 @@ DT_FOX_GOODWIN = 0.78246  # the null-space Newmark thesis eq. 6.14
 DT_CD = 0.6388765  # the null-space Newmark thesis eq. 6.11
 
 
-def cli(*args: str):
-    return subprocess.run(
-        [sys.executable, "-m", "solver.cli", "run", str(EXAMPLE), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+def cli(capsys, *args: str) -> SimpleNamespace:
+    """``biela run EXAMPLE ARGS`` (the command line's own code, in this process): its exit
+    code and what it wrote."""
+    capsys.readouterr()
+    code = solver_cli.main(["run", str(EXAMPLE), *args])
+    out, err = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def test_omega_max_of_the_reduced_system():
@@ -106,15 +106,15 @@ def test_unconditionally_stable_scheme_has_no_limit():
     assert result.stability["warning"] is None
 
 
-def test_cli_warns_above_the_estimate_and_not_below(tmp_path):
-    above = cli("--dt", "0.79", "--t-end", "3.2", "--summary", str(tmp_path / "a.json"))
+def test_cli_warns_above_the_estimate_and_not_below(tmp_path, capsys):
+    above = cli(capsys, "--dt", "0.79", "--t-end", "3.2", "--summary", str(tmp_path / "a.json"))
     assert above.returncode == 0, above.stderr
     assert "warning: dt = 0.79 s exceeds the estimated stability limit" in above.stderr
     assert "0.7825" in above.stderr
     summary = json.loads((tmp_path / "a.json").read_text())
     assert summary["dt_max_estimate"] == pytest.approx(DT_FOX_GOODWIN, rel=2e-5)
 
-    below = cli("--dt", "0.78", "--t-end", "3.2", "--summary", str(tmp_path / "b.json"))
+    below = cli(capsys, "--dt", "0.78", "--t-end", "3.2", "--summary", str(tmp_path / "b.json"))
     assert below.returncode == 0, below.stderr
     assert "warning" not in below.stderr
     assert json.loads((tmp_path / "b.json").read_text())["dt_max_estimate"] == pytest.approx(
@@ -122,14 +122,14 @@ def test_cli_warns_above_the_estimate_and_not_below(tmp_path):
     )
 
 
-def test_cli_warns_for_central_differences():
+def test_cli_warns_for_central_differences(capsys):
     """CD above 2/ω_max warns (the null-space Newmark thesis Fig. 6.3: 0.7 s is unstable), 0.6 s
     does not."""
-    above = cli("--formulation", "central_differences", "--dt", "0.7", "--t-end", "3")
+    above = cli(capsys, "--formulation", "central_differences", "--dt", "0.7", "--t-end", "3")
     assert (
         "warning: dt = 0.7 s exceeds the estimated stability limit dt_max ≈ 0.6389" in above.stderr
     )
-    below = cli("--formulation", "central_differences", "--dt", "0.6", "--t-end", "3")
+    below = cli(capsys, "--formulation", "central_differences", "--dt", "0.6", "--t-end", "3")
     assert below.returncode == 0, below.stderr
     assert "warning" not in below.stderr
 
