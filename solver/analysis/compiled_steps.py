@@ -197,6 +197,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         lam = _own(state.lam) if state.lam is not None else np.zeros(m)
         lam_star = state.extra.get("lam_star", state.lam)
         lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
+        extrap = np.array([bool(state.extra.get("extrapolate", True))])  # the predictor
         phit = s.constraints(q, qd, t).phi_t
         power = _state_power(s, q, qd, t, lam, phit)
         secant = len(s.force_set) > 0 or s.kernel_damping
@@ -209,8 +210,8 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             blam = np.zeros((todo, m))
             status, done, _, _, _ = cal.al_steps(
                 P, pt, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
-                t, q, qd, qdd, a, lam_star, lam, work, power, secant, todo, out, bq, bqd, bqdd,
-                blam,
+                t, q, qd, qdd, a, lam_star, lam, extrap, work, power, secant, todo, out, bq,
+                bqd, bqdd, blam,
             )  # fmt: skip
             for i in range(done):
                 k += 1
@@ -222,7 +223,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             if status != cal.STATUS_OK:  # the NumPy step from the same state
                 last = DynamicState(
                     t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0,
-                    {"a": a.copy(), "lam_star": lam_star.copy()},
+                    {"a": a.copy(), "lam_star": lam_star.copy(), "extrapolate": bool(extrap[0])},
                 )  # fmt: skip
                 yield from self._numpy_rest(last, k, steps)
                 return

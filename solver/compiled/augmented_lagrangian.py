@@ -3,7 +3,8 @@
 A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLagrangian`'s
 ``step`` (a run starts with its NumPy ``start``, once) for the models
 :func:`solver.mechanics.packing.pack` accepts (no rolling rows, so no velocity-level
-multipliers μ): the same Newmark/generalized-α update,
+multipliers μ): the same Newmark/generalized-α update, the same starting point (the Newmark
+predictor or the last positions, whichever came closer to the previous step's solution),
 the same Newton iteration on positions with the exact tangent
 
     f_q = M + (γ'/β') C + (K + α Φ_qᵀ Φ_q) / β',
@@ -233,8 +234,9 @@ def _constraints(P, pt, q, qd, t):
 
 
 @kernel(inline="always")
-def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0):
-    """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step``.
+def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0, extrap):
+    """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step`` (Newton from
+    the Newmark predictor when ``extrap``, else from ``q``).
 
     Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t)`` (the
     last three at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``).
@@ -244,7 +246,8 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
     fixed, ratio_first, ratio_growth, ratio_max, ratio_p = pen
     gp, bp = slopes(sch, h)
     t1 = t + h
-    q = q0 + h * qd0 + (0.5 * h * h) * a0  # Newmark.predict: a_{n+1} = a_n
+    # Newmark.predict (a_{n+1} = a_n) or the last positions
+    q = q0 + h * qd0 + (0.5 * h * h) * a0 if extrap else q0.copy()
     lam_star = lam_star0.copy()
     tol_q = tol * max(1.0, max_abs(q)) if n else tol
     alpha = 0.0
@@ -337,16 +340,30 @@ N_OUT = 9
 
 
 @kernel
+def closer_to_extrapolation(q1, q, qd, a, h):
+    """Whether the Newmark predictor of the step ``(q, q̇, a) → q1`` was at least as close
+    to ``q1`` (max norm) as ``q``: ``augmented_lagrangian.closer_to_extrapolation``."""
+    e_ext = 0.0
+    e_last = 0.0
+    for i in range(len(q1)):
+        e_ext = max(e_ext, abs(q1[i] - (q[i] + h * qd[i] + (0.5 * h * h) * a[i])))
+        e_last = max(e_last, abs(q1[i] - q[i]))
+    return e_ext <= e_last
+
+
+@kernel
 def al_steps(
-    P, pt, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, work0, power0,
-    secant, n_steps, out, out_q, out_qd, out_qdd, out_lam,
+    P, pt, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, extrap, work0,
+    power0, secant, n_steps, out, out_q, out_qd, out_qdd, out_lam,
 ):  # fmt: skip
     """Advance ``n_steps`` steps of size ``h`` from ``t0``.
 
     ``sch = (α_m, α_f, β, γ)`` (``Newmark``), ``pen = (α_fixed or 0 for the schedule,
     PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH, PENALTY_RATIO_MAX,
     PROJECTION_PENALTY_RATIO)`` (:func:`parameters`), ``m_ref`` the mass scale at the start.
-    The state arrays ``q, q̇, q̈, a, λ*, λ`` are overwritten with each accepted step's; row
+    The state arrays ``q, q̇, q̈, a, λ*, λ`` and ``extrap`` (one boolean: the next step
+    starts from the Newmark predictor, else from the last positions) are overwritten with
+    each accepted step's; row
     ``k`` of ``out`` gets step ``k``'s scalars (columns ``OUT_*``: time, iterations,
     ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|``, kinetic, gravitational and elastic energies, the
     work of forces and drivers since the start (``work0`` at ``t0``, where their power was
@@ -363,7 +380,7 @@ def al_steps(
     for k in range(n_steps):
         t1 = t + h
         status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit = al_step(
-            P, pt, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star
+            P, pt, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star, extrap[0]
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE
@@ -375,6 +392,7 @@ def al_steps(
             work += secant_work(P, q, qd, t, q1, qd1, t1, h)
         power = power1
         t = t1
+        extrap[0] = closer_to_extrapolation(q1, q, qd, a, h)
         q[:] = q1
         qd[:] = qd1
         qdd[:] = qdd1

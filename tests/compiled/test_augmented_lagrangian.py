@@ -25,6 +25,7 @@ from solver.analysis.compiled_steps import al_failure, al_parameters
 from solver.analysis.dynamic import initial_state, velocity_error
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import formulation_class
+from solver.analysis.formulations.augmented_lagrangian import closer_to_extrapolation
 from solver.analysis.formulations.trapezoidal import (
     Factorized,
     Newmark,
@@ -157,6 +158,7 @@ def _compiled_steps(formulation, state, system, dt, n_steps):
         "a": state.extra["a"].copy(),
         "lam_star": state.lam.copy(),
         "lam": state.lam.copy(),
+        "extrapolate": np.array([state.extra.get("extrapolate", True)]),
     }
     res = cal.al_steps(
         system.arrays, system.patterns, sch, pen, formulation.m_ref, formulation.tolerance,
@@ -187,13 +189,17 @@ def _penalty(formulation, dt, iterations):
     return ratio * formulation.m_ref * formulation.scheme.slopes(dt)[1]
 
 
-def _compare(model, dt, n_steps, acc_rtol=1e-7, **params):
-    """Steps both ways and checks every step; returns the NumPy states and the outputs.
+def _compare(model, dt, n_steps, acc_rtol=1e-7, from_last_positions=False, **params):
+    """Steps both ways and checks every step; returns the NumPy states and the outputs
+    (``from_last_positions``: the first step's Newton iteration starts from the last
+    positions instead of the Newmark predictor, both ways).
 
     The multipliers are updated with ``α Φ``, Φ being at rounding level at convergence, so
     they are only defined to ``~α ε |q|`` (``α`` up to ``1e8 m_ref β'`` = 4e14 at 1 ms near
     singular positions: ~0.1 N): their bound is ``1e-5 |λ| + 10 α ε |q|``."""
     system, formulation, state, packed = _setup(model, dt, **params)
+    if from_last_positions:
+        state.extra["extrapolate"] = False
     assert cal.mass_scale(system.arrays, system.patterns, state.q) == mass_scale(system, state.q)
     res, out, cur = _compiled_steps(formulation, state, packed, dt, n_steps)
     assert res[:2] == (cal.STATUS_OK, n_steps)
@@ -223,6 +229,7 @@ def _compare(model, dt, n_steps, acc_rtol=1e-7, **params):
     assert np.array_equal(cur["q"], out["q"][-1]) and np.array_equal(cur["lam"], out["lam"][-1])
     assert np.allclose(cur["lam_star"], state.extra["lam_star"], atol=lam_tol)
     assert np.allclose(cur["a"], state.extra["a"], atol=1e-7 * scale(state.qdd))
+    assert bool(cur["extrapolate"][0]) == state.extra["extrapolate"]  # the next predictor
     return states, out
 
 
@@ -245,6 +252,27 @@ def test_double_four_bar_through_a_singular_position():
     model = model_from_data(model_at_phase(0.03))
     states, out = _compare(model, 1e-3, 40, acc_rtol=1e-5)
     assert out["its"].max() >= 2
+
+
+def test_newton_from_the_last_positions():
+    """The predictor choice (``augmented_lagrangian.closer_to_extrapolation``): a first step
+    from the last positions takes more iterations, and the Newmark predictor, closer on a
+    smooth motion, is back for the next ones, both ways."""
+    model = model_from_data(model_at_phase(0.3))  # moving at about 5 rad/s
+    states, out = _compare(model, 1e-3, 20, from_last_positions=True)
+    assert out["its"][0] > out["its"][1:].max()
+    assert all(s.extra["extrapolate"] for s in states)
+
+
+def test_predictor_choice_like_numpy():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        q, qd, a, q1 = rng.standard_normal((4, 7))
+        h = rng.uniform(1e-3, 1.0)
+        ext = q + h * qd + 0.5 * h * h * a
+        assert cal.closer_to_extrapolation(q1, q, qd, a, h) == closer_to_extrapolation(q1, ext, q)
+    q = np.zeros(3)
+    assert cal.closer_to_extrapolation(q, q, q, q, 1e-3)  # a tie: the Newmark predictor
 
 
 def test_bricard_redundant():

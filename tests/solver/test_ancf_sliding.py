@@ -285,6 +285,20 @@ def test_locked_rotation_row_against_finite_differences(coordinates, where):
     )
 
 
+@pytest.mark.parametrize("elements", [3, 12, 48])
+def test_locked_rotation_row_is_scaled_like_the_point_rows(elements):
+    """The angle row is ``l u·r'`` (l: the element length): its gradient is of the size of
+    the point rows' on short elements too (``u·r'``'s grows like 1/l: 14 on the 6 elements of
+    0.083 m of the fixed-angle slider example, 48 here on 48 elements, against 1 to 2 for
+    the point rows), so that a penalty on the rows (augmented Lagrangian) is not much
+    stiffer on it than on the others."""
+    s = MultibodySystem(slider_model("ancf_beam2d", "rigid", elements, rotation="locked"))
+    rows = s.item_rows["joint:S"]
+    jac = s.constraints(s.q0, None, 0.0).phi_q
+    norms = np.linalg.norm(np.asarray(jac)[rows], axis=1)
+    assert norms[3] < 2.0 * norms[:3].max(), norms
+
+
 def test_locked_rotation_is_refused_off_a_planar_beam_or_rigid_body():
     for kind, body, fragment in (
         ("ancf_beam3d", "rigid", "planar beam"),

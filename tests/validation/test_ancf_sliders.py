@@ -7,10 +7,11 @@ against the rigid-bar case, with high-frequency oscillations that the angle cons
 excites). Checked here against the same mechanism with a rigid bar, where the fixed-angle
 slider is a prismatic joint between bar and link (an independent model: rigid bodies, no
 sliding coordinate): over the first 0.5 s the flexible bar's angle follows the rigid one
-within 7e-4 rad with the real steel and 8e-5 rad with E × 100 (measured 5.4e-4, 6.3e-5),
-i.e. it converges to the rigid mechanism as the bar stiffens, while the reaction moment of
-the locked rotation oscillates about the rigid value with amplitudes up to 0.17 N·m (1.5 N·m
-with E × 100) against at most 5e-4 N·m in the rigid mechanism: the high-frequency oscillations the thesis describes.
+within 7e-4 rad with the real steel and 8e-5 rad with E × 100 (measured 5.8e-4, 6.2e-5 at
+the example's 1 ms; 5.5e-4 with the real steel at 0.1 ms), i.e. it converges to the rigid
+mechanism as the bar stiffens, while the reaction moment of the locked rotation oscillates
+about the rigid value with amplitudes up to 0.12 N·m (1.4 N·m with E × 100) against at most
+5e-4 N·m in the rigid mechanism: the high-frequency oscillations the thesis describes.
 """
 
 from __future__ import annotations

@@ -12,6 +12,14 @@ t = 1.228 s, where its penalty factor escalates at the singular position); null_
 every step. The default run covers the start of the motion (0.15 s): at most 4 in every
 step. The ``slow`` case runs through the singular positions: at most 4 per step on
 average, and no step above 6.
+
+The fixed-angle slider on a flexible bar (examples/ancf_fixed_angle_slider_e6.json, García
+Vallejo (2006) §5.1.2) with its own settings (augmented_lagrangian, Δt = 1 ms): the bar's
+bending modes that the locked angle excites are not resolved by the step and ring; the
+Newton iteration starts from the last positions there (the Newmark predictor extrapolates
+the ringing) and the angle row is scaled like the point rows. Measured over its first 0.1 s:
+3.8 iterations per step, none retried (before: 16 per step and 60 % of the steps retried in
+substeps).
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import load_model
+from solver import load_model, simulate
 from solver.analysis.dynamic import dynamic_frames
 from solver.analysis.simulate import settings_with
 from solver.mechanics.system import MultibodySystem
@@ -63,3 +71,13 @@ def test_a02_newton_iterations_through_singular_positions(formulation):
     assert its.max() <= MAX_ITERATIONS + 2, (
         f"{formulation}: {its.max()} iterations at t = {1e-3 * (np.argmax(its) + 1):.3f} s"
     )
+
+
+def test_fixed_angle_slider_newton_iterations_per_step():
+    model = load_model(EXAMPLES / "ancf_fixed_angle_slider_e6.json")
+    result = simulate(model, t_end=0.1)
+    assert result.status == "ok", result.message
+    assert result.summary["retried_steps"] == 0
+    assert result.summary["steps"] == 100
+    per_step = result.summary["newton_iterations"] / result.summary["steps"]
+    assert per_step <= 6.0, f"{per_step:.2f} Newton iterations per step"

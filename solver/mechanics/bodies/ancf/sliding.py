@@ -25,15 +25,21 @@ The reaction ``−Φ_qᵀλ`` on s is ``λ·r'``: the constraint force is normal
 angle to the centreline's tangent at its initial value: with ``u = A₂ ū`` the body-2 direction
 that is normal to the tangent at t = 0,
 
-    Φ₄ = u · r' = 0,
+    Φ₄ = l u · r' = u · ∂r/∂ξ = 0        (m; l: the element length),
 
 homogeneous in r' (no normalisation, and not degenerate: u is perpendicular to r', not
-parallel). Its derivatives, with ``r''' = S_xxx e`` and ``ṙ' = S_x ė + ṡ r''``:
+parallel). The factor l scales the row like the point rows: the gradient of ``u·r'`` with
+respect to the element's nodal positions is that of the shape functions' slopes, O(1/l)
+(a norm of 14 on elements of 0.083 m, where the point rows' are 1 to 2), and a penalty on
+such a row (the augmented Lagrangian's α Φ_qᵀΦ_q) is two orders stiffer than on the
+others, which slows that formulation's Newton iteration; the gradient of ``u·∂r/∂ξ`` is
+O(1). Its derivatives (below for ``u·r'``, all times l), with ``r''' = S_xxx e`` and ``ṙ' = S_x ė + ṡ r''``:
 ``Φ₄_q = [r'ᵀ J_u, u·S_x, u·r'']``; ``γ₄ = −(J̇_u q̇·r' + 2 u̇·ṙ' + u·(2ṡ S_xx ė + ṡ² r'''))``;
 ``∂(Φ₄_qᵀμ)/∂q`` has the marker term of ``μ r'`` on body 2 and the mixed blocks
 ``μ J_uᵀ S_x`` (body 2, element), ``μ J_uᵀ r''`` (body 2, s), ``μ u·S_xx`` (element, s) and
 ``μ u·r'''`` (s, s); ``∂(Φ₄_q q̇)/∂q = [r'ᵀ ∂u̇/∂q + ṙ'ᵀ J_u, u̇·S_x + ṡ u·S_xx,
-r''·u̇ + u·S_xx ė + ṡ u·r''']``. Leaving the beam by more than half an element stops the run with a
+r''·u̇ + u·S_xx ė + ṡ u·r''']``. The factor divides the row's multiplier by l and leaves its
+reaction ``−Φ₄_qᵀ μ`` as it is. Leaving the beam by more than half an element stops the run with a
 ``SimulationError`` naming the joint (inside that margin the end element is extrapolated).
 
 The Jacobian pattern of a joint spans all of its beam's coordinates (zero outside the
@@ -163,19 +169,19 @@ class SlidingJoints:
             el_blk = -np.kron(h0[None, :], np.eye(d))  # (d, m·d), e = E.ravel() order
             blk[:d, start : start + sl.el.size] = el_blk
             blk[:3, -1] = -rs
-            if sl.lock is not None:  # u · r' = 0
-                u, ud = ms.u[sl.lock][:d], ms.udot[sl.lock][:d]
+            if sl.lock is not None:  # l u · r' = 0
+                u, ud, ll = ms.u[sl.lock][:d], ms.udot[sl.lock][:d], sl.l
                 rss, rsss = e.T @ h2, e.T @ h3
                 rsd = ed.T @ h1 + sd * rss  # ṙ'
-                phi[r0 + 3] = u @ rs[:d]
-                gamma[r0 + 3] = -(
+                phi[r0 + 3] = ll * (u @ rs[:d])
+                gamma[r0 + 3] = -ll * (
                     ms.jdq[sl.lock][:d] @ rs[:d]
                     + 2.0 * ud @ rsd
                     + u @ (2.0 * sd * (ed.T @ h2) + sd * sd * rsss)
                 )
-                blk[3, :kk] = rs[:d] @ ms.jac[sl.lock][:d]
-                blk[3, start : start + sl.el.size] = np.kron(h1, u)
-                blk[3, -1] = u @ rss
+                blk[3, :kk] = ll * (rs[:d] @ ms.jac[sl.lock][:d])
+                blk[3, start : start + sl.el.size] = ll * np.kron(h1, u)
+                blk[3, -1] = ll * (u @ rss)
             vals.append(blk.ravel())
         v = np.concatenate(vals) if vals else np.zeros(0)
         return BlockEval(phi, v, np.zeros(self.rows), gamma)
@@ -208,7 +214,8 @@ class SlidingJoints:
             dc += [cols, np.full(d, sc)]
             dv += [-sd * np.repeat(h1, d), -(ed.T @ h1) - sd * (e.T @ h2)]
             if sl.lock is not None:
-                terms = (sl, ms, r0, lam[r0 + 3], cols, e, ed, sd, (h1, h2, h3))
+                # the terms of u·r' with its multiplier l μ (the row is l u·r')
+                terms = (sl, ms, r0, sl.l * lam[r0 + 3], cols, e, ed, sd, (h1, h2, h3))
                 self._lock_second_order(*terms, (kr, kc, kv), (dr, dc, dv))
         cat = (lambda x: np.concatenate([np.asarray(a).ravel() for a in x])) if kr else None
         if cat is None:
@@ -217,7 +224,9 @@ class SlidingJoints:
         return (cat(kr), cat(kc), cat(kv)), (cat(dr), cat(dc), cat(dv))
 
     def _lock_second_order(self, sl, ms, r0, mu, cols, e, ed, sd, hs, k_out, d_out) -> None:
-        """The locked-rotation row's terms of ``∂(Φ_qᵀλ)/∂q`` and ``∂(Φ_q q̇)/∂q``."""
+        """The locked-rotation row's terms of ``∂(Φ_qᵀλ)/∂q`` and ``∂(Φ_q q̇)/∂q`` (``mu``: the
+        multiplier of ``u·r'``; the row is ``l u·r'``, so its ``∂(Φ_q q̇)/∂q`` is l times
+        that of ``u·r'``)."""
         h1, h2, h3 = hs
         kr, kc, kv = k_out
         dr, dc, dv = d_out
@@ -244,8 +253,9 @@ class SlidingJoints:
         row = r0 + 3
         dr += [np.full(len(pc), row), np.full(len(cols), row), [row]]
         dc += [pc, cols, [sc]]
+        ll = sl.l
         dv += [
-            rs @ ms.jdot[sl.lock][:d] + rsd @ ju,
-            np.kron(h1, ud) + sd * np.kron(h2, u),
-            [rss @ ud + u @ (ed.T @ h2) + sd * (u @ rsss)],
+            ll * (rs @ ms.jdot[sl.lock][:d] + rsd @ ju),
+            ll * (np.kron(h1, ud) + sd * np.kron(h2, u)),
+            [ll * (rss @ ud + u @ (ed.T @ h2) + sd * (u @ rsss))],
         ]
