@@ -74,6 +74,30 @@ class _CompiledStepper:
         self.settings = settings
         self.formulation = formulation
 
+    def _chunks(self, mod, steps: int, clock: dict, advance, last_state):
+        """The frames of ``steps`` steps, run ``CHUNK`` at a time by
+        ``advance(todo, out, bq, bqd, bqdd) -> (status, done)`` (``mod``'s stepper: rows of
+        scalars ``mod.OUT_*`` and the states into the buffers). ``clock`` holds the time,
+        work and power reached (``t``, ``work``, ``power``) for the next chunk. After a
+        failed step the NumPy formulation goes on from ``last_state()``."""
+        n = self.system.n
+        k = 0
+        while k < steps:
+            todo = min(CHUNK, steps - k)
+            out = np.zeros((todo, mod.N_OUT))
+            bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
+            status, done = advance(todo, out, bq, bqd, bqdd)
+            for i in range(done):
+                k += 1
+                yield _frame(out[i], bq[i], bqd[i], bqdd[i], mod), k
+            if done:
+                clock["t"] = float(out[done - 1, mod.OUT_T])
+                clock["work"] = float(out[done - 1, mod.OUT_WORK])
+                clock["power"] = float(out[done - 1, mod.OUT_POWER])
+            if status != mod.STATUS_OK:  # the NumPy step from the same state
+                yield from self._numpy_rest(last_state(), k, steps)
+                return
+
     def _numpy_rest(self, state: DynamicState, k: int, steps: int):
         """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k)."""
         from solver.analysis.dynamic import numpy_frames
@@ -199,34 +223,22 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
         extrap = np.array([bool(state.extra.get("extrapolate", True))])  # the predictor
         phit = s.constraints(q, qd, t).phi_t
-        power = _state_power(s, q, qd, t, lam, phit)
+        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
         secant = len(s.force_set) > 0 or s.kernel_damping
-        work = 0.0
-        k = 0
-        while k < steps:
-            todo = min(CHUNK, steps - k)
-            out = np.zeros((todo, cal.N_OUT))
-            bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
-            blam = np.zeros((todo, m))
+
+        def advance(todo, out, bq, bqd, bqdd):
             status, done, _, _, _ = cal.al_steps(
                 P, pt, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
-                t, q, qd, qdd, a, lam_star, lam, extrap, work, power, secant, todo, out, bq,
-                bqd, bqdd, blam,
+                clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
+                clock["power"], secant, todo, out, bq, bqd, bqdd, np.zeros((todo, m)),
             )  # fmt: skip
-            for i in range(done):
-                k += 1
-                yield _frame(out[i], bq[i], bqd[i], bqdd[i], cal), k
-            if done:
-                t = float(out[done - 1, cal.OUT_T])
-                work = float(out[done - 1, cal.OUT_WORK])
-                power = float(out[done - 1, cal.OUT_POWER])
-            if status != cal.STATUS_OK:  # the NumPy step from the same state
-                last = DynamicState(
-                    t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0,
-                    {"a": a.copy(), "lam_star": lam_star.copy(), "extrapolate": bool(extrap[0])},
-                )  # fmt: skip
-                yield from self._numpy_rest(last, k, steps)
-                return
+            return status, done
+
+        def last_state():
+            extra = {"a": a.copy(), "lam_star": lam_star.copy(), "extrapolate": bool(extrap[0])}
+            return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0, extra)
+
+        yield from self._chunks(cal, steps, clock, advance, last_state)
 
 
 class CompiledNullSpace(_CompiledStepper):
@@ -248,31 +260,23 @@ class CompiledNullSpace(_CompiledStepper):
         lam = _own(state.lam[:m]) if state.lam is not None else np.zeros(m)
         rank = int(stepper.rank_at(q, t))
         phit = s.constraints(q, qd, t).phi_t
-        power = _state_power(s, q, qd, t, lam, phit)
+        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
         secant = len(s.force_set) > 0 or s.kernel_damping
-        work = 0.0
-        k = 0
-        while k < steps:
-            todo = min(CHUNK, steps - k)
-            out = np.zeros((todo, cns.N_OUT))
-            bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
-            status, done, _, _, _, rank = cns.ns_steps(
+        ranks = [rank]  # the rank reached, for the next chunk
+
+        def advance(todo, out, bq, bqd, bqdd):
+            status, done, _, _, _, ranks[0] = cns.ns_steps(
                 P, pt, coef, w, float(CONDITION_FLOOR), float(stepper.tol),
-                int(stepper.max_iterations), h, t, q, qd, qdd, lam, rank, work, power, secant,
-                todo, out, bq, bqd, bqdd,
+                int(stepper.max_iterations), h, clock["t"], q, qd, qdd, lam, ranks[0],
+                clock["work"], clock["power"], secant, todo, out, bq, bqd, bqdd,
             )  # fmt: skip
-            for i in range(done):
-                k += 1
-                yield _frame(out[i], bq[i], bqd[i], bqdd[i], cns), k
-            if done:
-                t = float(out[done - 1, cns.OUT_T])
-                work = float(out[done - 1, cns.OUT_WORK])
-                power = float(out[done - 1, cns.OUT_POWER])
-            if status != cns.STATUS_OK:  # the NumPy step from the same state
-                stepper._rank = (q.copy(), int(rank))
-                last = DynamicState(t, q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0)
-                yield from self._numpy_rest(last, k, steps)
-                return
+            return status, done
+
+        def last_state():
+            stepper._rank = (q.copy(), int(ranks[0]))
+            return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0)
+
+        yield from self._chunks(cns, steps, clock, advance, last_state)
 
 
 def al_parameters(params: dict) -> tuple[tuple, tuple]:

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.compiled.dense import lu_factor, lu_solve, mat_t_vec, mat_vec, row_bounds
+from solver.compiled.dense import lu_factor, lu_solve, row_bounds
 from solver.kernels.jit import NO, YES, kernel
+from solver.kernels.small import mat_t_vec, mat_vec
 from solver.kernels.system import (
     dense_constraints,
     dense_forces,

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.compiled.dense import lu_factor, lu_solve, mat_t_vec, mat_vec
+from solver.compiled.dense import lu_factor, lu_solve
 from solver.kernels import system as ks
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.rotations import g_matrix, gjg
+from solver.kernels.small import dot, mat_mat, mat_t_vec, mat_vec
 
 #: status codes of :func:`cd_steps` (0: all steps taken)
 OK, NOT_CONVERGED, NON_FINITE, SINGULAR = 0, 1, 2, 3
@@ -38,18 +39,6 @@ ROUNDING = 1e-13
 #: smallest/largest pivot of Φ_q(q)'s complete-pivoting elimination above which the step's
 #: null spaces come from elimination instead of SVDs (the SVD path's rank threshold is 1e-8)
 PIVOT_RATIO = 1e-5
-
-
-@kernel
-def _normalise(P, x):
-    for b in range(len(P.rig_off)):
-        o = P.rig_off[b] + 3
-        s = 0.0
-        for j in range(4):
-            s += x[o + j] * x[o + j]
-        s = np.sqrt(s)
-        for j in range(4):
-            x[o + j] /= s
 
 
 @kernel
@@ -104,10 +93,10 @@ def _residual(P, pt, x, qm, target, mh, inv2h, q, t, elements, f0):
     """``R = M/h² (x − target) − Q̃`` and ``A = ∂R/∂x`` (``Q̃ = f0`` when constant: no
     rigid body and no force element)."""
     if len(P.rig_off) == 0 and not elements:
-        return mh @ (x - target) - f0, mh.copy()
+        return mat_vec(mh, x - target) - f0, mh.copy()
     v = (x - qm) * inv2h
     f, kqd = _forces(P, pt, q, v, t, elements, YES)
-    return mh @ (x - target) - f, mh - inv2h * kqd
+    return mat_vec(mh, x - target) - f, mh - inv2h * kqd
 
 
 @kernel(inline="always")
@@ -205,7 +194,7 @@ def _solve(
     (rounding-level last correction)."""
     n, m = P.n, P.m
     x = x0.copy()
-    _normalise(P, x)
+    ks.normalise_parameters(P, x)
     step_size = np.inf
     worst = 0.0
     u = np.zeros((m, m))
@@ -217,7 +206,7 @@ def _solve(
         if m:
             phi, phiq = _position_constraints(P, pt, x, t + h)
             worst = np.abs(phi).max()
-            if not np.isfinite(phi @ phi + r @ r):
+            if not np.isfinite(dot(phi, phi) + dot(r, r)):
                 return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
             fast = False
             if fast_step:  # Φ_q(q) had full row rank: the same columns of H at x
@@ -240,16 +229,16 @@ def _solve(
             nh = np.eye(n)
         delta = dp
         if dof:
-            red = ngt @ (a @ nh)
-            rhs = -(ngt @ (r + a @ dp))
+            red = mat_mat(ngt, mat_mat(a, nh))
+            rhs = -mat_vec(ngt, r + mat_vec(a, dp))
             piv, ok = lu_factor(red)  # in place: red is not used again
             if ok:
                 alpha = lu_solve(red, piv, rhs)
             else:
                 return SINGULAR, x, it, False, u, sv, vt, step_size, worst
-            delta = dp + nh @ alpha
+            delta = dp + mat_vec(nh, alpha)
         xn = x + delta
-        _normalise(P, xn)
+        ks.normalise_parameters(P, xn)
         step_size = np.abs(xn - x).max()
         x = xn
         if not np.isfinite(step_size):
@@ -275,7 +264,7 @@ def _multipliers(phiq, r, rtol):
     lam = np.zeros(phiq.shape[0])
     if len(sv) == 0 or sv[0] <= 0.0:
         return lam
-    proj = vt @ r
+    proj = mat_vec(vt, r)
     for i in range(len(sv)):
         if sv[i] > rtol * sv[0]:
             c = -proj[i] / sv[i]
@@ -360,7 +349,7 @@ def cd_steps(
         out[k, OUT_T] = t1
         out[k, OUT_ITS] = its
         out[k, OUT_PHI] = np.abs(phi_q).max() if m else 0.0
-        out[k, OUT_PHIV] = np.abs(phiq_q @ qd + phit).max() if m else 0.0
+        out[k, OUT_PHIV] = np.abs(mat_vec(phiq_q, qd) + phit).max() if m else 0.0
         out[k, OUT_KIN] = ks.kinetic_energy(P, q, qd)
         out[k, OUT_POT] = ks.potential_energy(P, q)
         out[k, OUT_ELA] = ks.elastic_energy(P, mk, q)

@@ -1,7 +1,7 @@
 """Small dense linear algebra for the compiled steps, as loops (no BLAS or LAPACK call
 overhead for the matrices of small models): an LU with partial pivoting whose factors
-serve several right-hand sides (working within the bandwidth of banded matrices), and
-matrix–vector products."""
+serve several right-hand sides (working within the bandwidth of banded matrices); the
+products are :mod:`solver.kernels.small`'s."""
 
 from __future__ import annotations
 
@@ -87,42 +87,6 @@ def lu_solve(lu, piv, b):
             s -= lu[i, j] * x[j]
         x[i] = s / lu[i, i]
     return x
-
-
-# ---- small dense helpers -----------------------------------------------------------------
-
-
-@kernel
-def mat_vec(a, x):
-    """``A x`` (dense; four partial sums per row, so that the loop is not bound by the
-    latency of one chain of additions; no BLAS call overhead for small systems)."""
-    m, n = a.shape
-    out = np.zeros(m)
-    n4 = n - n % 4
-    for i in range(m):
-        s0 = s1 = s2 = s3 = 0.0
-        for j in range(0, n4, 4):
-            s0 += a[i, j] * x[j]
-            s1 += a[i, j + 1] * x[j + 1]
-            s2 += a[i, j + 2] * x[j + 2]
-            s3 += a[i, j + 3] * x[j + 3]
-        for j in range(n4, n):
-            s0 += a[i, j] * x[j]
-        out[i] = (s0 + s1) + (s2 + s3)
-    return out
-
-
-@kernel
-def mat_t_vec(a, y):
-    """``Aᵀ y``, skipping the zero entries of ``y``."""
-    m, n = a.shape
-    out = np.zeros(n)
-    for i in range(m):
-        yi = y[i]
-        if yi != 0.0:
-            for j in range(n):
-                out[j] += a[i, j] * yi
-    return out
 
 
 @kernel

@@ -24,6 +24,7 @@ import numpy as np
 from solver.compiled.augmented_lagrangian import all_finite, max_abs
 from solver.compiled.dense import lu_factor, lu_solve
 from solver.kernels.jit import NO, YES, kernel
+from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
 from solver.kernels.system import (
     dense_constraints,
     dense_forces,
@@ -33,6 +34,7 @@ from solver.kernels.system import (
     kinetic_energy,
     markers,
     potential_energy,
+    renormalise_parameters,
     scatter,
     secant_work,
     second_order,
@@ -113,43 +115,17 @@ def spaces(h, phi, cap, floor, keep, w):
 @kernel
 def _solve_vec(u, s, v, b):
     """Minimum-norm least-squares ``y`` with ``H y = b``."""
-    return v @ ((u.T @ b) / s)
+    return mat_vec(v, mat_t_vec(u, b) / s)
 
 
 @kernel
 def _solve_mat(u, s, v, b):
     """:func:`_solve_vec` for the columns of ``b``."""
-    t = u.T @ b
+    t = mat_t_mat(u, b)
     for i in range(t.shape[0]):
         for j in range(t.shape[1]):
             t[i, j] /= s[i]
-    return v @ t
-
-
-@kernel
-def renormalise(P, q, qd, qdd):
-    """``null_space_common.renormalise`` in place: ``p ← p/|p|``, ``ṗ ← ṗ − p(pᵀṗ)``,
-    ``p̈ ← p̈ − p(ṗᵀṗ + pᵀp̈)`` for every rigid body's Euler parameters."""
-    for b in range(P.rig_off.shape[0]):
-        o = P.rig_off[b] + 3
-        norm = 0.0
-        for j in range(4):
-            norm += q[o + j] * q[o + j]
-        norm = np.sqrt(norm)
-        for j in range(4):
-            q[o + j] /= norm
-        pd = 0.0
-        for j in range(4):
-            pd += q[o + j] * qd[o + j]
-        for j in range(4):
-            qd[o + j] -= q[o + j] * pd
-        dd = 0.0
-        pa = 0.0
-        for j in range(4):
-            dd += qd[o + j] * qd[o + j]
-            pa += q[o + j] * qdd[o + j]
-        for j in range(4):
-            qdd[o + j] -= q[o + j] * (dd + pa)
+    return mat_mat(v, t)
 
 
 @kernel(inline="always")
@@ -175,24 +151,25 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``."""
     a0, a1, a2, a5, a6, a7 = coef
     p = _solve_vec(u, s, v, -phi)
-    vel = hq @ qd + phit
-    vp = _solve_vec(u, s, v, -vel - hd @ p)
-    acc = hq @ qdd - gamma
-    hdn = hd @ null
+    vel = mat_vec(hq, qd) + phit
+    vp = _solve_vec(u, s, v, -vel - mat_vec(hd, p))
+    acc = mat_vec(hq, qdd) - gamma
+    hdn = mat_mat(hd, null)
     vv = -_solve_mat(u, s, v, hdn)
-    w1 = -_solve_mat(u, s, v, hdd @ null + 2.0 * (hd @ vv))
+    w1 = -_solve_mat(u, s, v, mat_mat(hdd, null) + 2.0 * mat_mat(hd, vv))
     w2 = 2.0 * vv
-    wp = _solve_vec(u, s, v, -acc - hdd @ p - 2.0 * (hd @ vp))
-    e0 = pm @ (q - xn)
-    b0 = a5 * e0 - a6 * (pm @ vn) - a7 * (pm @ an) - pm @ qd
-    c0 = a0 * e0 - a1 * (pm @ vn) - a2 * (pm @ an) - pm @ qdd
-    r0 = mass @ qdd - f + hq.T @ lam
-    mn = mass @ null
-    cn = c @ null
-    nt = np.ascontiguousarray(null.T)
-    kr = nt @ (k @ null + c @ vv + mass @ w1)
-    a = nt @ (a0 * mn + a5 * (mass @ w2 + cn)) + kr
-    rhs = -(nt @ (r0 + mass @ (wp + null @ c0 + w2 @ b0) + c @ (vp + null @ b0) + k @ p))
+    wp = _solve_vec(u, s, v, -acc - mat_vec(hdd, p) - 2.0 * mat_vec(hd, vp))
+    e0 = mat_vec(pm, q - xn)
+    pvn, pan = mat_vec(pm, vn), mat_vec(pm, an)
+    b0 = a5 * e0 - a6 * pvn - a7 * pan - mat_vec(pm, qd)
+    c0 = a0 * e0 - a1 * pvn - a2 * pan - mat_vec(pm, qdd)
+    r0 = mat_vec(mass, qdd) - f + mat_t_vec(hq, lam)
+    mn = mat_mat(mass, null)
+    cn = mat_mat(c, null)
+    kr = mat_t_mat(null, mat_mat(k, null) + mat_mat(c, vv) + mat_mat(mass, w1))
+    a = mat_t_mat(null, a0 * mn + a5 * (mat_mat(mass, w2) + cn)) + kr
+    inner = mat_vec(mass, wp + mat_vec(null, c0) + mat_vec(w2, b0))
+    rhs = -mat_t_vec(null, r0 + inner + mat_vec(c, vp + mat_vec(null, b0)) + mat_vec(k, p))
     d = null.shape[1]
     alpha = np.zeros(d)
     if d:
@@ -202,9 +179,9 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
         alpha = lu_solve(a, piv, rhs)
     b = a5 * alpha + b0
     cc = a0 * alpha + c0
-    dx = p + null @ alpha
-    dv = vp + null @ b + vv @ alpha
-    da = wp + null @ cc + w1 @ alpha + w2 @ b
+    dx = p + mat_vec(null, alpha)
+    dv = vp + mat_vec(null, b) + mat_vec(vv, alpha)
+    da = wp + mat_vec(null, cc) + mat_vec(w1, alpha) + mat_vec(w2, b)
     return True, dx, dv, da
 
 
@@ -217,7 +194,7 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
     x = xn + h * vn + (0.5 * h * h) * an
     v = vn + h * an
     a = an.copy()
-    renormalise(P, x, v, a)
+    renormalise_parameters(P, x, v, a)
     err = np.inf
     have = False
     working = -1
@@ -238,7 +215,7 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
             working = r
         else:
             null, pm, u, s, vs, r, here = spaces(hq, phi, rank, 0.0, working, w)
-        lam = _solve_vec(vs, s, u, f - mass @ a) if m else np.zeros(0)
+        lam = _solve_vec(vs, s, u, f - mat_vec(mass, a)) if m else np.zeros(0)
         if not have or not err <= np.sqrt(tol) * scale:  # refresh_needed
             k, c, hd, hdd = _derivatives(P, pt, mk, x, v, a, t1, lam)
             have = True
@@ -249,7 +226,7 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
         if not ok:
             return STATUS_SINGULAR, it, err, x, v, a, lam, here
         x1, v1, a1 = x + dx, v + dv, a + da
-        renormalise(P, x1, v1, a1)
+        renormalise_parameters(P, x1, v1, a1)
         err = max_abs(x1 - x) + h * max_abs(v1 - v) + h * h * max_abs(a1 - a)
         x, v, a = x1, v1, a1
         if not np.isfinite(err):
@@ -303,7 +280,7 @@ def ns_steps(
         out[k, OUT_T] = t
         out[k, OUT_ITS] = it
         out[k, OUT_PHI] = max_abs(phi)
-        out[k, OUT_PHIV] = max_abs(hq @ qd1 + phit)
+        out[k, OUT_PHIV] = max_abs(mat_vec(hq, qd1) + phit)
         out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
         out[k, OUT_POT] = potential_energy(P, q1)
         out[k, OUT_ELA] = elastic_energy(P, markers(P, q1, qd1, NO), q1)

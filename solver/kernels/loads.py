@@ -30,6 +30,7 @@ import numpy as np
 
 from solver.kernels.jit import kernel
 from solver.kernels.primitives import wrap_angle
+from solver.kernels.small import mat_vec
 
 TINY = 1e-12  # m: below this spring length the line of action is undefined
 
@@ -142,7 +143,7 @@ def joint_torque(u, ud, i1, iw, i2, theta, k, c, theta0, tau_t, force, du, dv, j
         for a in range(3):
             for j in range(3):
                 udot[3 * a + j] = ud[idx[a], j]
-        drate = hess @ udot  # ∂θ̇/∂(u1, w1, u2)
+        drate = mat_vec(hess, udot)  # ∂θ̇/∂(u1, w1, u2)
         for a in range(3):
             for b in range(3):
                 for i in range(3):

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.kernels.jit import kernel
-from solver.kernels.rotations import force_hessian, s_matrix
+from solver.kernels.rotations import force_hessian, s_entries, s_row
 
 GROUND, RIGID, POINT_MASS, LINEAR = 0, 1, 2, 3
 
@@ -41,36 +41,40 @@ class MarkerValues(NamedTuple):
     sjd: np.ndarray
 
 
-@kernel
+@kernel(inline="always")
 def evaluate_marker(kind, cols, local, point, coef, k, q, qd, velocity, u, ud, jac, jdq, sjd):
     """Marker ``k`` at ``(q, q̇)`` into row k of the result arrays (velocity terms
-    ``u̇``, ``J̇q̇``, ``S(ṗ, s̄)`` only when ``velocity``; they are left untouched otherwise)."""
+    ``u̇``, ``J̇q̇``, ``S(ṗ, s̄)`` only when ``velocity``; they are left untouched otherwise).
+    Inlined into :func:`evaluate_markers`: a call passing ten arrays costs more than a
+    marker (each array argument is counted in and out)."""
     kk = kind[k]
     if kk == RIGID:
         o = cols[k, 0]
-        p = q[o + 3 : o + 7]
-        s = s_matrix(p, local[k])
+        x, y, z = local[k, 0], local[k, 1], local[k, 2]
+        p0, p1, p2, p3 = q[o + 3], q[o + 4], q[o + 5], q[o + 6]
+        sa, sb, sc, sd = s_entries(p0, p1, p2, p3, x, y, z)
         pt = point[k]
+        v0 = v1 = v2 = v3 = ta = tb = tc = td = 0.0
+        if velocity:
+            v0, v1, v2, v3 = qd[o + 3], qd[o + 4], qd[o + 5], qd[o + 6]
+            ta, tb, tc, td = s_entries(v0, v1, v2, v3, x, y, z)
         for i in range(3):
-            acc = 0.0
-            for j in range(4):
-                jac[k, i, 3 + j] = s[i, j]
-                acc += s[i, j] * p[j]
-            u[k, i] = 0.5 * acc + (q[o + i] if pt else 0.0)
+            s0, s1, s2, s3 = s_row(sa, sb, sc, sd, i)
+            jac[k, i, 3] = s0
+            jac[k, i, 4] = s1
+            jac[k, i, 5] = s2
+            jac[k, i, 6] = s3
+            u[k, i] = 0.5 * (s0 * p0 + s1 * p1 + s2 * p2 + s3 * p3) + (q[o + i] if pt else 0.0)
             if pt:
                 jac[k, i, i] = 1.0
-        if velocity:
-            pd = qd[o + 3 : o + 7]
-            sd = s_matrix(pd, local[k])
-            for i in range(3):
-                a1 = 0.0
-                a2 = 0.0
-                for j in range(4):
-                    a1 += s[i, j] * pd[j]
-                    a2 += sd[i, j] * pd[j]
-                    sjd[k, i, j] = sd[i, j]
-                ud[k, i] = a1 + (qd[o + i] if pt else 0.0)
-                jdq[k, i] = a2
+            if velocity:
+                t0, t1, t2, t3 = s_row(ta, tb, tc, td, i)
+                sjd[k, i, 0] = t0
+                sjd[k, i, 1] = t1
+                sjd[k, i, 2] = t2
+                sjd[k, i, 3] = t3
+                ud[k, i] = (s0 * v0 + s1 * v1 + s2 * v2 + s3 * v3) + (qd[o + i] if pt else 0.0)
+                jdq[k, i] = t0 * v0 + t1 * v1 + t2 * v2 + t3 * v3
     elif kk == POINT_MASS:
         for i in range(3):
             c = cols[k, i]

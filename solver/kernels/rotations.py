@@ -20,17 +20,33 @@ from solver.kernels.jit import kernel
 @kernel
 def s_matrix(p, v):
     """``S(p, v) = ∂(A(p) v)/∂p``, 3×4."""
-    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
-    x, y, z = v[0], v[1], v[2]
+    a, b, c, d = s_entries(p[0], p[1], p[2], p[3], v[0], v[1], v[2])
+    out = np.empty((3, 4))
+    for i in range(3):
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = s_row(a, b, c, d, i)
+    return out
+
+
+@kernel
+def s_entries(e0, e1, e2, e3, x, y, z):
+    """The four distinct entries ``(a, b, c, d)`` of ``S(p, v)`` (:func:`s_row`), from the
+    Euler parameters ``p = [e0, e1, e2, e3]`` and ``v = [x, y, z]``."""
     a = 2.0 * (e0 * x - e3 * y + e2 * z)
     b = 2.0 * (e1 * x + e2 * y + e3 * z)
     c = 2.0 * (-e2 * x + e1 * y + e0 * z)
     d = 2.0 * (-e3 * x - e0 * y + e1 * z)
-    out = np.empty((3, 4))
-    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = a, b, c, d
-    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = -d, -c, b, a
-    out[2, 0], out[2, 1], out[2, 2], out[2, 3] = c, -d, -a, b
-    return out
+    return a, b, c, d
+
+
+@kernel
+def s_row(a, b, c, d, i):
+    """Row ``i`` of ``S(p, v)`` from its entries :func:`s_entries`: ``[a b c d]``,
+    ``[−d −c b a]``, ``[c −d −a b]``."""
+    if i == 0:
+        return a, b, c, d
+    if i == 1:
+        return -d, -c, b, a
+    return c, -d, -a, b
 
 
 @kernel

@@ -27,6 +27,7 @@ from solver.kernels.elastic_line import line_element
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, evaluate_markers
 from solver.kernels.rotations import force_hessian, g_matrix, gjg, h_matrix, l_matrix, s_matrix
+from solver.kernels.small import dot, mat_t_vec, mat_vec
 from solver.kernels.time_functions import FunctionTable, jet
 
 
@@ -508,7 +509,7 @@ def mass_times_jacobian(P, q, a):
         o = P.rig_off[b]
         g = g_matrix(q[o + 3 : o + 7])
         ap = a[o + 3 : o + 7]
-        jga = P.rig_inertia[b] @ (g @ ap)
+        jga = mat_vec(P.rig_inertia[b], mat_vec(g, ap))
         blk = h_matrix(jga) - gjg(g, P.rig_inertia[b], g_matrix(ap))
         for i in range(4):
             for j in range(4):
@@ -679,8 +680,8 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         gd = g_matrix(qd[o + 3 : o + 7])
         inertia = P.rig_inertia[b]
         w = 8.0 if inertial else 0.0
-        jw = inertia @ (gd @ p)
-        fq = gd.T @ jw
+        jw = mat_vec(inertia, mat_vec(gd, p))
+        fq = mat_t_vec(gd, jw)
         for i in range(4):
             out[o + 3 + i] += w * fq[i]
         if jac:
@@ -1031,12 +1032,12 @@ def kinetic_energy(P, q, qd):
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         v = qd[o : o + 3]
-        w = 2.0 * (g_matrix(q[o + 3 : o + 7]) @ qd[o + 3 : o + 7])
-        t += 0.5 * P.rig_mass[b] * (v @ v) + 0.5 * (w @ (P.rig_inertia[b] @ w))
+        w = 2.0 * mat_vec(g_matrix(q[o + 3 : o + 7]), qd[o + 3 : o + 7])
+        t += 0.5 * P.rig_mass[b] * dot(v, v) + 0.5 * dot(w, mat_vec(P.rig_inertia[b], w))
     for b in range(P.pm_off.shape[0]):
         o = P.pm_off[b]
         v = qd[o : o + 3]
-        t += 0.5 * P.pm_mass[b] * (v @ v)
+        t += 0.5 * P.pm_mass[b] * dot(v, v)
     for k in range(P.cm_row.shape[0]):
         t += 0.5 * P.cm_val[k] * qd[P.cm_row[k]] * qd[P.cm_col[k]]
     return t
@@ -1046,7 +1047,7 @@ def kinetic_energy(P, q, qd):
 def potential_energy(P, q):
     """Gravitational energy ``−g_q·q`` (J; the weights are constant generalised forces of
     coordinates in which the centres of mass are linear)."""
-    return -(P.gravity_q @ q)
+    return -dot(P.gravity_q, q)
 
 
 @kernel
@@ -1099,7 +1100,7 @@ def nonconservative_power(P, mk, q, qd, t):
     for s in range(P.bt_off.shape[0]):
         o = P.bt_off[s] + 3
         mat = _torque_matrix(P, s, t)
-        out += qd[o : o + 4] @ (mat @ q[o : o + 4])
+        out += dot(qd[o : o + 4], mat_vec(mat, q[o : o + 4]))
     return out
 
 
@@ -1126,6 +1127,41 @@ def driver_power(P, lam, phit):
             for r in range(prim.ROWS[P.pr_type[i]]):
                 out += lam[r0 + r] * phit[r0 + r]
     return out
+
+
+@kernel
+def normalise_parameters(P, x):
+    """Every rigid body's Euler parameters in ``x`` to unit length, in place."""
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b] + 3
+        s = 0.0
+        for j in range(4):
+            s += x[o + j] * x[o + j]
+        s = np.sqrt(s)
+        for j in range(4):
+            x[o + j] /= s
+
+
+@kernel
+def renormalise_parameters(P, q, qd, qdd):
+    """In place, for every rigid body's Euler parameters: ``p ← p/|p|``, ``ṗ ← ṗ − p(pᵀṗ)``,
+    ``p̈ ← p̈ − p(ṗᵀṗ + pᵀp̈)`` (the minimum-norm corrections
+    that put ``p`` back on the unit sphere and keep ``pᵀṗ = 0``, ``ṗᵀṗ + pᵀp̈ = 0``)."""
+    normalise_parameters(P, q)
+    for b in range(P.rig_off.shape[0]):
+        o = P.rig_off[b] + 3
+        pd = 0.0
+        for j in range(4):
+            pd += q[o + j] * qd[o + j]
+        for j in range(4):
+            qd[o + j] -= q[o + j] * pd
+        dd = 0.0
+        pa = 0.0
+        for j in range(4):
+            dd += qd[o + j] * qd[o + j]
+            pa += q[o + j] * qdd[o + j]
+        for j in range(4):
+            qdd[o + j] -= q[o + j] * (dd + pa)
 
 
 @kernel

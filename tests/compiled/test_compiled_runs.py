@@ -105,54 +105,40 @@ def test_null_space_with_rotation_weights_and_the_r_matrix_method(monkeypatch):
     assert compiled_stepper(system, settings, formulation) is None
 
 
-def test_a_failing_compiled_step_is_retaken_by_numpy(monkeypatch):
-    """A compiled call that stops early (its status says which failure) hands its
-    look-ahead to the NumPy formulation, which takes that step and the rest: the run
-    equals the NumPy run."""
-    import solver.compiled.central_differences as ccd
+@pytest.mark.parametrize(
+    ("module", "function", "steps_arg", "failure", "model", "formulation"),
+    [
+        ("central_differences", "cd_steps", 22, "NOT_CONVERGED", "heavy_top",
+         "central_differences"),
+        ("augmented_lagrangian", "al_steps", 19, "STATUS_NEWTON", "heavy_top",
+         "augmented_lagrangian"),
+        ("null_space", "ns_steps", 17, "STATUS_NEWTON", "double_four_bar", "null_space"),
+    ],
+)  # fmt: skip
+def test_a_failing_compiled_call_is_retaken_by_numpy(
+    module, function, steps_arg, failure, model, formulation, monkeypatch
+):
+    """A compiled call that stops early (its status says which failure) hands its state
+    (the central differences: their look-ahead; the null space: with the rank of Φ_q) to the
+    NumPy formulation, which takes that step and the rest: the run equals the NumPy run."""
+    import importlib
 
-    real, calls = ccd.cd_steps, []
-
-    def failing(*args):
-        calls.append(1)
-        if len(calls) < 2:
-            return real(*args)
-        args = list(args)
-        args[22] = 5  # five steps, then report a failure
-        out = real(*args)
-        return (ccd.NOT_CONVERGED, *out[1:])
-
-    monkeypatch.setattr(ccd, "cd_steps", failing)
-    model = MODELS["heavy_top"]
-    kw = {"formulation": "central_differences", "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
-    ref = _run(model, monkeypatch, False, **kw)
-    got = _run(model, monkeypatch, True, **kw)
-    assert len(calls) == 2 and got.status == "ok" and len(got) == len(ref)
-    for col in ref.columns:
-        assert np.allclose(ref.column(col), got.column(col), rtol=1e-9, atol=1e-11), col
-
-
-def test_a_failing_null_space_call_is_retaken_by_numpy(monkeypatch):
-    """The same hand-over for the null-space Newmark stepper (its state: q, q̇, q̈, λ and the
-    rank of Φ_q)."""
-    import solver.compiled.null_space as cns
-
-    real, calls = cns.ns_steps, []
+    mod = importlib.import_module(f"solver.compiled.{module}")
+    real, calls = getattr(mod, function), []
 
     def failing(*args):
         calls.append(1)
         if len(calls) < 2:
             return real(*args)
         args = list(args)
-        args[17] = 5  # five steps, then report a failure
+        args[steps_arg] = 5  # five steps, then report a failure
         out = real(*args)
-        return (cns.STATUS_NEWTON, *out[1:])
+        return (getattr(mod, failure), *out[1:])
 
-    monkeypatch.setattr(cns, "ns_steps", failing)
-    model = MODELS["double_four_bar"]
-    kw = {"formulation": "null_space", "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
-    ref = _run(model, monkeypatch, False, **kw)
-    got = _run(model, monkeypatch, True, **kw)
+    monkeypatch.setattr(mod, function, failing)
+    kw = {"formulation": formulation, "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
+    ref = _run(MODELS[model], monkeypatch, False, **kw)
+    got = _run(MODELS[model], monkeypatch, True, **kw)
     assert len(calls) == 2 and got.status == "ok" and len(got) == len(ref)
     for col in ref.columns:
         a, b = ref.column(col), got.column(col)

@@ -64,14 +64,17 @@ def test_step_control_off_fails_at_once():
 
 
 def test_the_n_pendulum_generator_runs_to_its_end(monkeypatch):
-    """The 3-link N-pendulum of the generators (augmented Lagrangian, Δt = 0.005 s) has a
-    step whose Newton iteration fails at t = 1.725 s (a compiled step that fails is retaken
-    by the formulation's own step): retried in halves, the run reaches t_end with every
-    output on the grid; without step control it stops there."""
+    """The 3-link N-pendulum of the generators (augmented Lagrangian, Δt = 0.005 s) with at
+    most 4 Newton iterations per step: some steps of its fast swings need more (it takes
+    about 3 on average), so their Newton iteration really fails (a compiled step that fails
+    is retaken by the formulation's own step). Retried in halves, the run reaches t_end with
+    every output on the grid; without step control it stops at the first of them."""
     model = model_from_data(pendulum_chain())
     assert model.solver.formulation == "augmented_lagrangian" and model.solver.dt == 0.005
+    model.solver.max_iterations = 4
     off = simulate(model, parameters={"step_control": False})
-    assert off.status == "failed" and off.t[-1] < 1.8
+    assert off.status == "failed" and off.t[-1] < model.solver.t_end - 0.1
+    assert "did not converge" in off.message
     r = simulate(model)
     assert r.status == "ok", r.message
     assert r.t[-1] == pytest.approx(model.solver.t_end)

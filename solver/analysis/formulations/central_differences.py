@@ -81,16 +81,16 @@ from scipy.linalg import lapack
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import DynamicState, Formulation
 from solver.analysis.linalg import dense, full_svd
+from solver.kernels.system import normalise_parameters
 from solver.mechanics.rotations import g_matrix, skew
 
 #: a final Newton correction this small (relative) changes nothing but rounding
 ROUNDING = 1e-13
 
 
-def _normalise(q: np.ndarray, pcols: np.ndarray) -> np.ndarray:
-    if len(pcols):
-        p = q[pcols]
-        q[pcols] = p / np.linalg.norm(p, axis=1, keepdims=True)
+def _normalise(system, q: np.ndarray) -> np.ndarray:
+    """``q`` (a new float array) with every rigid body's Euler parameters at unit length."""
+    normalise_parameters(system.arrays, q)
     return q
 
 
@@ -221,7 +221,7 @@ class CentralDifferences(Formulation):
         s = self.system
         n = s.n
         rows = s.m + (0 if linear is None else len(linear[1]))
-        x = _normalise(x0.copy(), self.pcols)
+        x = _normalise(self.system, x0.copy())
         t1 = t + h
         step_size = np.inf
         phi = np.zeros(0)
@@ -264,7 +264,7 @@ class CentralDifferences(Formulation):
                 delta = dp + nh @ alpha
             else:
                 delta = dp
-            xn = _normalise(x + delta, self.pcols)
+            xn = _normalise(self.system, x + delta)
             step_size = float(np.abs(xn - x).max())
             x = xn
             if not math.isfinite(step_size):
@@ -304,7 +304,7 @@ class CentralDifferences(Formulation):
     def _first(self, t: float, q: np.ndarray, qd: np.ndarray, h: float):
         """q(t+h) from (q, q̇) at t; returns (q₁, q̈, λ, iterations, s, SVD at q₁)."""
         s = self.system
-        q = _normalise(np.array(q, float), self.pcols)
+        q = _normalise(self.system, np.array(q, float))
         mass = dense(s.mass(q))
         ng, dof, svd = self._null_g(q, t)
         applied, kd = self._applied_model(q, qd, t)
@@ -359,7 +359,7 @@ class CentralDifferences(Formulation):
     def start(self, state: DynamicState) -> DynamicState:
         h = self.settings.dt
         x1, qdd, lam, its, dof, svd1 = self._first(state.t, state.q, state.qd, h)
-        q = _normalise(np.array(state.q, float), self.pcols)
+        q = _normalise(self.system, np.array(state.q, float))
         return DynamicState(
             state.t,
             q,

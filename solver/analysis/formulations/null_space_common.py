@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.analysis.linalg import dense
+from solver.kernels.system import renormalise_parameters
 from solver.mechanics.system import MultibodySystem
 from solver.model.errors import ModelError
 
@@ -113,17 +114,9 @@ def rank_tolerance(shape: tuple[int, int], smax: float, phi: np.ndarray) -> floa
 
 
 def renormalise(system: MultibodySystem, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> None:
-    """In place: ``p ← p/|p|``, ``ṗ ← ṗ − p(pᵀṗ)``, ``p̈ ← p̈ − p(ṗᵀṗ + pᵀp̈)``."""
-    if not len(system.rigid):
-        return
-    c = system.rigid.cols[:, 3:]
-    p = q[c]
-    p = p / np.linalg.norm(p, axis=1, keepdims=True)
-    pd = qd[c]
-    pd = pd - p * np.sum(p * pd, axis=1, keepdims=True)
-    pdd = qdd[c]
-    pdd = pdd - p * (np.sum(pd * pd, axis=1) + np.sum(p * pdd, axis=1))[:, None]
-    q[c], qd[c], qdd[c] = p, pd, pdd
+    """In place: ``p ← p/|p|``, ``ṗ ← ṗ − p(pᵀṗ)``, ``p̈ ← p̈ − p(ṗᵀṗ + pᵀp̈)`` (float
+    arrays)."""
+    renormalise_parameters(system.arrays, q, qd, qdd)
 
 
 class Linearisation:
