@@ -41,72 +41,11 @@ class MarkerValues(NamedTuple):
     sjd: np.ndarray
 
 
-@kernel(inline="always")
-def evaluate_marker(kind, cols, local, point, coef, k, q, qd, velocity, u, ud, jac, jdq, sjd):
-    """Marker ``k`` at ``(q, q̇)`` into row k of the result arrays (velocity terms
-    ``u̇``, ``J̇q̇``, ``S(ṗ, s̄)`` only when ``velocity``; they are left untouched otherwise).
-    Inlined into :func:`evaluate_markers`: a call passing ten arrays costs more than a
-    marker (each array argument is counted in and out)."""
-    kk = kind[k]
-    if kk == RIGID:
-        o = cols[k, 0]
-        x, y, z = local[k, 0], local[k, 1], local[k, 2]
-        p0, p1, p2, p3 = q[o + 3], q[o + 4], q[o + 5], q[o + 6]
-        sa, sb, sc, sd = s_entries(p0, p1, p2, p3, x, y, z)
-        pt = point[k]
-        v0 = v1 = v2 = v3 = ta = tb = tc = td = 0.0
-        if velocity:
-            v0, v1, v2, v3 = qd[o + 3], qd[o + 4], qd[o + 5], qd[o + 6]
-            ta, tb, tc, td = s_entries(v0, v1, v2, v3, x, y, z)
-        for i in range(3):
-            s0, s1, s2, s3 = s_row(sa, sb, sc, sd, i)
-            jac[k, i, 3] = s0
-            jac[k, i, 4] = s1
-            jac[k, i, 5] = s2
-            jac[k, i, 6] = s3
-            u[k, i] = 0.5 * (s0 * p0 + s1 * p1 + s2 * p2 + s3 * p3) + (q[o + i] if pt else 0.0)
-            if pt:
-                jac[k, i, i] = 1.0
-            if velocity:
-                t0, t1, t2, t3 = s_row(ta, tb, tc, td, i)
-                sjd[k, i, 0] = t0
-                sjd[k, i, 1] = t1
-                sjd[k, i, 2] = t2
-                sjd[k, i, 3] = t3
-                ud[k, i] = (s0 * v0 + s1 * v1 + s2 * v2 + s3 * v3) + (qd[o + i] if pt else 0.0)
-                jdq[k, i] = t0 * v0 + t1 * v1 + t2 * v2 + t3 * v3
-    elif kk == POINT_MASS:
-        for i in range(3):
-            c = cols[k, i]
-            u[k, i] = q[c]
-            jac[k, i, i] = 1.0
-            if velocity:
-                ud[k, i] = qd[c]
-    elif kk == LINEAR:
-        ncol = cols.shape[1]
-        for i in range(3):
-            acc = local[k, i]
-            accd = 0.0
-            for j in range(ncol):
-                c = cols[k, j]
-                if c < 0:
-                    continue
-                w = coef[k, i, j]
-                jac[k, i, j] = w
-                acc += w * q[c]
-                accd += w * qd[c]
-            u[k, i] = acc
-            if velocity:
-                ud[k, i] = accd
-    else:
-        for i in range(3):
-            u[k, i] = local[k, i]
-
-
 @kernel
 def evaluate_markers(kind, cols, local, point, coef, q, qd, velocity):
     """Every marker at ``(q, q̇)`` (:class:`MarkerValues`; without ``velocity`` the
-    velocity terms are zero)."""
+    velocity terms are zero). One loop, no call per marker: a call passing the ten arrays
+    costs more than a marker (each array argument is counted in and out)."""
     n = kind.shape[0]
     ncol = cols.shape[1]
     u = np.zeros((n, 3))
@@ -115,7 +54,59 @@ def evaluate_markers(kind, cols, local, point, coef, q, qd, velocity):
     jdq = np.zeros((n, 3))
     sjd = np.zeros((n, 3, 4))
     for k in range(n):
-        evaluate_marker(kind, cols, local, point, coef, k, q, qd, velocity, u, ud, jac, jdq, sjd)
+        kk = kind[k]
+        if kk == RIGID:
+            o = cols[k, 0]
+            x, y, z = local[k, 0], local[k, 1], local[k, 2]
+            p0, p1, p2, p3 = q[o + 3], q[o + 4], q[o + 5], q[o + 6]
+            sa, sb, sc, sd = s_entries(p0, p1, p2, p3, x, y, z)
+            pt = point[k]
+            v0 = v1 = v2 = v3 = ta = tb = tc = td = 0.0
+            if velocity:
+                v0, v1, v2, v3 = qd[o + 3], qd[o + 4], qd[o + 5], qd[o + 6]
+                ta, tb, tc, td = s_entries(v0, v1, v2, v3, x, y, z)
+            for i in range(3):
+                s0, s1, s2, s3 = s_row(sa, sb, sc, sd, i)
+                jac[k, i, 3] = s0
+                jac[k, i, 4] = s1
+                jac[k, i, 5] = s2
+                jac[k, i, 6] = s3
+                u[k, i] = 0.5 * (s0 * p0 + s1 * p1 + s2 * p2 + s3 * p3) + (q[o + i] if pt else 0.0)
+                if pt:
+                    jac[k, i, i] = 1.0
+                if velocity:
+                    t0, t1, t2, t3 = s_row(ta, tb, tc, td, i)
+                    sjd[k, i, 0] = t0
+                    sjd[k, i, 1] = t1
+                    sjd[k, i, 2] = t2
+                    sjd[k, i, 3] = t3
+                    ud[k, i] = (s0 * v0 + s1 * v1 + s2 * v2 + s3 * v3) + (qd[o + i] if pt else 0.0)
+                    jdq[k, i] = t0 * v0 + t1 * v1 + t2 * v2 + t3 * v3
+        elif kk == POINT_MASS:
+            for i in range(3):
+                c = cols[k, i]
+                u[k, i] = q[c]
+                jac[k, i, i] = 1.0
+                if velocity:
+                    ud[k, i] = qd[c]
+        elif kk == LINEAR:
+            for i in range(3):
+                acc = local[k, i]
+                accd = 0.0
+                for j in range(ncol):
+                    c = cols[k, j]
+                    if c < 0:
+                        continue
+                    w = coef[k, i, j]
+                    jac[k, i, j] = w
+                    acc += w * q[c]
+                    accd += w * qd[c]
+                u[k, i] = acc
+                if velocity:
+                    ud[k, i] = accd
+        else:
+            for i in range(3):
+                u[k, i] = local[k, i]
     return MarkerValues(u, ud, jac, jdq, sjd)
 
 

@@ -214,10 +214,9 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
     return e
 
 
-def constraint_pattern(P, q):
-    """``(rows, cols)`` of the entries of :func:`constraints` (evaluated at q: the positions
-    of the entries do not depend on it; from Python)."""
-    mk = markers(P, q, q, NO)
+def constraint_pattern(P, q, mk):
+    """``(rows, cols)`` of the entries of :func:`constraints` (evaluated at q, markers ``mk``
+    there: the positions of the entries do not depend on them; from Python)."""
     count = constraint_evaluation(P, mk, q, q, 0.0, COUNT, 0)[6]
     return constraint_evaluation(P, mk, q, q, 0.0, PATTERN, count)[3:5]
 
@@ -395,9 +394,8 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
     return ek, ed
 
 
-def second_order_pattern(P, q):
+def second_order_pattern(P, q, mk):
     """``((rows, cols) of ∂(Φ_qᵀλ)/∂q, (rows, cols) of ∂(Φ_q q̇)/∂q)`` (from Python)."""
-    mk = markers(P, q, q, YES)
     lam = np.zeros(0)  # the passes take λ = 1
     nk, nd = second_order_evaluation(P, mk, q, 0.0, lam, YES, COUNT, 0, 0)[6:]
     kr, kc, _, dr, dc, _, _, _ = second_order_evaluation(P, mk, q, 0.0, lam, YES, PATTERN, nk, nd)
@@ -479,7 +477,7 @@ def _mass_entries(P, q, mode, rows, cols, vals):
     return e
 
 
-@kernel
+@kernel(inline="always")
 def mass_pattern(P, q):
     none = np.zeros(0)
     idx = np.zeros(0, np.int64)
@@ -517,7 +515,7 @@ def mass_times_jacobian(P, q, a):
     return vals
 
 
-@kernel
+@kernel(inline="always")
 def rigid_block_pattern(P):
     """``(rows, cols)`` of the 4×4 Euler-parameter block of every rigid body."""
     nr = P.rig_off.shape[0]
@@ -530,6 +528,36 @@ def rigid_block_pattern(P):
                 rows[16 * b + 4 * i + j] = o + i
                 cols[16 * b + 4 * i + j] = o + j
     return rows, cols
+
+
+#: what :func:`mass_evaluation` gives
+MASS_PATTERN, MASS_VALUES, RIGID_PATTERN, MASS_TIMES_JACOBIAN = (
+    np.int64(0),
+    np.int64(1),
+    np.int64(2),
+    np.int64(3),
+)
+
+
+@kernel
+def mass_evaluation(P, q, a, what, count):
+    """The mass matrix from Python, one compiled entry: ``what`` ``MASS_PATTERN`` gives the
+    ``(rows, cols)`` of ``M``'s entries, ``MASS_VALUES`` their ``count`` values at q
+    (:func:`mass`), ``RIGID_PATTERN`` the ``(rows, cols)`` of the rigid bodies'
+    Euler-parameter blocks and ``MASS_TIMES_JACOBIAN`` the values of ``∂(M(q) a)/∂q`` there
+    (:func:`mass_times_jacobian`). Returns ``(rows, cols, values)``, empty where the pass
+    gives none."""
+    idx = np.zeros(0, np.int64)
+    none = np.zeros(0)
+    if what == MASS_PATTERN:
+        rows, cols = mass_pattern(P, q)
+        return rows, cols, none
+    if what == MASS_VALUES:
+        return idx, idx, mass(P, q, count)
+    if what == RIGID_PATTERN:
+        rows, cols = rigid_block_pattern(P)
+        return rows, cols, none
+    return idx, idx, mass_times_jacobian(P, q, a)
 
 
 # ---- forces -------------------------------------------------------------------------------
@@ -1002,9 +1030,8 @@ def force_evaluation(P, mk, q, qd, t, inertial, mode, nk, nc):
     return out, kr, kc, none, cr, cc, none, nk, nc
 
 
-def force_pattern(P, q):
+def force_pattern(P, q, mk):
     """``((rows, cols) of ∂Q/∂q, (rows, cols) of ∂Q/∂q̇)`` (from Python)."""
-    mk = markers(P, q, q, YES)
     nk, nc = force_evaluation(P, mk, q, q, 0.0, YES, COUNT, 0, 0)[7:]
     _, kr, kc, _, cr, cc, _, _, _ = force_evaluation(P, mk, q, q, 0.0, YES, PATTERN, nk, nc)
     return kr, kc, cr, cc
@@ -1102,6 +1129,25 @@ def nonconservative_power(P, mk, q, qd, t):
         mat = _torque_matrix(P, s, t)
         out += dot(qd[o : o + 4], mat_vec(mat, q[o : o + 4]))
     return out
+
+
+#: what :func:`energy_evaluation` gives
+KINETIC, GRAVITATIONAL, ELASTIC, POWER = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
+
+
+@kernel
+def energy_evaluation(P, mk, q, qd, t, what):
+    """The energies and the power from Python, one compiled entry: ``what`` ``KINETIC``
+    (:func:`kinetic_energy`, J), ``GRAVITATIONAL`` (:func:`potential_energy`, J),
+    ``ELASTIC`` (:func:`elastic_energy`, J; markers ``mk`` at q) or ``POWER``
+    (:func:`nonconservative_power`, W; markers ``mk`` at ``(q, q̇)``)."""
+    if what == KINETIC:
+        return kinetic_energy(P, q, qd)
+    if what == GRAVITATIONAL:
+        return potential_energy(P, q)
+    if what == ELASTIC:
+        return elastic_energy(P, mk, q)
+    return nonconservative_power(P, mk, q, qd, t)
 
 
 @kernel
@@ -1239,14 +1285,15 @@ class Patterns(NamedTuple):
     rb_c: np.ndarray
 
 
-def patterns(P, q) -> Patterns:
-    """Every pattern of ``P`` (evaluated at a valid q; from Python: each pattern kernel is
-    an entry of its own, not linked into one more compiled function)."""
-    pr, pc = constraint_pattern(P, q)
-    kr, kc, dr, dc = second_order_pattern(P, q)
-    mr, mc = mass_pattern(P, q)
-    fr, fc, cr, cc = force_pattern(P, q)
-    br, bc = rigid_block_pattern(P)
+def patterns(P, q, mk) -> Patterns:
+    """Every pattern of ``P``, evaluated at a valid q with its markers ``mk`` (at ``(q, q)``
+    with velocities; from Python: through the evaluation entries, not one more compiled
+    function)."""
+    pr, pc = constraint_pattern(P, q, mk)
+    kr, kc, dr, dc = second_order_pattern(P, q, mk)
+    mr, mc, _ = mass_evaluation(P, q, q, MASS_PATTERN, 0)
+    fr, fc, cr, cc = force_pattern(P, q, mk)
+    br, bc, _ = mass_evaluation(P, q, q, RIGID_PATTERN, 0)
     return Patterns(pr, pc, kr, kc, dr, dc, mr, mc, fr, fc, cr, cc, br, bc)
 
 

@@ -345,7 +345,10 @@ class MultibodySystem:
             and not self.kernel_elements
             and all(k.applied(self.q0, self.qd0, 0.0) is None for k in self.kinds)
         )
-        pt = ks.patterns(self.arrays, np.ascontiguousarray(self.q0, dtype=float))
+        q0 = np.ascontiguousarray(self.q0, dtype=float)
+        #: markers at q0, passed where a kernel entry takes markers it does not read
+        self._markers0 = self.markers.evaluate(q0, q0).arrays
+        pt = ks.patterns(self.arrays, q0, self._markers0)
         self.packed_patterns = pt  # read in Python
         self.patterns = patterns_struct(pt)  # passed to the kernels
         r, c = pt.phi_r, pt.phi_c
@@ -467,7 +470,9 @@ class MultibodySystem:
         if last is not None and last[0] == key:  # the same q again (a step's end, the loop)
             return last[1].copy() if copy else last[1]
         q = _f64(q)
-        out = self._mass_pattern.build(ks.mass(self.arrays, q, self._mass_pattern.count))
+        count = self._mass_pattern.count
+        vals = ks.mass_evaluation(self.arrays, q, q, ks.MASS_VALUES, count)[2]
+        out = self._mass_pattern.build(vals)
         self._last_mass = (key, out)
         return out.copy() if copy else out
 
@@ -545,7 +550,8 @@ class MultibodySystem:
         of the body kinds is constant)."""
         q = _f64(q)
         a = _f64(a)
-        return self._rigid_pattern.build(ks.mass_times_jacobian(self.arrays, q, a))
+        vals = ks.mass_evaluation(self.arrays, q, a, ks.MASS_TIMES_JACOBIAN, 0)[2]
+        return self._rigid_pattern.build(vals)
 
     def joint_angles(self, ms: MarkerState) -> np.ndarray:
         """Continuous relative angles of the rotational springs and joint torques (rad), in
@@ -553,16 +559,21 @@ class MultibodySystem:
         return ks.joint_angles(self.arrays, ms.arrays)
 
     # ---- energies ---------------------------------------------------------------------
+    def _energy(self, mk, q, qd, t: float, what) -> float:
+        return float(ks.energy_evaluation(self.arrays, mk, q, qd, t, what))
+
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
         q = _f64(q)
-        return float(ks.kinetic_energy(self.arrays, q, _f64(qd)))
+        return self._energy(self._markers0, q, _f64(qd), 0.0, ks.KINETIC)
 
     def gravitational_energy(self, q: np.ndarray) -> float:
-        return float(ks.potential_energy(self.arrays, _f64(q)))
+        q = _f64(q)
+        return self._energy(self._markers0, q, q, 0.0, ks.GRAVITATIONAL)
 
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
-        out = float(ks.elastic_energy(self.arrays, ms.arrays, _f64(q)))
+        q64 = _f64(q)
+        out = self._energy(ms.arrays, q64, q64, 0.0, ks.ELASTIC)
         if self.force_set.python_size:
             out += self.force_set.elastic_energy(ms, q)
         return out + sum(kind.elastic_energy(q) for kind in self.kinds)
@@ -594,7 +605,7 @@ class MultibodySystem:
         ms = ms or self.markers.evaluate(q, qd)
         q = _f64(q)
         qd = _f64(qd)
-        power = float(ks.nonconservative_power(self.arrays, ms.arrays, q, qd, float(t)))
+        power = self._energy(ms.arrays, q, qd, float(t), ks.POWER)
         if self.force_set.python_size:
             power += self.force_set.nonconservative_power(ms, q, qd, t, contacts)
         return power
