@@ -269,10 +269,12 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
         if have_fac:  # multiplier update with Φ at the new positions
             lam_star = lam_star + alpha * phi
         mass = dense_mass(P, pt, q)
-        f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, NO)
-        base = mat_vec(mass, qdd) - f
         err_phi = max_abs(phi)
-        if have_fac and err_phi <= tol:
+        may_stop = have_fac and err_phi <= tol  # then the force Jacobians may not be needed
+        # Q and, when another tangent is sure to be needed, its Jacobians in the same pass
+        f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, not may_stop and it < max_it)
+        base = mat_vec(mass, qdd) - f
+        if may_stop:
             # the next correction with the last tangent: below the tolerance, apply and stop
             dq = -lu_solve(lu, piv, (base + mat_t_vec(jac, lam_star + alpha * phi)) / bp)
             err_q = max_abs(dq)
@@ -292,7 +294,8 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
         lam = lam_star + alpha * phi
         res = (base + mat_t_vec(jac, lam)) / bp
-        f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, YES)
+        if may_stop:  # the Jacobians at this state, not computed above
+            f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, YES)
         tangent = dense_mass_times_jacobian(P, pt, q, qdd)
         hess = dense_hessian(P, pt, mk, qd, t1, lam)
         _tangent(tangent, mass, kq, kqd, hess, jac, alpha, gp, bp)
