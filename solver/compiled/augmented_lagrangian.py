@@ -13,8 +13,10 @@ the same penalty (a fixed α, or the growing ratio schedule ``PENALTY_RATIO_FIRS
 ``…_GROWTH``, ``…_MAX`` times ``β' m_ref``), the same convergence test and multiplier
 updates (λ* ← λ* + α Φ with Φ at the new positions) and the same mass-orthogonal
 projections of velocities and accelerations (``trapezoidal.constrained_solve``: ``M + α_p
-Φ_qᵀΦ_q`` factorised once, σ iterated on increments to rounding level). Each step returns
-the same state: ``q, q̇, q̈, λ = λ* + σ`` and the extra ``a`` and ``λ*``.
+Φ_qᵀΦ_q`` factorised once, σ iterated on increments to rounding level), and the same
+index-1 multipliers ``λ = λ* + σ + ρ`` (ρ from the remainder ``Q − M q̈ − Φ_qᵀ (λ* + σ)``,
+projected with the same factorisation). Each step returns the same state: ``q, q̇, q̈, λ``
+and the extra ``a`` and ``λ*``.
 
 Dense linear algebra: an LU factorisation with partial pivoting (the pivot of largest
 magnitude, first on ties, as LAPACK's ``getrf``) written out here so that its factors are
@@ -334,8 +336,16 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
     if not all_finite(qdd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
+    # the index-1 multipliers λ* + σ + ρ: M x + Φ_qᵀ ρ = Q − M q̈ − Φ_qᵀ (λ* + σ), Φ_q x = 0
+    lam = lam_star + sigma
+    f, _, _ = dense_forces(P, pt, mk, q, qd, t1, YES, NO)
+    rest = f - band_mat_vec(mass, mb, qdd) - band_mat_t_vec(jac, jb, lam)
+    _, rho, _ = _constrained_solve(
+        plu, ppiv, mass, mb, jac, jb, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
+        PROJECTION_ITERATIONS,
+    )  # fmt: skip
     phiv = band_mat_vec(jac, jb, qd) + phit
-    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam_star + sigma, phi, phiv, phit
+    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam + rho, phi, phiv, phit
 
 
 #: columns of the per-step scalars ``al_steps`` writes

@@ -8,9 +8,11 @@ penalty; and the same failures.
 Tolerances: positions agree to 1e-12 m and velocities to 1e-10 m/s measured (the Newton
 tolerance is 1e-10); accelerations to ~1e-9 and multipliers to ~1e-7 relative (the
 projections' matrix ``M + 1e7 m_ref Φ_qᵀΦ_q`` amplifies rounding: the two implementations'
-multipliers both differ from the exact index-1 ones by ~1e-5 on the chain, and from each
-other by ~3e-8). Skipping the velocity projection changes velocities by ~1e-7 m/s, the
-acceleration projection accelerations by O(1), so the bounds below catch either.
+multipliers differ by ~3e-8). Both return the index-1 multipliers of their state: their
+constraint forces ``Φ_qᵀ λ`` are those of ``M q̈ + Φ_qᵀ λ = Q``, ``Φ_q q̈ = γ`` to 1e-8 of
+``|Q|`` (measured 5.7e-12; 1.7e-2 with ``λ* + σ``, which carries the Newton residual, up
+to α times the rounding of Φ). Skipping the velocity projection changes velocities by ~1e-7
+m/s, the acceleration projection accelerations by O(1), so the bounds below catch either.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from solver.analysis.formulations.trapezoidal import (
     constrained_solve,
     mass_scale,
 )
+from solver.analysis.outputs.multipliers import accelerations_and_multipliers
 from solver.analysis.simulate import settings_with
 from solver.compiled import augmented_lagrangian as cal
 from solver.mechanics.packing import python_parts
@@ -189,6 +192,17 @@ def _penalty(formulation, dt, iterations):
     return ratio * formulation.m_ref * formulation.scheme.slopes(dt)[1]
 
 
+def multiplier_error(system, t, q, qd, lam) -> float:
+    """``|Aᵀ (λ − λ₁)|∞ / max(1, |Q|∞, |Aᵀ λ₁|∞)`` with λ₁ the index-1 multipliers of the
+    state (``M q̈ + Aᵀ λ₁ = Q``, ``A q̈ = γ``): the constraint forces, unique even with
+    redundant constraints."""
+    _, exact, rows = accelerations_and_multipliers(system, q, qd, t)
+    forces = system.forces(q, qd, t)
+    exact = rows.T @ exact
+    scale = max(1.0, np.abs(forces).max(initial=0.0), np.abs(exact).max(initial=0.0))
+    return float(np.abs(rows.T @ lam - exact).max(initial=0.0)) / scale
+
+
 def _compare(model, dt, n_steps, acc_rtol=1e-7, from_last_positions=False, **params):
     """Steps both ways and checks every step; returns the NumPy states and the outputs
     (``from_last_positions``: the first step's Newton iteration starts from the last
@@ -217,6 +231,10 @@ def _compare(model, dt, n_steps, acc_rtol=1e-7, from_last_positions=False, **par
         eps_alpha = 10.0 * _penalty(formulation, dt, state.iterations) * 2.2e-16
         lam_tol = 1e-5 * scale(state.lam) + eps_alpha * scale(state.q)
         assert np.abs(out["lam"][k] - state.lam).max(initial=0.0) < lam_tol, f"step {k}"
+        # both return the index-1 multipliers of their state (not λ* + the Newton residual)
+        assert multiplier_error(system, state.t, state.q, state.qd, state.lam) < 1e-8
+        compiled = (out[x][k] for x in ("q", "qd", "lam"))
+        assert multiplier_error(system, state.t, *compiled) < 1e-8, f"step {k}"
     # the time loop's records of the last step, from the NumPy system at the NumPy state
     c = system.constraints(state.q, state.qd, state.t)
     assert out["phi"][-1] == pytest.approx(np.abs(c.phi).max(initial=0.0), abs=1e-13)

@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 
+from solver.analysis.outputs import body_frames as bf
 from solver.analysis.outputs.reactions import BodyPoint
 from solver.mechanics.constraints.joints import normals
-from solver.mechanics.constraints.primitives import wrap_angle
 from solver.mechanics.rotations import angular_velocity, rotation_matrix
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
@@ -37,8 +37,41 @@ def body_motion(system: MultibodySystem, body: str, q: np.ndarray, qd: np.ndarra
     return q[o : o + 3], rotation_matrix(p), qd[o : o + 3], angular_velocity(p, qd[o + 3 : o + 7])
 
 
+class _Side:
+    """What a joint's coordinates need of one of its bodies: where its state is and the
+    joint point in its axes (ground: fixed; point mass: no rotation)."""
+
+    def __init__(self, system: MultibodySystem, body: str, point: BodyPoint) -> None:
+        slot = None if body == d.GROUND else system.slots[body]
+        self.offset = -1 if slot is None else slot.offset
+        self.rigid = slot is not None and slot.kind == "rigid"
+        self.point = point
+        self.local = tuple(point.local.tolist()) if self.rigid else None
+
+    def motion(self, q: np.ndarray, qd: np.ndarray):
+        """``(r, p, v, ω)`` as :func:`body_motion` (p the unit Euler parameters, ``None``
+        without rotation)."""
+        o = self.offset
+        if o < 0:
+            return bf.ZERO, None, bf.ZERO, bf.ZERO
+        r, v = tuple(q[o : o + 3].tolist()), tuple(qd[o : o + 3].tolist())
+        if not self.rigid:
+            return r, None, v, bf.ZERO
+        p = bf.parameters(q, o + 3, unit=True)
+        return r, p, v, bf.angular_velocity(p, qd[o + 3 : o + 7].tolist())
+
+    def position(self, q: np.ndarray):
+        """The joint point (``BodyPoint.position``)."""
+        if self.rigid:
+            o = self.offset
+            r = q[o : o + 3].tolist()
+            return bf.add(r, bf.rotate(bf.parameters(q, o + 3), self.local))
+        return tuple(self.point.position(q).tolist())
+
+
 class JointCoordinates:
-    """The coordinates of one revolute, prismatic or cylindrical joint."""
+    """The coordinates of one revolute, prismatic or cylindrical joint, evaluated on floats
+    (about 10 µs per call; see ``body_frames``)."""
 
     def __init__(self, system: MultibodySystem, joint: d.Joint) -> None:
         self.system = system
@@ -51,35 +84,41 @@ class JointCoordinates:
         a, n1, _ = normals(joint.axis)
         self.p1 = BodyPoint(system, joint.body1, joint.point)
         self.p2 = BodyPoint(system, joint.body2, joint.point)
+        self.side1 = _Side(system, joint.body1, self.p1)
+        self.side2 = _Side(system, joint.body2, self.p2)
         r1 = self._rotation0(joint.body1)
         r2 = self._rotation0(joint.body2)
         self.a1, self.u1 = r1.T @ a, r1.T @ n1  # in body1's axes
         self.u2 = r2.T @ n1  # in body2's axes
+        self._a1, self._u1, self._u2 = (tuple(x.tolist()) for x in (self.a1, self.u1, self.u2))
+        self.angle = "angle" in self.names
+        self.displacement = "displacement" in self.names
         self.last = 0.0
 
     def _rotation0(self, body: str) -> np.ndarray:
         return np.eye(3) if body == d.GROUND else self.system.slots[body].rotation0
 
     def __call__(self, q: np.ndarray, qd: np.ndarray) -> list[float]:
-        r1, rot1, v1, w1 = body_motion(self.system, self.joint.body1, q, qd)
-        r2, rot2, v2, w2 = body_motion(self.system, self.joint.body2, q, qd)
-        a = rot1 @ self.a1
+        r1, p1, v1, w1 = self.side1.motion(q, qd)
+        r2, p2, v2, w2 = self.side2.motion(q, qd)
+        a = self._a1 if p1 is None else bf.rotate(p1, self._a1)
         out: list[float] = []
-        if "angle" in self.names:
-            u1 = rot1 @ self.u1
-            n1 = np.cross(a, u1)
-            u2 = rot2 @ self.u2
-            x, y = float(u1 @ u2), float(n1 @ u2)
+        if self.angle:
+            u1 = self._u1 if p1 is None else bf.rotate(p1, self._u1)
+            n1 = bf.cross(a, u1)
+            u2 = self._u2 if p2 is None else bf.rotate(p2, self._u2)
+            x, y = bf.dot(u1, u2), bf.dot(n1, u2)
             raw = math.atan2(y, x)
-            theta = self.last + float(wrap_angle(np.array(raw - self.last)))
+            theta = self.last + ((raw - self.last + math.pi) % (2.0 * math.pi) - math.pi)
             self.last = theta
-            xd = float(np.cross(w1, u1) @ u2 + u1 @ np.cross(w2, u2))
-            yd = float(np.cross(w1, n1) @ u2 + n1 @ np.cross(w2, u2))
+            w2u2 = bf.cross(w2, u2)
+            xd = bf.dot(bf.cross(w1, u1), u2) + bf.dot(u1, w2u2)
+            yd = bf.dot(bf.cross(w1, n1), u2) + bf.dot(n1, w2u2)
             out += [theta, (x * yd - y * xd) / (x * x + y * y)]
-        if "displacement" in self.names:
-            p1, p2 = self.p1.position(q), self.p2.position(q)
-            pd1 = v1 + np.cross(w1, p1 - r1)
-            pd2 = v2 + np.cross(w2, p2 - r2)
-            gap = p2 - p1
-            out += [float(gap @ a), float((pd2 - pd1) @ a + gap @ np.cross(w1, a))]
+        if self.displacement:
+            pos1, pos2 = self.side1.position(q), self.side2.position(q)
+            pd1 = bf.add(v1, bf.cross(w1, bf.sub(pos1, r1)))
+            pd2 = bf.add(v2, bf.cross(w2, bf.sub(pos2, r2)))
+            gap = bf.sub(pos2, pos1)
+            out += [bf.dot(gap, a), bf.dot(bf.sub(pd2, pd1), a) + bf.dot(gap, bf.cross(w1, a))]
         return out

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from solver.mechanics.rotations import e_matrix, rotation_matrix
+from solver.analysis.outputs import body_frames as bf
+from solver.mechanics.rotations import cross
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
 
@@ -32,6 +33,13 @@ from solver.model import description as d
 def _pad3(v: np.ndarray) -> np.ndarray:
     out = np.zeros(3)
     out[: len(v)] = v
+    return out
+
+
+def _pad3_rows(v: np.ndarray) -> np.ndarray:
+    """``v`` of shape ``(..., d)``, d ≤ 3, padded with zeros to ``(..., 3)``."""
+    out = np.zeros(v.shape[:-1] + (3,))
+    out[..., : v.shape[-1]] = v
     return out
 
 
@@ -51,6 +59,7 @@ class BodyPoint:
             return
         if s.kind == "rigid":
             self.local = s.rotation0.T @ (xyz - s.position0)
+            self._local = tuple(self.local.tolist())
         elif s.owner is not None and hasattr(s.owner, "beam"):
             beam = s.owner.beam(s)
             self.node = beam.node_at(xyz)
@@ -62,14 +71,30 @@ class BodyPoint:
         s = self.slot
         if s is None or s.kind != "rigid":
             return np.eye(3)
-        return rotation_matrix(q[s.offset + 3 : s.offset + 7])
+        return bf.rotation_matrix(bf.parameters(q, s.offset + 3))
+
+    def to_body(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``rotation(q)ᵀ v``: global → body axes."""
+        s = self.slot
+        if s is None or s.kind != "rigid":
+            return v.copy()
+        return np.array(bf.rotate_back(bf.parameters(q, s.offset + 3), v.tolist()))
+
+    def to_global(self, q: np.ndarray, v) -> np.ndarray:
+        """``rotation(q) v``: body → global axes (``v`` a 3-sequence of floats)."""
+        s = self.slot
+        if s is None or s.kind != "rigid":
+            return np.array(v, float)
+        return np.array(bf.rotate(bf.parameters(q, s.offset + 3), v))
 
     def position(self, q: np.ndarray) -> np.ndarray:
         s = self.slot
         if s is None:
             return self.xyz.copy()
         if s.kind == "rigid":
-            return q[s.offset : s.offset + 3] + self.rotation(q) @ self.local
+            o = s.offset
+            moved = bf.rotate(bf.parameters(q, o + 3), self._local)
+            return np.array(bf.add(q[o : o + 3].tolist(), moved))
         if s.kind == "point_mass":
             return q[s.offset : s.offset + 3].copy()
         beam = s.owner.beam(s)
@@ -85,28 +110,24 @@ class BodyPoint:
         if s is None:
             return np.zeros(3), np.zeros(3)
         o = s.offset
-        if s.kind == "rigid":
-            f = g[o : o + 3].copy()
-            p = q[o + 3 : o + 7]
-            torque = 0.5 * e_matrix(p / np.linalg.norm(p)) @ g[o + 3 : o + 7]
-            return f, torque + np.cross(q[o : o + 3] - at, f)
-        if s.kind == "point_mass":
-            f = g[o : o + 3].copy()
-            return f, np.cross(q[o : o + 3] - at, f)
+        if s.kind in ("rigid", "point_mass"):
+            f = g[o : o + 3].tolist()
+            arm = bf.sub(q[o : o + 3].tolist(), at.tolist())
+            torque = bf.cross(arm, f)
+            if s.kind == "rigid":
+                half = bf.e_times(bf.parameters(q, o + 3, unit=True), g[o + 3 : o + 7].tolist())
+                torque = bf.add((0.5 * half[0], 0.5 * half[1], 0.5 * half[2]), torque)
+            return np.array(f), np.array(torque)
         beam = s.owner.beam(s)
         n_vec = beam.node_size // beam.d
-        f, torque = np.zeros(3), np.zeros(3)
-        for node in range(beam.n_nodes):
-            r = _pad3(q[beam.node_cols(node, 0)])
-            if beam.d == 2:
-                r[2] = beam.start[2]
-            gr = _pad3(g[beam.node_cols(node, 0)])
-            f += gr
-            torque += np.cross(r - at, gr)
-            for k in range(1, n_vec):
-                cols = beam.node_cols(node, k)
-                torque += np.cross(_pad3(q[cols]), _pad3(g[cols]))
-        return f, torque
+        cols = beam.vector_cols[:, :n_vec]  # (node, vector, component)
+        r, gv = _pad3_rows(q[cols[:, 0]]), _pad3_rows(g[cols])
+        if beam.d == 2:
+            r[:, 2] = beam.start[2]
+        torque = cross(r - at, gv[:, 0]).sum(axis=0)
+        if n_vec > 1:  # slopes turn with the section
+            torque += cross(_pad3_rows(q[cols[:, 1:]]), gv[:, 1:]).sum(axis=(0, 1))
+        return gv[:, 0].sum(axis=0), torque
 
 
 def joint_points(joint: d.Joint, system: MultibodySystem) -> tuple[BodyPoint, BodyPoint]:
@@ -150,8 +171,7 @@ class Reaction:
         else:
             at = self.p2.position(q)
             f, t = self.p2.wrench(q, g, at)
-        rot = self.p2.rotation(q)
-        return f, t, rot.T @ f, rot.T @ t
+        return f, t, self.p2.to_body(q, f), self.p2.to_body(q, t)
 
 
 class Effort:
@@ -165,8 +185,9 @@ class Effort:
         axis = axis / np.linalg.norm(axis)
         b1 = self.reaction.p1
         self.axis_local = axis if b1.slot is None else b1.slot.rotation0.T @ axis
+        self._axis = tuple(self.axis_local.tolist())
 
     def __call__(self, q: np.ndarray, a, lam: np.ndarray) -> float:
         f, t, _, _ = self.reaction(q, a, lam)
-        axis = self.reaction.p1.rotation(q) @ self.axis_local
+        axis = self.reaction.p1.to_global(q, self._axis)
         return float((t if self.kind == "torque" else f) @ axis)

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.analysis.outputs import body_frames as bf
 from solver.analysis.outputs.joint_coordinates import JointCoordinates
 from solver.analysis.outputs.multipliers import accelerations_and_multipliers
 from solver.analysis.outputs.reactions import Effort, Reaction
 from solver.analysis.outputs.state import ReferenceState, body_states_from_row
 from solver.mechanics.forces.pulley_contact import PulleyContacts
-from solver.mechanics.rotations import e_matrix, rotation_matrix
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
 
@@ -202,11 +202,11 @@ def body_accelerations(slot, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> 
     o = slot.offset
     if slot.kind != "rigid":
         return qdd[o : o + 3]
-    p = q[o + 3 : o + 7]
-    e = e_matrix(p)
-    alpha = 2.0 * e @ qdd[o + 3 : o + 7]
-    omega = 2.0 * e @ qd[o + 3 : o + 7]
-    return np.concatenate([qdd[o : o + 3], alpha, rotation_matrix(p).T @ omega])
+    p = bf.parameters(q, o + 3)
+    alpha = bf.e_times(p, qdd[o + 3 : o + 7].tolist())
+    omega = bf.e_times(p, qd[o + 3 : o + 7].tolist())
+    body = bf.rotate_back(p, omega)
+    return np.array([*qdd[o : o + 3].tolist(), *(2.0 * x for x in alpha), *(2.0 * x for x in body)])
 
 
 def peaks(columns: list[str], t: np.ndarray, data: np.ndarray) -> dict[str, dict[str, float]]:
