@@ -335,7 +335,9 @@ class AugmentedLagrangian(Formulation):
         # Φ_qᵀ (λ* + σ), Φ_q x = 0 (the Newton residual's normal part, see the docstring)
         lam = (np.concatenate([lam_star, mu_star]) if nh else lam_star) + sigma
         rest = s.forces(q, qd, t1, ms) - mass @ qdd - rows.T @ lam
-        _, rho = self._project(t1, fac, mass, rows, np.zeros(len(lam)), alpha_p, 0 * qdd, rest)
+        _, rho = self._project(
+            t1, fac, mass, rows, np.zeros(len(lam)), alpha_p, np.zeros_like(qdd), rest
+        )
         lam = lam + rho
         extra = {
             "a": a1,

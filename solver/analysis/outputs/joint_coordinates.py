@@ -19,22 +19,9 @@ import numpy as np
 from solver.analysis.outputs import body_frames as bf
 from solver.analysis.outputs.reactions import BodyPoint
 from solver.mechanics.constraints.joints import normals
-from solver.mechanics.rotations import angular_velocity, rotation_matrix
+from solver.mechanics.constraints.primitives import wrap_angle
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
-
-
-def body_motion(system: MultibodySystem, body: str, q: np.ndarray, qd: np.ndarray):
-    """``(r, R, v, ω)`` of a rigid body's centre of mass (ground: at rest at the origin)."""
-    if body == d.GROUND:
-        return np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3)
-    s = system.slots[body]
-    o = s.offset
-    if s.kind != "rigid":
-        return q[o : o + 3], np.eye(3), qd[o : o + 3], np.zeros(3)
-    p = q[o + 3 : o + 7]
-    p = p / np.linalg.norm(p)
-    return q[o : o + 3], rotation_matrix(p), qd[o : o + 3], angular_velocity(p, qd[o + 3 : o + 7])
 
 
 class _Side:
@@ -49,7 +36,7 @@ class _Side:
         self.local = tuple(point.local.tolist()) if self.rigid else None
 
     def motion(self, q: np.ndarray, qd: np.ndarray):
-        """``(r, p, v, ω)`` as :func:`body_motion` (p the unit Euler parameters, ``None``
+        """``(r, p, v, ω)`` of the body's centre of mass (p the unit Euler parameters, ``None``
         without rotation)."""
         o = self.offset
         if o < 0:
@@ -109,7 +96,7 @@ class JointCoordinates:
             u2 = self._u2 if p2 is None else bf.rotate(p2, self._u2)
             x, y = bf.dot(u1, u2), bf.dot(n1, u2)
             raw = math.atan2(y, x)
-            theta = self.last + ((raw - self.last + math.pi) % (2.0 * math.pi) - math.pi)
+            theta = self.last + wrap_angle(raw - self.last)
             self.last = theta
             w2u2 = bf.cross(w2, u2)
             xd = bf.dot(bf.cross(w1, u1), u2) + bf.dot(u1, w2u2)
