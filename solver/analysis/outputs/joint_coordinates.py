@@ -33,7 +33,6 @@ class _Side:
         self.offset = -1 if slot is None else slot.offset
         self.rigid = slot is not None and slot.kind == "rigid"
         self.point = point
-        self.local = tuple(point.local.tolist()) if self.rigid else None
 
     def motion(self, q: np.ndarray, qd: np.ndarray):
         """``(r, p, v, ω)`` of the body's centre of mass (p the unit Euler parameters, ``None``
@@ -50,9 +49,7 @@ class _Side:
     def position(self, q: np.ndarray):
         """The joint point (``BodyPoint.position``)."""
         if self.rigid:
-            o = self.offset
-            r = q[o : o + 3].tolist()
-            return bf.add(r, bf.rotate(bf.parameters(q, o + 3), self.local))
+            return self.point.rigid_position(q)
         return tuple(self.point.position(q).tolist())
 
 

@@ -87,14 +87,17 @@ class BodyPoint:
             return np.array(v, float)
         return np.array(bf.rotate(bf.parameters(q, s.offset + 3), v))
 
+    def rigid_position(self, q: np.ndarray) -> bf.Vec:
+        """The point of a rigid body, as floats: ``r + A(p) s̄``."""
+        o = self.slot.offset
+        return bf.add(q[o : o + 3].tolist(), bf.rotate(bf.parameters(q, o + 3), self._local))
+
     def position(self, q: np.ndarray) -> np.ndarray:
         s = self.slot
         if s is None:
             return self.xyz.copy()
         if s.kind == "rigid":
-            o = s.offset
-            moved = bf.rotate(bf.parameters(q, o + 3), self._local)
-            return np.array(bf.add(q[o : o + 3].tolist(), moved))
+            return np.array(self.rigid_position(q))
         if s.kind == "point_mass":
             return q[s.offset : s.offset + 3].copy()
         beam = s.owner.beam(s)
