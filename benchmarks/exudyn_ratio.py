@@ -6,7 +6,7 @@ Cases (Δt = 1 ms, ``--t-end`` of simulated time, Biela's augmented Lagrangian a
 Exudyn's implicit generalized-α, ρ∞ = 0.9, both with their own dense or sparse solvers as
 ``benchmarks.run`` sets them): the spatial four-bar of ``examples/four_bar_spatial.json``
 without its motor (one spring), the 16-bar spherical chain with a spring–damper from the
-tip of every bar to the ground point below its rest position, and the 16- and 64-bar
+tip of every bar to the ground point below its rest position, and the 16-, 64- and 256-bar
 chains without springs. Each repeat runs Biela then Exudyn on the same case, so that the
 load of a shared machine affects both alike; the table gives the median CPU time per step
 of each (the run's set-up excluded, each code's whole time loop included) and their ratio.
@@ -57,6 +57,7 @@ CASES = {
     "chain 16 + 16 springs": lambda: chain_with_springs(16),
     "chain 16": lambda: model_from_data(chain_data(16)),
     "chain 64": lambda: model_from_data(chain_data(64)),
+    "chain 256": lambda: model_from_data(chain_data(256)),
 }
 
 

@@ -62,9 +62,12 @@ class BandLayout:
         self.size = self.ldab * self.n
 
     @classmethod
-    def build(cls, rows: np.ndarray, cols: np.ndarray, n: int) -> BandLayout | None:
+    def build(
+        cls, rows: np.ndarray, cols: np.ndarray, n: int, always: bool = False
+    ) -> BandLayout | None:
         """The RCM layout of the pattern ``(rows, cols)`` (``n × n``), or ``None`` when a
-        band would hold too many entries to pay."""
+        band would hold too many entries to pay (unless ``always``: small matrices, whose
+        band may be the whole matrix)."""
         pat = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
         pat = (pat + pat.T + sp.identity(n, format="csr")).tocsr()
         perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
@@ -72,7 +75,7 @@ class BandLayout:
         inv[perm] = np.arange(n)
         coo = pat.tocoo()
         b = int(np.abs(inv[coo.row] - inv[coo.col]).max()) if coo.nnz else 0
-        if b > MAX_HALF_BANDWIDTH or (3 * b + 1) * n > MAX_FILL_RATIO * pat.nnz:
+        if not always and (b > MAX_HALF_BANDWIDTH or (3 * b + 1) * n > MAX_FILL_RATIO * pat.nnz):
             return None
         return cls(perm, b)
 

@@ -4,11 +4,12 @@ The link between the analysis and the compiled steppers (``solver.compiled``, wh
 only the kernels): which stepper a run takes, the formulation's parameters as the
 steppers' tuples, their frames, and their status codes as the formulations' errors.
 
-``compiled_stepper(system, settings, formulation)`` returns a stepper for
-``central_differences`` (standard DIMCD with Euler parameters), ``augmented_lagrangian``
-and ``null_space`` (its Newmark method) on dense systems whose every part the kernels
-evaluate (``solver.mechanics.packing.python_parts``), or ``None`` (the formulation's own
-step then runs).
+``compiled_stepper(system, settings, formulation)`` returns a stepper for systems whose
+every part the kernels evaluate (``solver.mechanics.packing.python_parts``):
+``augmented_lagrangian`` on any of them whose iteration matrices renumber into a band
+(every small system; chains, trees and meshes of any size: :func:`band_layout`),
+``central_differences`` (standard DIMCD with Euler parameters) and ``null_space`` (its
+Newmark method) on dense ones; else ``None`` (the formulation's own step then runs).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -41,16 +42,22 @@ CHUNK = 64
 
 def compiled_stepper(system, settings, formulation):
     """A compiled stepper for this run, or ``None`` (a system with parts the kernels do
-    not evaluate yet, ``solver.mechanics.packing.python_parts``, or a sparse one)."""
+    not evaluate yet, ``solver.mechanics.packing.python_parts``, a sparse one outside the
+    augmented Lagrangian, or one whose band would not pay)."""
     from solver.mechanics.packing import python_parts
 
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
         return None
-    if system.sparse or python_parts(system):
+    if python_parts(system):
         return None
     if name == "AugmentedLagrangian":
-        return CompiledAugmentedLagrangian(system, settings, formulation)
+        layout = band_layout(system)
+        if layout is None:
+            return None
+        return CompiledAugmentedLagrangian(system, settings, formulation, layout)
+    if system.sparse:
+        return None
     if name == "NullSpace":
         if type(formulation.stepper).__name__ != "NewmarkNullSpace":
             return None  # the R-matrix method
@@ -203,8 +210,50 @@ def _frame(row, q, qd, qdd, mod) -> Frame:
     )
 
 
+def band_layout(system):
+    """The band layout (``solver.compiled.band.Band``) of the system's iteration matrices
+    (:func:`band_of_patterns`), or ``None`` for a sparse system whose band would not pay (a
+    general sparse LU serves it better); small (dense) systems always get one."""
+    pt = system.packed_patterns
+    return band_of_patterns(pt, system.n, system.m, always=not system.sparse)
+
+
+def band_of_patterns(pt, n: int, m: int, always: bool = True):
+    """The reverse Cuthill–McKee band layout of the union of the patterns ``pt``
+    (``solver.kernels.system.Patterns``) of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``,
+    ``∂(Φ_qᵀλ)/∂q``, ``∂(M a)/∂q`` and ``Φ_qᵀΦ_q`` (``n`` coordinates, ``m`` rows), with the
+    storage index of every entry; ``None`` when the band would not pay, unless ``always``."""
+    from solver.analysis.banded import BandLayout
+    from solver.compiled.band import Band
+
+    phi_r = np.asarray(pt.phi_r, np.int64)
+    phi_c = np.asarray(pt.phi_c, np.int64)
+    order = np.argsort(phi_r, kind="stable").astype(np.int64)
+    ptr = np.searchsorted(phi_r[order], np.arange(m + 1)).astype(np.int64)
+    # the columns met in one row of Φ_q, pairwise: the pattern of Φ_qᵀΦ_q
+    per_row = [phi_c[order[lo:hi]] for lo, hi in zip(ptr[:-1], ptr[1:], strict=True)]
+    gram_r = [np.repeat(c, len(c)) for c in per_row]
+    gram_c = [np.tile(c, len(c)) for c in per_row]
+    lists = [(pt.mass_r, pt.mass_c), (pt.fk_r, pt.fk_c), (pt.fc_r, pt.fc_c)]
+    lists += [(pt.hk_r, pt.hk_c), (pt.rb_r, pt.rb_c)]
+    lists = [(np.asarray(r, np.int64), np.asarray(c, np.int64)) for r, c in lists]
+    rows = np.concatenate([r for r, _ in lists] + gram_r).astype(np.int64)
+    cols = np.concatenate([c for _, c in lists] + gram_c).astype(np.int64)
+    layout = BandLayout.build(rows, cols, n, always=always)
+    if layout is None:
+        return None
+    slots = [layout.slots(r, c).astype(np.int64) for r, c in lists]
+    ic = layout.inv[phi_c].astype(np.int64)
+    return Band(layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order)
+
+
 class CompiledAugmentedLagrangian(_CompiledStepper):
-    """``AugmentedLagrangian.step`` compiled (see ``solver.compiled.augmented_lagrangian``)."""
+    """``AugmentedLagrangian.step`` compiled (see ``solver.compiled.augmented_lagrangian``),
+    its matrices in the band ``layout`` (:func:`band_layout`)."""
+
+    def __init__(self, system, settings, formulation, layout) -> None:
+        super().__init__(system, settings, formulation)
+        self.layout = layout
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
         from solver.compiled import augmented_lagrangian as cal
@@ -228,7 +277,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
 
         def advance(todo, out, bq, bqd, bqdd):
             status, done, _, _, _ = cal.al_steps(
-                P, pt, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
+                P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
                 clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
                 clock["power"], secant, todo, out, bq, bqd, bqdd, np.zeros((todo, m)),
             )  # fmt: skip

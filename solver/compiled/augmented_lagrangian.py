@@ -18,13 +18,13 @@ index-1 multipliers ``λ = λ* + σ + ρ`` (ρ from the remainder ``Q − M q̈ 
 projected with the same factorisation). Each step returns the same state: ``q, q̇, q̈, λ``
 and the extra ``a`` and ``λ*``.
 
-Dense linear algebra: an LU factorisation with partial pivoting (the pivot of largest
-magnitude, first on ties, as LAPACK's ``getrf``) written out here so that its factors are
-reused for several right-hand sides; it works within the matrix's bandwidths (LAPACK's
-``gbtrf`` order), so banded systems (chains) cost about ``n kl (kl + ku)`` instead of
-``n³/3``. A matrix is singular when a pivot column is exactly zero (LAPACK's ``info > 0``).
-Matrix-vector products with ``M`` and ``Φ_q`` in the projections run over each row's
-non-zero range.
+Linear algebra in band storage (:mod:`solver.compiled.band`): the iteration and projection
+matrices are assembled from the entry values of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``, ``∂(Φ_qᵀλ)/∂q``,
+``∂(M a)/∂q`` and ``Φ_q`` straight into the band of a renumbering chosen once per run, and
+factorised by a band LU with partial pivoting (LAPACK's ``gbtf2`` order), whose factors
+serve several right-hand sides; chains cost about ``3 n b²`` per factorisation, small
+models keep their whole band. A matrix is singular when a pivot column is exactly zero
+(LAPACK's ``info > 0``). The products with ``M`` and ``Φ_q`` loop over their entries.
 
 Failures are returned as status codes (``STATUS_*``), turned into the Python path's
 ``SimulationError`` by ``solver.analysis.compiled_steps.al_failure``. This package imports
@@ -37,20 +37,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.compiled.dense import lu_factor, lu_solve, row_bounds
+from solver.compiled import band
+from solver.compiled.band import entries_mat_t_vec, entries_mat_vec, lu_factor, lu_solve
 from solver.kernels.jit import NO, YES, kernel
-from solver.kernels.small import mat_t_vec, mat_vec
 from solver.kernels.system import (
-    dense_constraints,
-    dense_forces,
-    dense_hessian,
-    dense_mass,
-    dense_mass_times_jacobian,
+    constraints,
     elastic_energy,
+    forces,
     kinetic_energy,
     markers,
+    mass,
+    mass_times_jacobian,
     potential_energy,
     secant_work,
+    second_order,
     state_power,
 )
 
@@ -64,51 +64,6 @@ STATUS_NONFINITE = 5  # the step's q or q̇ is non-finite (the time loop's check
 #: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
 PROJECTION_ITERATIONS = 20
 HINT = "a smaller dt, or another formulation (null_space, central_differences)"
-
-
-@kernel
-def add_gram(out, jac, weight):
-    """``out += weight · Jᵀ J`` using only the non-zero entries of each row of ``J``."""
-    m, n = jac.shape
-    idx = np.empty(n, np.int64)
-    for r in range(m):
-        c = 0
-        for j in range(n):
-            if jac[r, j] != 0.0:
-                idx[c] = j
-                c += 1
-        for a in range(c):
-            ja = idx[a]
-            wa = weight * jac[r, ja]
-            for b in range(c):
-                jb = idx[b]
-                out[ja, jb] += wa * jac[r, jb]
-
-
-@kernel
-def band_mat_vec(a, bounds, x):
-    """``A x`` over the non-zero range of each row (``bounds`` from :func:`row_bounds`)."""
-    m = a.shape[0]
-    out = np.zeros(m)
-    for i in range(m):
-        s = 0.0
-        for j in range(bounds[0, i], bounds[1, i] + 1):
-            s += a[i, j] * x[j]
-        out[i] = s
-    return out
-
-
-@kernel
-def band_mat_t_vec(a, bounds, y):
-    """``Aᵀ y`` over the non-zero range of each row of ``A``."""
-    m, n = a.shape
-    out = np.zeros(n)
-    for i in range(m):
-        yi = y[i]
-        if yi != 0.0:
-            for j in range(bounds[0, i], bounds[1, i] + 1):
-                out[j] += a[i, j] * yi
-    return out
 
 
 @kernel
@@ -160,28 +115,27 @@ def acceleration_variable(sch, qdd1, qdd, a):
 
 # ---- the constrained solve / projections (trapezoidal.constrained_solve) ------------------
 @kernel
-def constrained_solve(lu, piv, mass, jac, f, g, alpha, tol, x0, max_iterations):
-    """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g``; ``(lu, piv)``
-    factorise ``M + α Φ_qᵀΦ_q``. Iterated on increments from ``x0`` and ``σ = 0``; stops
-    when ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing."""
-    mb, jb = row_bounds(mass), row_bounds(jac)
-    return _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_iterations)
-
-
-@kernel
-def _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_iterations):
-    """:func:`constrained_solve` with the row bounds of ``M`` and ``Φ_q`` given."""
-    m = jac.shape[0]
+def constrained_solve(lu, piv, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iterations):
+    """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g`` (``M`` and ``Φ_q``
+    as entry values of the patterns ``pt``); ``(lu, piv)`` factorise ``M + α Φ_qᵀΦ_q`` in
+    the band layout ``lay``. Iterated on increments from ``x0`` and ``σ = 0``; stops when
+    ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing."""
+    m = g.shape[0]
+    n = x0.shape[0]
     x = x0.copy()
     sigma = np.zeros(m)
     prev = np.inf
-    res = band_mat_vec(jac, jb, x) - g
+    res = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, x, m) - g
     for it in range(1, max_iterations + 1):
-        r = f - band_mat_vec(mass, mb, x) - band_mat_t_vec(jac, jb, sigma + alpha * res)
-        x = x + lu_solve(lu, piv, r)
+        r = (
+            f
+            - entries_mat_vec(pt.mass_r, pt.mass_c, mvals, x, n)
+            - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, sigma + alpha * res, n)
+        )
+        x = x + lu_solve(lu, piv, lay, r)
         if m == 0:
             return x, sigma, it
-        res = band_mat_vec(jac, jb, x) - g
+        res = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, x, m) - g
         sigma = sigma + alpha * res
         err = max_abs(res)
         if err <= tol or err >= prev:
@@ -191,61 +145,52 @@ def _constrained_solve(lu, piv, mass, mb, jac, jb, f, g, alpha, tol, x0, max_ite
 
 
 @kernel
-def _projector(mass, jac, alpha_p):
-    """LU of ``M + α_p Φ_qᵀ Φ_q``: ``(lu, piv, ok)``."""
-    a = mass.copy()
-    add_gram(a, jac, alpha_p)
-    piv, ok = lu_factor(a)
-    return a, piv, ok
+def projector(lay, pt, mvals, jvals, alpha_p):
+    """LU of ``M + α_p Φ_qᵀ Φ_q`` in the band layout: ``(lu, piv, ok)``."""
+    ab = np.zeros(lay.perm.shape[0] * lay.ldab)
+    band.add_entries(ab, lay.mass_s, mvals, 1.0)
+    band.add_gram(ab, lay, jvals, alpha_p)
+    piv, ok = lu_factor(ab, lay)
+    return ab, piv, ok
 
 
 @kernel
-def mass_scale(P, pt, q):
-    """The largest diagonal entry of ``M(q)`` (1 when there is none or it is not positive):
-    ``trapezoidal.mass_scale``."""
-    mass = dense_mass(P, pt, q)
-    if P.n == 0:
-        return 1.0
-    scale = mass[0, 0]
-    for i in range(1, P.n):
-        if mass[i, i] > scale:
-            scale = mass[i, i]
-    return scale if scale > 0.0 else 1.0
-
-
-@kernel
-def _tangent(out, mass, kq, kqd, hess, jac, alpha, gp, bp):
-    """``M − (γ'/β') ∂Q/∂q̇ + (∂(Ma)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q + α Φ_qᵀΦ_q) / β'`` in place of
-    ``out`` (which holds ``∂(Ma)/∂q``), in the NumPy path's order of additions."""
-    n = out.shape[0]
-    for i in range(n):
-        for j in range(n):
-            out[i, j] = (out[i, j] - kq[i, j]) + hess[i, j]
-    add_gram(out, jac, alpha)
-    c1 = -gp / bp
+def tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp):
+    """``M − (γ'/β') ∂Q/∂q̇ + (∂(Ma)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q + α Φ_qᵀΦ_q) / β'`` in the
+    band layout, from the entry values of its terms."""
+    ab = np.zeros(lay.perm.shape[0] * lay.ldab)
     c2 = 1.0 / bp
-    for i in range(n):
-        for j in range(n):
-            out[i, j] = (mass[i, j] + c1 * kqd[i, j]) + c2 * out[i, j]
+    band.add_entries(ab, lay.mass_s, mvals, 1.0)
+    band.add_entries(ab, lay.fc_s, cv, -gp / bp)
+    band.add_entries(ab, lay.rb_s, rbv, c2)
+    band.add_entries(ab, lay.fk_s, kv, -c2)
+    band.add_entries(ab, lay.hk_s, hv, c2)
+    band.add_gram(ab, lay, jvals, alpha * c2)
+    return ab
 
 
 @kernel(inline="always")
 def _constraints(P, pt, q, qd, t):
     mk = markers(P, q, qd, YES)
-    phi, jac, phit, gamma = dense_constraints(P, pt, mk, q, qd, t)
-    return mk, phi, jac, phit, gamma
+    phi, phit, gamma, jvals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
+    return mk, phi, jvals, phit, gamma
 
 
 @kernel(inline="always")
-def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0, extrap):
+def al_step(
+    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0, extrap
+):  # fmt: skip
     """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step`` (Newton from
-    the Newmark predictor when ``extrap``, else from ``q``).
+    the Newmark predictor when ``extrap``, else from ``q``), its matrices in the band
+    layout ``lay`` (:mod:`solver.compiled.band`).
 
     Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t)`` (the
     last three at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``).
     After a failure only the first three count (every failure returns the same types: one
     compilation)."""
     n, m = P.n, P.m
+    nm, nk, nc = pt.mass_r.shape[0], pt.fk_r.shape[0], pt.fc_r.shape[0]
+    none = np.int64(0)  # not a literal: one compiled signature for every callee
     fixed, ratio_first, ratio_growth, ratio_max, ratio_p = pen
     gp, bp = slopes(sch, h)
     t1 = t + h
@@ -255,8 +200,8 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
     tol_q = tol * max(1.0, max_abs(q)) if n else tol
     alpha = 0.0
     have_fac = False
-    lu = np.zeros((n, n))
-    piv = np.zeros(n + 2, np.int64)
+    lu = np.zeros(0)
+    piv = np.zeros(n, np.int64)
     err_q = np.inf
     err_phi = np.inf
     converged = False
@@ -267,23 +212,26 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
     phit = np.zeros(m)
     while True:
         qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-        mk, phi, jac, phit, gamma = _constraints(P, pt, q, qd, t1)
+        mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
         if have_fac:  # multiplier update with Φ at the new positions
             lam_star = lam_star + alpha * phi
-        mass = dense_mass(P, pt, q)
+        mvals = mass(P, q, nm)
         err_phi = max_abs(phi)
         may_stop = have_fac and err_phi <= tol  # then the force Jacobians may not be needed
         # Q and, when another tangent is sure to be needed, its Jacobians in the same pass
-        f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, not may_stop and it < max_it)
-        base = mat_vec(mass, qdd) - f
+        jac_now = not may_stop and it < max_it
+        f, kv, cv = forces(P, mk, q, qd, t1, YES, nk if jac_now else none, nc if jac_now else none)
+        base = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n) - f
         if may_stop:
             # the next correction with the last tangent: below the tolerance, apply and stop
-            dq = -lu_solve(lu, piv, (base + mat_t_vec(jac, lam_star + alpha * phi)) / bp)
+            lam = lam_star + alpha * phi
+            res = base + entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
+            dq = -lu_solve(lu, piv, lay, res / bp)
             err_q = max_abs(dq)
             if err_q <= tol_q:
                 q = q + dq
                 qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-                mk, phi, jac, phit, gamma = _constraints(P, pt, q, qd, t1)
+                mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
                 lam_star = lam_star + alpha * phi
                 converged = True
                 break
@@ -295,17 +243,16 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
         else:
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
         lam = lam_star + alpha * phi
-        res = (base + mat_t_vec(jac, lam)) / bp
+        res = (base + entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)) / bp
         if may_stop:  # the Jacobians at this state, not computed above
-            f, kq, kqd = dense_forces(P, pt, mk, q, qd, t1, YES, YES)
-        tangent = dense_mass_times_jacobian(P, pt, q, qdd)
-        hess = dense_hessian(P, pt, mk, qd, t1, lam)
-        _tangent(tangent, mass, kq, kqd, hess, jac, alpha, gp, bp)
-        piv, ok = lu_factor(tangent)
-        lu = tangent
+            f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
+        rbv = mass_times_jacobian(P, q, qdd)
+        hv, _ = second_order(P, mk, qd, t1, lam, NO, pt.hk_r.shape[0], none)
+        lu = tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
+        piv, ok = lu_factor(lu, lay)
         if not ok:
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
-        dq = -lu_solve(lu, piv, res)
+        dq = -lu_solve(lu, piv, lay, res)
         if not all_finite(dq):
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
         have_fac = True
@@ -315,36 +262,39 @@ def al_step(P, pt, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_st
         err = max(err_q, err_phi)
         return STATUS_NEWTON, it, err, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
-    mass = dense_mass(P, pt, q)
+    mvals = mass(P, q, nm)
     alpha_p = ratio_p * m_ref
-    plu, ppiv, ok = _projector(mass, jac, alpha_p)
+    plu, ppiv, ok = projector(lay, pt, mvals, jvals, alpha_p)
     if not ok:
         return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     ptol = 1e-4 * tol
-    mb, jb = row_bounds(mass), row_bounds(jac)  # Φ_q depends on q alone: kept for both
-    qd, _, _ = _constrained_solve(
-        plu, ppiv, mass, mb, jac, jb, band_mat_vec(mass, mb, qd), -phit, alpha_p, ptol, qd,
-        PROJECTION_ITERATIONS,
-    )  # fmt: skip
+    mqd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qd, n)
+    qd, _, _ = constrained_solve(
+        plu, ppiv, lay, pt, mvals, jvals, mqd, -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
+    )
     if not all_finite(qd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
-    mk, phi, jac, phit, gamma = _constraints(P, pt, q, qd, t1)
-    qdd, sigma, _ = _constrained_solve(
-        plu, ppiv, mass, mb, jac, jb, band_mat_vec(mass, mb, qdd), gamma, alpha_p, ptol, qdd,
-        PROJECTION_ITERATIONS,
-    )  # fmt: skip
+    mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
+    mqdd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
+    qdd, sigma, _ = constrained_solve(
+        plu, ppiv, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
+    )
     if not all_finite(qdd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
     # the index-1 multipliers λ* + σ + ρ: M x + Φ_qᵀ ρ = Q − M q̈ − Φ_qᵀ (λ* + σ), Φ_q x = 0
     lam = lam_star + sigma
-    f, _, _ = dense_forces(P, pt, mk, q, qd, t1, YES, NO)
-    rest = f - band_mat_vec(mass, mb, qdd) - band_mat_t_vec(jac, jb, lam)
-    _, rho, _ = _constrained_solve(
-        plu, ppiv, mass, mb, jac, jb, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
+    f, _, _ = forces(P, mk, q, qd, t1, YES, none, none)
+    rest = (
+        f
+        - entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
+        - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
+    )
+    _, rho, _ = constrained_solve(
+        plu, ppiv, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
         PROJECTION_ITERATIONS,
     )  # fmt: skip
-    phiv = band_mat_vec(jac, jb, qd) + phit
+    phiv = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, qd, m) + phit
     return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam + rho, phi, phiv, phit
 
 
@@ -367,7 +317,7 @@ def closer_to_extrapolation(q1, q, qd, a, h):
 
 @kernel
 def al_steps(
-    P, pt, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, extrap, work0,
+    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, extrap, work0,
     power0, secant, n_steps, out, out_q, out_qd, out_qdd, out_lam,
 ):  # fmt: skip
     """Advance ``n_steps`` steps of size ``h`` from ``t0``.
@@ -394,7 +344,7 @@ def al_steps(
     for k in range(n_steps):
         t1 = t + h
         status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit = al_step(
-            P, pt, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star, extrap[0]
+            P, pt, lay, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star, extrap[0]
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE

@@ -1,0 +1,180 @@
+"""Band linear algebra for the compiled implicit steps: matrices assembled from entries
+straight into band storage and factorised by a band LU.
+
+The iteration matrices of the implicit formulations (``M + c₁ C + c₂ (K + α Φ_qᵀ Φ_q)``)
+couple a coordinate only with the coordinates of the bodies it is jointed to. Under a
+renumbering of the coordinates that gathers every entry within ``|i − j| ≤ b`` of the
+diagonal (reverse Cuthill–McKee, chosen once per run from the entry patterns:
+``solver.analysis.compiled_steps.band_layout``), the LU with partial pivoting costs
+``n b (3b)`` instead of ``n³/3`` and the storage ``n (3b + 1)`` instead of ``n²``: small
+models keep their full band, chains and meshes a narrow one.
+
+:class:`Band` holds the layout: the renumbering ``perm`` (new → old) and its inverse,
+the half-bandwidth ``b`` (the lower and upper bandwidths are both ``b``), and, for each
+entry list of the system (``solver.kernels.system.Patterns``), the storage index of
+every entry. Storage is LAPACK's general band form with room for the row interchanges'
+fill (``gbtrf``), one column after another: entry ``(i, j)`` of the renumbered matrix is
+``ab[j ldab + 2b + i − j]`` with ``ldab = 3b + 1``.
+
+The products with ``M`` and ``Φ_q`` loop over their entries (``*_r``, ``*_c``, values;
+repeated positions add up), and ``Φ_qᵀ Φ_q`` adds, per row of ``Φ_q``, the products of
+its entries (``phi_ptr``/``phi_ord`` group the entries by row).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from solver.kernels.jit import kernel
+
+
+class Band(NamedTuple):
+    """A band layout of a system's ``n × n`` iteration matrices (see the module docstring)."""
+
+    perm: np.ndarray  # (n,) int64: renumbered coordinate → coordinate
+    b: int  # half-bandwidth
+    ldab: int  # 3b + 1: storage per column
+    mass_s: np.ndarray  # storage index of every entry of M
+    fk_s: np.ndarray  # … of ∂Q/∂q
+    fc_s: np.ndarray  # … of ∂Q/∂q̇
+    hk_s: np.ndarray  # … of ∂(Φ_qᵀλ)/∂q
+    rb_s: np.ndarray  # … of ∂(M a)/∂q
+    phi_ic: np.ndarray  # renumbered column of every entry of Φ_q
+    phi_ptr: np.ndarray  # (m + 1,) int64: the entries of row r are phi_ord[ptr[r]:ptr[r+1]]
+    phi_ord: np.ndarray
+
+
+@kernel
+def add_entries(ab, slots, vals, coef):
+    """``ab[slots[k]] += coef · vals[k]`` (slots may repeat)."""
+    for k in range(slots.shape[0]):
+        ab[slots[k]] += coef * vals[k]
+
+
+@kernel
+def add_gram(ab, lay, vals, weight):
+    """``ab += weight · Φ_qᵀ Φ_q`` (renumbered) from the entry values of ``Φ_q``."""
+    kv = 2 * lay.b
+    ldab = lay.ldab
+    for r in range(lay.phi_ptr.shape[0] - 1):
+        lo, hi = lay.phi_ptr[r], lay.phi_ptr[r + 1]
+        for a in range(lo, hi):
+            ea = lay.phi_ord[a]
+            va = weight * vals[ea]
+            if va == 0.0:
+                continue
+            ia = lay.phi_ic[ea]
+            for c in range(lo, hi):
+                eb = lay.phi_ord[c]
+                ib = lay.phi_ic[eb]
+                ab[ib * ldab + kv + ia - ib] += va * vals[eb]
+
+
+@kernel
+def diagonal(lay, ab):
+    """The diagonal of the stored matrix, in the original numbering."""
+    n = lay.perm.shape[0]
+    out = np.empty(n)
+    kv = 2 * lay.b
+    for j in range(n):
+        out[lay.perm[j]] = ab[j * lay.ldab + kv]
+    return out
+
+
+@kernel
+def lu_factor(ab, lay):
+    """LU with partial pivoting of the stored matrix, in place (LAPACK's ``gbtf2``):
+    ``(piv, ok)``; ``piv[j]`` is the row swapped with row ``j`` at step ``j``. ``ok`` is
+    false for a singular matrix (an exactly zero or NaN pivot column)."""
+    n = lay.perm.shape[0]
+    kl = lay.b
+    ku = lay.b
+    kv = kl + ku
+    ldab = lay.ldab
+    piv = np.empty(n, np.int64)
+    ju = 0  # the last column reached by a row of U so far
+    for j in range(n):
+        km = min(kl, n - 1 - j)
+        base = j * ldab + kv  # (j, j)
+        p = 0
+        big = abs(ab[base])
+        for r in range(1, km + 1):
+            v = abs(ab[base + r])
+            if v > big:
+                big = v
+                p = r
+        piv[j] = j + p
+        if not big > 0.0:
+            return piv, False
+        ju = max(ju, min(j + ku + p, n - 1))
+        if p != 0:
+            for c in range(j, ju + 1):
+                s = c * ldab + kv + j - c
+                tmp = ab[s]
+                ab[s] = ab[s + p]
+                ab[s + p] = tmp
+        if km > 0:
+            inv = 1.0 / ab[base]
+            for r in range(1, km + 1):
+                ab[base + r] *= inv
+            for c in range(j + 1, ju + 1):
+                s = c * ldab + kv + j - c  # (j, c)
+                u = ab[s]
+                if u != 0.0:
+                    for r in range(1, km + 1):
+                        ab[s + r] -= ab[base + r] * u
+    return piv, True
+
+
+@kernel
+def lu_solve(ab, piv, lay, rhs):
+    """``x`` with ``A x = rhs`` (original numbering) from :func:`lu_factor`'s factors."""
+    n = lay.perm.shape[0]
+    kl = lay.b
+    kv = 2 * lay.b
+    ldab = lay.ldab
+    x = np.empty(n)
+    for i in range(n):
+        x[i] = rhs[lay.perm[i]]
+    for j in range(n):
+        p = piv[j]
+        if p != j:
+            tmp = x[j]
+            x[j] = x[p]
+            x[p] = tmp
+        xj = x[j]
+        if xj != 0.0:
+            base = j * ldab + kv
+            for r in range(1, min(kl, n - 1 - j) + 1):
+                x[j + r] -= ab[base + r] * xj
+    for j in range(n - 1, -1, -1):
+        base = j * ldab + kv
+        xj = x[j] / ab[base]
+        x[j] = xj
+        if xj != 0.0:
+            for i in range(max(0, j - kv), j):
+                x[i] -= ab[base + i - j] * xj
+    out = np.empty(n)
+    for i in range(n):
+        out[lay.perm[i]] = x[i]
+    return out
+
+
+@kernel
+def entries_mat_vec(rows, cols, vals, x, m):
+    """``A x`` (``m`` rows) of the entries ``(rows, cols, vals)``."""
+    out = np.zeros(m)
+    for k in range(vals.shape[0]):
+        out[rows[k]] += vals[k] * x[cols[k]]
+    return out
+
+
+@kernel
+def entries_mat_t_vec(rows, cols, vals, y, n):
+    """``Aᵀ y`` (``n`` columns) of the entries ``(rows, cols, vals)``."""
+    out = np.zeros(n)
+    for k in range(vals.shape[0]):
+        out[cols[k]] += vals[k] * y[rows[k]]
+    return out
