@@ -119,29 +119,48 @@ def constrained_solve(lu, piv, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_
     """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g`` (``M`` and ``Φ_q``
     as entry values of the patterns ``pt``); ``(lu, piv)`` factorise ``M + α Φ_qᵀΦ_q`` in
     the band layout ``lay``. Iterated on increments from ``x0`` and ``σ = 0``; stops when
-    ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing."""
+    ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing. In place on a few
+    vectors: the iteration runs several times per step."""
     m = g.shape[0]
     n = x0.shape[0]
     x = x0.copy()
     sigma = np.zeros(m)
+    res = np.empty(m)  # Φ_q x − g
+    s = np.empty(m)  # σ + α res
+    r = np.empty(n)
+    work = np.empty(n)
     prev = np.inf
-    res = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, x, m) - g
+    _residual(pt, jvals, x, g, res)
     for it in range(1, max_iterations + 1):
-        r = (
-            f
-            - entries_mat_vec(pt.mass_r, pt.mass_c, mvals, x, n)
-            - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, sigma + alpha * res, n)
-        )
-        x = x + lu_solve(lu, piv, lay, r)
+        for i in range(m):
+            s[i] = sigma[i] + alpha * res[i]
+        r[:] = f
+        band.add_mat_vec(pt.mass_r, pt.mass_c, mvals, x, -1.0, r)
+        band.add_mat_t_vec(pt.phi_r, pt.phi_c, jvals, s, -1.0, r)
+        band.lu_solve_into(lu, piv, lay.perm, lay.b, r, work, r)
+        for i in range(n):
+            x[i] += r[i]
         if m == 0:
             return x, sigma, it
-        res = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, x, m) - g
-        sigma = sigma + alpha * res
-        err = max_abs(res)
+        _residual(pt, jvals, x, g, res)
+        err = 0.0
+        for i in range(m):
+            sigma[i] += alpha * res[i]
+            a = abs(res[i])
+            if a > err or a != a:  # NaN propagates
+                err = a
         if err <= tol or err >= prev:
             return x, sigma, it
         prev = err
     return x, sigma, max_iterations
+
+
+@kernel
+def _residual(pt, jvals, x, g, out):
+    """``out = Φ_q x − g``."""
+    for i in range(g.shape[0]):
+        out[i] = -g[i]
+    band.add_mat_vec(pt.phi_r, pt.phi_c, jvals, x, 1.0, out)
 
 
 @kernel

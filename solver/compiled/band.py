@@ -132,12 +132,22 @@ def lu_factor(ab, lay):
 def lu_solve(ab, piv, lay, rhs):
     """``x`` with ``A x = rhs`` (original numbering) from :func:`lu_factor`'s factors."""
     n = lay.perm.shape[0]
-    kl = lay.b
-    kv = 2 * lay.b
-    ldab = lay.ldab
-    x = np.empty(n)
+    out = np.empty(n)
+    lu_solve_into(ab, piv, lay.perm, lay.b, rhs, np.empty(n), out)
+    return out
+
+
+@kernel
+def lu_solve_into(ab, piv, perm, b, rhs, work, out):
+    """:func:`lu_solve` into ``out`` (``work``: n values of scratch), for the layout's
+    ``perm`` and half-bandwidth ``b``; ``rhs`` may be ``out``."""
+    n = perm.shape[0]
+    kl = b
+    kv = 2 * b
+    ldab = 3 * b + 1
+    x = work
     for i in range(n):
-        x[i] = rhs[lay.perm[i]]
+        x[i] = rhs[perm[i]]
     for j in range(n):
         p = piv[j]
         if p != j:
@@ -156,10 +166,22 @@ def lu_solve(ab, piv, lay, rhs):
         if xj != 0.0:
             for i in range(max(0, j - kv), j):
                 x[i] -= ab[base + i - j] * xj
-    out = np.empty(n)
     for i in range(n):
-        out[lay.perm[i]] = x[i]
-    return out
+        out[perm[i]] = x[i]
+
+
+@kernel
+def add_mat_vec(rows, cols, vals, x, coef, out):
+    """``out += coef · A x`` for the entries ``(rows, cols, vals)`` of ``A``."""
+    for k in range(vals.shape[0]):
+        out[rows[k]] += coef * vals[k] * x[cols[k]]
+
+
+@kernel
+def add_mat_t_vec(rows, cols, vals, y, coef, out):
+    """``out += coef · Aᵀ y`` for the entries ``(rows, cols, vals)`` of ``A``."""
+    for k in range(vals.shape[0]):
+        out[cols[k]] += coef * vals[k] * y[rows[k]]
 
 
 @kernel
