@@ -38,6 +38,9 @@ from solver.results import Frame
 
 #: steps per compiled call (the frames of a call are yielded one by one)
 CHUNK = 64
+#: pivot ratio below which a saddle-point matrix counts as singular
+#: (``solver.analysis.linalg.solve_or_lstsq``'s default)
+RCOND = 1e-13
 
 
 def compiled_stepper(system, settings, formulation):
@@ -326,6 +329,36 @@ class CompiledNullSpace(_CompiledStepper):
             return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0)
 
         yield from self._chunks(cns, steps, clock, advance, last_state)
+
+
+def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
+    """The compiled accelerations of ``lagrange_baumgarte`` for this system
+    (``solver.compiled.lagrange_baumgarte``), as ``rhs(q, q̇, t) -> (q̈, λ, P) or None``
+    (``None``: a singular saddle-point matrix, for the formulation's least-squares solve),
+    or ``None`` when the kernels do not evaluate the system (sparse, or Python parts other
+    than contacts, whose forces are added from Python)."""
+    from solver.mechanics.packing import python_parts
+
+    if system.sparse or any(part != "contacts" for part in python_parts(system)):
+        return None
+    from solver.compiled.lagrange_baumgarte import lb_accelerations
+
+    P, pt, n = system.arrays, system.patterns, system.n
+    fs = system.force_set
+    none = np.zeros(n)
+
+    def rhs(q, qd, t):
+        q = np.ascontiguousarray(q, dtype=float)
+        qd = np.ascontiguousarray(qd, dtype=float)
+        extra = none
+        if fs.python_size:
+            extra = fs.generalized(system.marker_state(q, qd), q, qd, t)
+        ok, qdd, lam, power = lb_accelerations(
+            P, pt, q, qd, float(t), alpha, beta, mu, extra, RCOND
+        )
+        return (qdd, lam, float(power)) if ok else None
+
+    return rhs
 
 
 def al_parameters(params: dict) -> tuple[tuple, tuple]:

@@ -90,6 +90,7 @@ PARTS = (
     "central_differences",
     "penalty",
     "null_space",
+    "lagrange_baumgarte",
     "kinematic",
     "natural",
     "large",
@@ -97,7 +98,13 @@ PARTS = (
 )
 #: the formulations with a part of their own (the others run the system's kernels, which
 #: every part compiles)
-_OWN_PART = ("augmented_lagrangian", "central_differences", "penalty", "null_space")
+_OWN_PART = (
+    "augmented_lagrangian",
+    "central_differences",
+    "penalty",
+    "null_space",
+    "lagrange_baumgarte",
+)
 
 
 def workloads():

@@ -65,6 +65,12 @@ class LagrangeBaumgarte(Formulation):
     }
 
     def accelerations(self, t: float, q: np.ndarray, qd: np.ndarray):
+        if self._compiled is not None:
+            out = self._compiled(q, qd, t)
+            if out is not None:
+                if self._power is not None:
+                    self._power = out[2]
+                return out[0], out[1]
         s = self.system
         ms = s.marker_state(q, qd)
         c = s.constraints(q, qd, t, ms)
@@ -90,12 +96,18 @@ class LagrangeBaumgarte(Formulation):
     _rank: int | None = None  # conditioned rank of Φ_q at the start (dense systems)
     _mu = 0.0  # Tikhonov regularisation of the saddle-point solve (1/kg)
     _power: float | None = None  # the last P while the work is integrated, else None
+    _compiled = None  # the kernels' accelerations (compiled_steps.lb_right_hand_side)
+    _dense = None  # (integrator, its t, its dense output) of the last step interpolated
 
     def start(self, state: DynamicState) -> DynamicState:
         self._mu = self.params["regularisation"] / mass_scale(self.system, state.q)
         self._meter = PowerMeter(self.system)
         works = self._meter.forces or len(self._meter.drows)
         self._power = 0.0 if works else None
+        from solver.analysis.compiled_steps import lb_right_hand_side
+
+        a, b = self.params["baumgarte_alpha"], self.params["baumgarte_beta"]
+        self._compiled = lb_right_hand_side(self.system, float(a), float(b), self._mu)
         self._start_ode(state.t, state.q, state.qd, 0.0)
         state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
         self._rank = self._conditioned_rank(state.q, state.t)
@@ -112,6 +124,14 @@ class LagrangeBaumgarte(Formulation):
             rtol=self.params["rtol"],
             atol=self.params["atol"],
         )
+
+    def _interpolant(self, ode):
+        """The integrator's dense output over its last step, built once per step (DOP853's
+        costs three more right-hand sides; several output times may fall in one step)."""
+        kept = self._dense
+        if kept is None or kept[0] is not ode or kept[1] != ode.t:
+            kept = self._dense = (ode, ode.t, ode.dense_output())
+        return kept[2]
 
     def _conditioned_rank(self, q: np.ndarray, t: float) -> int | None:
         """Singular values of Φ_q above ``SINGULAR_RATIO`` σ_max (dense systems only)."""
@@ -197,7 +217,7 @@ class LagrangeBaumgarte(Formulation):
             if not self._regular(ode.t, ode.y[:n]):  # this output step, bridged instead
                 self._bridging = True
                 return self._bridge(state, h)
-        y = ode.dense_output()(target) if ode.t > target else ode.y.copy()
+        y = self._interpolant(ode)(target) if ode.t > target else ode.y.copy()
         q, qd = y[:n], y[n : 2 * n]
         qdd, lam = self.accelerations(target, q, qd)
         extra = {"evaluations": ode.nfev - evaluations}

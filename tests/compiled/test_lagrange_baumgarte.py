@@ -1,0 +1,118 @@
+"""The compiled right-hand side of ``lagrange_baumgarte``
+(``solver.compiled.lagrange_baumgarte``) gives the accelerations, multipliers and power of
+the formulation's NumPy saddle-point solve: on a model with every compiled joint, driver,
+time function and force element, on a model with contacts (their forces added from
+Python), and on the redundant Bricard mechanism, whose singular saddle-point matrix it
+hands back to the least-squares solve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.analysis.compiled_steps import lb_right_hand_side
+from solver.analysis.dynamic import initial_state
+from solver.analysis.formulations import formulation_class
+from solver.analysis.simulate import settings_with
+from solver.analysis.warmup import warm_model_data
+from solver.mechanics.system import MultibodySystem
+from solver.model import load_model, model_from_data
+from tests.compiled.models import EXAMPLES
+
+LB = "lagrange_baumgarte"
+
+
+def _started(model, **params):
+    system = MultibodySystem(model)
+    settings = settings_with(model, formulation=LB, dt=1e-3, parameters=params or None)
+    formulation = formulation_class(LB)(system, settings)
+    state = formulation.start(initial_state(system, settings.tolerance, 25))
+    return system, formulation, state
+
+
+def _numpy(formulation, t, q, qd):
+    """The formulation's own (NumPy) accelerations and power at a state."""
+    kept = formulation._compiled
+    formulation._compiled = None
+    try:
+        qdd, lam = formulation.accelerations(t, q, qd)
+        return qdd, lam, formulation._power
+    finally:
+        formulation._compiled = kept
+
+
+def _states(system, state, count, seed):
+    """The start and perturbed states around it (off the constraint manifold: the
+    Baumgarte terms count)."""
+    rng = np.random.default_rng(seed)
+    yield state.t, state.q, state.qd
+    for k in range(count):
+        q = state.q + 1e-3 * rng.standard_normal(system.n)
+        qd = state.qd + 0.1 * rng.standard_normal(system.n)
+        yield state.t + 0.37 * (k + 1), q, qd
+
+
+def _agree(formulation, system, state, count=4, seed=0):
+    assert formulation._compiled is not None
+    for t, q, qd in _states(system, state, count, seed):
+        got = formulation._compiled(q, qd, t)
+        assert got is not None
+        qdd, lam, power = _numpy(formulation, t, q, qd)
+        scale = max(1.0, np.abs(qdd).max())
+        assert np.abs(got[0] - qdd).max() < 1e-9 * scale
+        assert np.abs(got[1] - lam).max() < 1e-9 * max(1.0, np.abs(lam).max())
+        if power is not None:
+            assert got[2] == pytest.approx(power, rel=1e-9, abs=1e-9)
+
+
+def test_every_compiled_part_like_numpy():
+    system, formulation, state = _started(
+        model_from_data(warm_model_data()), baumgarte_alpha=3.0, baumgarte_beta=7.0
+    )
+    assert formulation._power is not None  # drivers and dampers: the work is integrated
+    _agree(formulation, system, state)
+
+
+def _contact_forces(system, q, qd, t):
+    return system.force_set.generalized(system.marker_state(q, qd), q, qd, t)
+
+
+def test_contact_forces_added_from_python():
+    """Newton's cradle stepped to its first impact, and states around it."""
+    system, formulation, state = _started(load_model(EXAMPLES / "newtons_cradle.json"))
+    assert len(system.force_set.contacts)
+    while not np.abs(_contact_forces(system, state.q, state.qd, state.t)).max() > 0.0:
+        assert state.t < 1.0, "no impact within 1 s"
+        state = formulation.step(state, 1e-3)
+    rng = np.random.default_rng(5)
+    for k in range(4):
+        q = state.q + 1e-7 * rng.standard_normal(system.n) * (k > 0)
+        qd = state.qd + 1e-3 * rng.standard_normal(system.n) * (k > 0)
+        assert np.abs(_contact_forces(system, q, qd, state.t)).max() > 1.0  # in contact
+        got = formulation._compiled(q, qd, state.t)
+        qdd, lam, power = _numpy(formulation, state.t, q, qd)
+        assert np.abs(got[0] - qdd).max() < 1e-9 * max(1.0, np.abs(qdd).max())
+        assert np.abs(got[1] - lam).max() < 1e-9 * max(1.0, np.abs(lam).max())
+
+
+def test_singular_saddle_point_goes_to_least_squares():
+    """Bricard's redundant rows: without regularisation the saddle-point matrix is
+    singular and the kernel declines; with it, both solve the same regular matrix."""
+    system, formulation, state = _started(load_model(EXAMPLES / "bricard.json"), regularisation=0.0)
+    assert formulation._compiled(state.q, state.qd, state.t) is None
+    qdd, _ = formulation.accelerations(state.t, state.q, state.qd)  # the NumPy path
+    ref = _numpy(formulation, state.t, state.q, state.qd)[0]
+    assert np.array_equal(qdd, ref)
+    system, formulation, state = _started(load_model(EXAMPLES / "bricard.json"))
+    got = formulation._compiled(state.q, state.qd, state.t)
+    assert got is not None
+    assert np.abs(got[0] - ref).max() < 1e-8 * max(1.0, np.abs(ref).max())
+
+
+def test_not_for_systems_with_other_python_parts():
+    from tests.compiled.models import flexible_data
+
+    system = MultibodySystem(model_from_data(flexible_data()))
+    assert lb_right_hand_side(system, 5.0, 5.0, 0.0) is not None  # kernels' beams
+    rolling = MultibodySystem(load_model(EXAMPLES / "tricycle.json"))
+    assert lb_right_hand_side(rolling, 5.0, 5.0, 0.0) is None
