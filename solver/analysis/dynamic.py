@@ -66,17 +66,29 @@ def state_frame(
     system: MultibodySystem, state: DynamicState, ms, c, work: float, substep=None
 ) -> Frame:
     """The frame of ``state``: its energies, ``work`` done so far (J) and constraint errors
-    (``ms``, ``c``: its marker state and constraints)."""
+    (``ms``: its marker state; ``c``: its constraints, or ``None`` when the kernels give
+    them, ``MultibodySystem.frame_values``)."""
+    values = system.frame_values(state.q, state.qd, state.t, ms)
+    if values is None:
+        if c is None:
+            c = system.constraints(state.q, state.qd, state.t, ms)
+        values = (
+            system.kinetic_energy(state.q, state.qd),
+            system.gravitational_energy(state.q),
+            system.elastic_energy(state.q, ms),
+            float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
+            velocity_error(system, state, c, ms),
+        )
     return Frame(
         t=state.t,
         q=state.q.copy(),
         qd=state.qd.copy(),
-        kinetic=system.kinetic_energy(state.q, state.qd),
-        potential=system.gravitational_energy(state.q),
-        elastic=system.elastic_energy(state.q, ms),
+        kinetic=values[0],
+        potential=values[1],
+        elastic=values[2],
         work=work,
-        constraint_position=float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
-        constraint_velocity=velocity_error(system, state, c, ms),
+        constraint_position=values[3],
+        constraint_velocity=values[4],
         iterations=state.iterations,
         qdd=None if state.qdd is None else state.qdd.copy(),
         substep=substep,
@@ -143,7 +155,7 @@ def numpy_frames(
                     "reduce dt, or use an implicit formulation (augmented_lagrangian, null_space)",
                 ) from None
         ms = system.marker_state(state.q, state.qd)
-        c = system.constraints(state.q, state.qd, state.t, ms)
+        c = None  # the constraints, evaluated when the power needs them
         if state.qdd is None:
             state.qdd = np.zeros(system.n)
         if len(contacts):
@@ -153,6 +165,8 @@ def numpy_frames(
         if "work" in state.extra:  # integrated by the formulation with the motion
             work, power = state.extra["work"], None
         else:
+            if len(meter.drows):  # the drivers' power: their rows' Φ_t (and λ)
+                c = system.constraints(state.q, state.qd, state.t, ms)
             power = meter(state, ms, c)  # contacts integrate their own work
             if power_prev is not None:
                 work += 0.5 * (power + power_prev) * dt

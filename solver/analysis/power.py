@@ -89,8 +89,9 @@ class PowerMeter:
 
     def power(self, q, qd, t: float, ms, c, lam=None, qdd=None) -> float:
         """Power of forces and drivers at ``(q, q̇, t)`` with marker state ``ms``,
-        constraints ``c`` and multipliers ``lam`` (``M q̈ = Q − Φ_qᵀ λ``); contacts are left
-        out (they integrate their own work over the states they are handed)."""
+        constraints ``c`` (read with drivers only: ``None`` without) and multipliers
+        ``lam`` (``M q̈ = Q − Φ_qᵀ λ``); contacts are left out (they integrate their own
+        work over the states they are handed)."""
         s = self.system
         power = s.nonconservative_power(q, qd, t, ms, contacts=False)
         if len(self.drows):

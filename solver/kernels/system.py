@@ -1151,6 +1151,24 @@ def energy_evaluation(P, mk, q, qd, t, what):
 
 
 @kernel
+def frame_evaluation(P, pt, mk, q, qd, t):
+    """What the time loop records of a state, in one entry from Python: kinetic,
+    gravitational and elastic energy (J), ``max |Φ|`` and ``max |Φ_q q̇ + Φ_t|``
+    (markers ``mk`` at ``(q, q̇)``, with velocities)."""
+    phi, phit, _, jvals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
+    phiv = phit.copy()
+    for e in range(jvals.shape[0]):
+        phiv[pt.phi_r[e]] += jvals[e] * qd[pt.phi_c[e]]
+    err = 0.0
+    verr = 0.0
+    for i in range(phi.shape[0]):
+        err = max(err, abs(phi[i]))
+        verr = max(verr, abs(phiv[i]))
+    kin = kinetic_energy(P, q, qd)
+    return kin, potential_energy(P, q), elastic_energy(P, mk, q), err, verr
+
+
+@kernel
 def scatter(rows, cols, vals, shape0, shape1):
     """The dense ``shape0 × shape1`` matrix of entries (repeated positions add up)."""
     out = np.zeros((shape0, shape1))

@@ -570,6 +570,22 @@ class MultibodySystem:
         q = _f64(q)
         return self._energy(self._markers0, q, q, 0.0, ks.GRAVITATIONAL)
 
+    def frame_values(self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState):
+        """``(kinetic, gravitational, elastic)`` energies (J) and ``(max |Φ|, max |Φ_q q̇ +
+        Φ_t|)`` at a state (markers ``ms`` at ``(q, q̇)``), in one kernel call for the
+        kernels' rows; ``None`` for systems with rows outside the kernels (sliding joints
+        on flexible bodies, rolling without slip), which evaluate them one by one."""
+        if self.blocks or self.m_nh:
+            return None
+        q64, qd64 = _f64(q), _f64(qd)
+        kin, pot, ela, err, verr = ks.frame_evaluation(
+            self.arrays, self.patterns, ms.arrays, q64, qd64, float(t)
+        )
+        if self.force_set.python_size:
+            ela += self.force_set.elastic_energy(ms, q)
+        ela += sum(kind.elastic_energy(q) for kind in self.kinds)
+        return float(kin), float(pot), float(ela), float(err), float(verr)
+
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
         q64 = _f64(q)
