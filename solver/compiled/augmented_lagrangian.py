@@ -369,7 +369,8 @@ def al_steps(
             status = STATUS_NONFINITE
         if status != STATUS_OK:
             return status, k, t1, it, err
-        power1 = state_power(P, markers(P, q1, qd1, YES), q1, qd1, t1, lam1, phit)
+        mk1 = markers(P, q1, qd1, YES)
+        power1 = state_power(P, mk1, q1, qd1, t1, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
             work += secant_work(P, q, qd, t, q1, qd1, t1, h)
@@ -392,7 +393,7 @@ def al_steps(
         out[k, OUT_PHIV] = max_abs(phiv)
         out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
         out[k, OUT_POT] = potential_energy(P, q1)
-        out[k, OUT_ELA] = elastic_energy(P, markers(P, q1, qd1, NO), q1)
+        out[k, OUT_ELA] = elastic_energy(P, mk1, q1)
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
     return STATUS_OK, n_steps, t, 0, 0.0

@@ -25,7 +25,7 @@ from solver.kernels import primitives as prim
 from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import line_element
 from solver.kernels.jit import NO, YES, kernel
-from solver.kernels.markers import RIGID, evaluate_markers
+from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
 from solver.kernels.rotations import force_hessian, g_matrix, gjg, h_matrix, l_matrix, s_matrix
 from solver.kernels.small import dot, mat_t_vec, mat_vec
 from solver.kernels.time_functions import FunctionTable, jet
@@ -1274,11 +1274,26 @@ def secant_work(P, q0, qd0, t0, q1, qd1, t1, dt):
         qd = qd0 if e == 0 else qd1
         t = t0 if e == 0 else t1
         w = v - qd
-        for k in range(3):
-            vel = v if k == 0 else (qd if k == 1 else -w)
-            mk = markers(P, q, vel, YES)
-            ends[e, k] = nonconservative_power(P, mk, q, vel, t)
+        mk = markers(P, q, v, YES)  # the positions once, then each velocity's u̇
+        ends[e, 0] = nonconservative_power(P, mk, q, v, t)
+        ends[e, 1] = nonconservative_power(P, with_velocities(P, mk, qd), q, qd, t)
+        ends[e, 2] = nonconservative_power(P, with_velocities(P, mk, -w), q, -w, t)
     return polarised_work(dt, ends[0], ends[1])
+
+
+@kernel(inline="always")
+def with_velocities(P, mk, vel):
+    """The marker table ``mk`` with the velocities ``u̇ = J q̇`` of ``q̇ = vel`` (its
+    positions and Jacobians kept; ``J̇q̇`` and ``S(ṗ, s̄)`` still those of ``mk``): what
+    the powers of the force elements read."""
+    nk = mk.u.shape[0]
+    ud = np.zeros((nk, 3))
+    for k in range(nk):
+        for a in range(P.mk_ncols[k]):
+            x = vel[P.mk_cols[k, a]]
+            for j in range(3):
+                ud[k, j] += mk.jac[k, j, a] * x
+    return MarkerValues(mk.u, ud, mk.jac, mk.jdq, mk.sjd)
 
 
 # ---- dense matrices (small systems, compiled steppers) --------------------------------------
