@@ -35,9 +35,10 @@ from solver.kernels.jit import kernel
 
 
 @kernel
-def point_strains(Bg, e, grad, hess, hessian):
-    """``(ε, κ)`` at one point (``Bg`` ``(4, k)``, ``e`` ``(k,)``); their gradients into
-    ``grad`` ``(2, k)`` and, with ``hessian``, their Hessians into ``hess`` ``(2, k, k)``."""
+def strains_pq(Bg, e, gpq, hpq, hessian):
+    """``(ε, κ)`` at one point (``Bg`` ``(4, k)``, ``e`` ``(k,)``), their gradients over
+    ``(p, q)`` into ``gpq`` ``(2, 4)`` and, with ``hessian``, their Hessians over ``(p, q)``
+    into ``hpq`` ``(2, 4, 4)``: the equations of the module docstring."""
     k = Bg.shape[1]
     p0 = p1 = q0 = q1 = 0.0
     for j in range(k):
@@ -53,20 +54,21 @@ def point_strains(Bg, e, grad, hess, hessian):
     jq0, jq1 = q1, -q0  # J q = Ĩᵀ q
     ip0, ip1 = -p1, p0  # Ĩ p
     kappa = (ip0 * q0 + ip1 * q1) * ia
-    # gradients over (p, q)
-    ge = (t0, t1)
-    gk = ((jq0 - 2.0 * kappa * p0) * ia, (jq1 - 2.0 * kappa * p1) * ia, ip0 * ia, ip1 * ia)
-    for j in range(k):
-        grad[0, j] = ge[0] * Bg[0, j] + ge[1] * Bg[1, j]
-        grad[1, j] = gk[0] * Bg[0, j] + gk[1] * Bg[1, j] + gk[2] * Bg[2, j] + gk[3] * Bg[3, j]
+    gpq[0, 0] = t0
+    gpq[0, 1] = t1
+    gpq[0, 2] = 0.0
+    gpq[0, 3] = 0.0
+    gpq[1, 0] = (jq0 - 2.0 * kappa * p0) * ia
+    gpq[1, 1] = (jq1 - 2.0 * kappa * p1) * ia
+    gpq[1, 2] = ip0 * ia
+    gpq[1, 3] = ip1 * ia
     if hessian:
-        he = np.empty((2, 2))
+        hpq[:] = 0.0
         inorm = 1.0 / norm
-        he[0, 0] = (1.0 - t0 * t0) * inorm
-        he[0, 1] = -t0 * t1 * inorm
-        he[1, 0] = he[0, 1]
-        he[1, 1] = (1.0 - t1 * t1) * inorm
-        hk = np.zeros((4, 4))
+        hpq[0, 0, 0] = (1.0 - t0 * t0) * inorm
+        hpq[0, 0, 1] = -t0 * t1 * inorm
+        hpq[0, 1, 0] = hpq[0, 0, 1]
+        hpq[0, 1, 1] = (1.0 - t1 * t1) * inorm
         p = (p0, p1)
         jq = (jq0, jq1)
         ip = (ip0, ip1)
@@ -76,44 +78,63 @@ def point_strains(Bg, e, grad, hess, hessian):
                 v = -2.0 * (jq[r] * p[c] + p[r] * jq[c]) * ia2 + 8.0 * kappa * p[r] * p[c] * ia2
                 if r == c:
                     v -= 2.0 * kappa * ia
-                hk[r, c] = v
+                hpq[1, r, c] = v
         # ∂²κ/∂p∂q = Ĩᵀ/A − 2 p (Ĩ p)ᵀ/A²,  Ĩᵀ = [[0, 1], [−1, 0]]
         itt = ((0.0, 1.0), (-1.0, 0.0))
         for r in range(2):
             for c in range(2):
                 v = itt[r][c] * ia - 2.0 * p[r] * ip[c] * ia2
-                hk[r, 2 + c] = v
-                hk[2 + c, r] = v
-        # Bᵀ h B: ε uses the p rows only
-        be = np.empty((2, k))
-        bk = np.empty((4, k))
-        for r in range(2):
-            for j in range(k):
-                be[r, j] = he[r, 0] * Bg[0, j] + he[r, 1] * Bg[1, j]
-        for r in range(4):
-            for j in range(k):
-                acc = 0.0
-                for c in range(4):
-                    acc += hk[r, c] * Bg[c, j]
-                bk[r, j] = acc
-        for i in range(k):
-            for j in range(k):
-                hess[0, i, j] = Bg[0, i] * be[0, j] + Bg[1, i] * be[1, j]
-                hess[1, i, j] = (
-                    Bg[0, i] * bk[0, j]
-                    + Bg[1, i] * bk[1, j]
-                    + Bg[2, i] * bk[2, j]
-                    + Bg[3, i] * bk[3, j]
-                )
+                hpq[1, r, 2 + c] = v
+                hpq[1, 2 + c, r] = v
     return norm - 1.0, kappa
+
+
+@kernel
+def point_strains(Bg, e, grad, hess, hessian):
+    """``(ε, κ)`` at one point (``Bg`` ``(4, k)``, ``e`` ``(k,)``); their gradients into
+    ``grad`` ``(2, k)`` and, with ``hessian``, their Hessians into ``hess`` ``(2, k, k)``
+    (:func:`strains_pq` carried to the coordinates: ``∇ = Bgᵀ ∇_pq``, ``H = Bgᵀ H_pq Bg``)."""
+    k = Bg.shape[1]
+    gpq = np.empty((2, 4))
+    hpq = np.empty((2, 4, 4))
+    strains = strains_pq(Bg, e, gpq, hpq, hessian)
+    for s in range(2):
+        for j in range(k):
+            grad[s, j] = (
+                gpq[s, 0] * Bg[0, j] + gpq[s, 1] * Bg[1, j] + gpq[s, 2] * Bg[2, j]
+                + gpq[s, 3] * Bg[3, j]
+            )  # fmt: skip
+    if hessian:
+        hb = np.empty((4, k))
+        for s in range(2):
+            _h_times_b(hpq[s], Bg, hb)
+            for i in range(k):
+                for j in range(k):
+                    hess[s, i, j] = (
+                        Bg[0, i] * hb[0, j] + Bg[1, i] * hb[1, j] + Bg[2, i] * hb[2, j]
+                        + Bg[3, i] * hb[3, j]
+                    )  # fmt: skip
+    return strains
+
+
+@kernel(inline="always")
+def _h_times_b(h, Bg, out):
+    """``out = h Bg`` (``h`` 4×4, ``Bg`` ``(4, k)``)."""
+    for r in range(4):
+        for j in range(Bg.shape[1]):
+            out[r, j] = (
+                h[r, 0] * Bg[0, j] + h[r, 1] * Bg[1, j] + h[r, 2] * Bg[2, j] + (h[r, 3] * Bg[3, j])
+            )
 
 
 @kernel
 def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, hess):
     """One element: ``F = F_e + F_d`` into ``force`` ``(k,)`` and, with ``jacobian``,
     ``∂F/∂e`` into ``kq`` and ``∂F/∂ė`` into ``kqd`` ``(k, k)`` (all overwritten; ``kqd``
-    stays zero without damping). ``grad`` ``(2, k)`` and ``hess`` ``(2, k, k)`` are work
-    arrays. Returns ``(U, P_d)``: strain energy (J) and damping power ``F_d·ė`` (W)."""
+    stays zero without damping). ``grad`` ``(2, k)`` is a work array (``hess`` is not
+    used: the Jacobians are summed over ``(p, q)`` at each point, ``Bgᵀ X Bg`` with the
+    4×4 ``X = Σ_s c_s (∇_pq s ∇_pq sᵀ) + (c_s s + damping) H_pq s``). Returns ``(U,
+    P_d)``: strain energy (J) and damping power ``F_d·ė`` (W)."""
     G = B.shape[0]
     k = B.shape[2]
     damped = gamma > 0.0
@@ -123,9 +144,30 @@ def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, hess):
         kqd[:] = 0.0
     energy = 0.0
     power = 0.0
+    gpq = np.empty((2, 4))
+    hpq = np.empty((2, 4, 4))
+    x = np.empty((4, 4))
+    y = np.empty((4, 4))
+    xb = np.empty((4, k))
+    bed = np.empty(4)
     for g in range(G):
-        strains = point_strains(B[g], e, grad, hess, jacobian)
+        Bg = B[g]
+        strains = strains_pq(Bg, e, gpq, hpq, jacobian)
+        if jacobian:
+            x[:] = 0.0
+            y[:] = 0.0
+            if damped:
+                for r in range(4):
+                    acc = 0.0
+                    for j in range(k):
+                        acc += Bg[r, j] * ed[j]
+                    bed[r] = acc
         for s in range(2):
+            for j in range(k):
+                grad[s, j] = (
+                    gpq[s, 0] * Bg[0, j] + gpq[s, 1] * Bg[1, j] + gpq[s, 2] * Bg[2, j]
+                    + gpq[s, 3] * Bg[3, j]
+                )  # fmt: skip
             c = coef[s * G + g]
             value = strains[s]
             cs = c * value
@@ -139,24 +181,37 @@ def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, hess):
                 force[i] -= (cs + cr) * grad[s, i]
             power -= cr * rate
             if jacobian:
-                for i in range(k):
-                    gi = grad[s, i]
-                    for j in range(k):
-                        kq[i, j] -= c * gi * grad[s, j] + (cs + cr) * hess[s, i, j]
-                if damped:
+                w = cs + cr
+                for r in range(4):
+                    for col in range(4):
+                        x[r, col] += c * gpq[s, r] * gpq[s, col] + w * hpq[s, r, col]
+                if damped:  # ∂F_d/∂ė, and ∂ε̇_s/∂e = H_s ė = Bgᵀ H_pq (Bg ė) in ∂F_d/∂e
                     gc = gamma * c
-                    for i in range(k):
-                        gi = grad[s, i]
-                        for j in range(k):
-                            kqd[i, j] -= gc * gi * grad[s, j]
-                    # ∂ε̇_s/∂e = H_s ė
-                    for j in range(k):
+                    for col in range(4):
                         hd = 0.0
-                        for m in range(k):
-                            hd += hess[s, j, m] * ed[m]
-                        for i in range(k):
-                            kq[i, j] -= gc * grad[s, i] * hd
+                        for m in range(4):
+                            hd += hpq[s, col, m] * bed[m]
+                        for r in range(4):
+                            x[r, col] += gc * gpq[s, r] * hd
+                            y[r, col] += gc * gpq[s, r] * gpq[s, col]
+        if jacobian:
+            _sub_bt_x_b(Bg, x, xb, kq)
+            if damped:
+                _sub_bt_x_b(Bg, y, xb, kqd)
     return energy, power
+
+
+@kernel(inline="always")
+def _sub_bt_x_b(Bg, x, work, out):
+    """``out −= Bgᵀ x Bg`` (``x`` 4×4; ``work`` ``(4, k)``)."""
+    _h_times_b(x, Bg, work)
+    k = Bg.shape[1]
+    for i in range(k):
+        for j in range(k):
+            out[i, j] -= (
+                Bg[0, i] * work[0, j] + Bg[1, i] * work[1, j] + Bg[2, i] * work[2, j]
+                + Bg[3, i] * work[3, j]
+            )  # fmt: skip
 
 
 @kernel
