@@ -134,6 +134,17 @@ class Markers:
         self._last = (key, ms)
         return ms
 
+    def values_of(self, idx: np.ndarray, q: np.ndarray, qd: np.ndarray):
+        """``(u, u̇)`` of the markers ``idx`` alone at ``(q, q̇)``, ``(len(idx), 3)`` each (the
+        output points of a row: not the whole table)."""
+        key = idx.tobytes()
+        sub = self.__dict__.setdefault("_subsets", {}).get(key)
+        if sub is None:
+            sub = tuple(np.ascontiguousarray(a[idx]) for a in self.arrays())
+            self._subsets[key] = sub
+        values = km.evaluate_markers(*sub, _f64(q), _f64(qd), True)
+        return values[0], values[1]
+
     def positions(self, q: np.ndarray) -> MarkerState:
         """The markers at ``q`` at rest: ``u`` and ``J`` (``u̇``, ``J̇q̇`` zero), without
         the velocity products of :meth:`evaluate` (position-level iterations)."""

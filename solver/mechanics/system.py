@@ -32,7 +32,7 @@ from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
 from solver.mechanics.markers import Markers, MarkerState
 from solver.mechanics.node_sharing import NodeSharing
-from solver.mechanics.rotations import cross, pdot_from_omega, rotate, rotation_matrix
+from solver.mechanics.rotations import pdot_from_omega, rotate, rotation_matrix
 from solver.mechanics.sparse_pattern import FixedPattern
 from solver.model import description as d
 from solver.model.errors import ModelError
@@ -636,10 +636,16 @@ class MultibodySystem:
         rows = None
         if len(self.rigid):
             blk, dblk = q[self.rigid.cols], qd[self.rigid.cols]
-            p = blk[:, 3:] / np.linalg.norm(blk[:, 3:], axis=1, keepdims=True)
-            pd = dblk[:, 3:]
-            w = 2.0 * (-pd[:, :1] * p[:, 1:] + p[:, :1] * pd[:, 1:] + cross(p[:, 1:], pd[:, 1:]))
-            rows = np.hstack([blk[:, :3], p, dblk[:, :3], w])
+            rows = np.empty((len(blk), 13))
+            rows[:, :3] = blk[:, :3]
+            e = blk[:, 3:]
+            p = rows[:, 3:7]
+            np.divide(e, np.sqrt(np.einsum("ij,ij->i", e, e))[:, None], out=p)
+            rows[:, 7:10] = dblk[:, :3]
+            (p0, p1, p2, p3), (d0, d1, d2, d3) = p.T, dblk[:, 3:].T
+            rows[:, 10] = 2.0 * (p0 * d1 - d0 * p1 + p2 * d3 - p3 * d2)  # 2 (p0 ė − ṗ0 e + e × ė)
+            rows[:, 11] = 2.0 * (p0 * d2 - d0 * p2 + p3 * d1 - p1 * d3)
+            rows[:, 12] = 2.0 * (p0 * d3 - d0 * p3 + p1 * d2 - p2 * d1)
         for name, s in self.slots.items():
             if s.owner is not None:
                 out[name] = s.owner.state(s, q, qd)
@@ -655,9 +661,12 @@ class MultibodySystem:
         self, q: np.ndarray, qd: np.ndarray, ms: MarkerState | None = None
     ) -> np.ndarray:
         """Position and velocity of each output point, ``(n_outputs, 6)``."""
-        ms = ms or self.markers.evaluate(q, qd)
         idx = np.asarray(self.output_markers, dtype=np.int64)
-        return np.hstack([ms.u[idx], ms.udot[idx]]) if len(idx) else np.zeros((0, 6))
+        if not len(idx):
+            return np.zeros((0, 6))
+        if ms is None:
+            return np.hstack(self.markers.values_of(idx, q, qd))
+        return np.hstack([ms.u[idx], ms.udot[idx]])
 
     def state_fields(self, body: str) -> tuple[str, ...]:
         """CSV column suffixes of ``body``."""
