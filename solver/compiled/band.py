@@ -129,6 +129,63 @@ def lu_factor(ab, lay):
 
 
 @kernel
+def cholesky_factor(ab, lay):
+    """``L Lᵀ`` of the stored symmetric positive definite matrix, in place in its lower
+    band (``L[j + r, j]`` where ``A[j + r, j]`` was; the upper band is not read): ``ok``,
+    false when a pivot is not positive (the matrix is singular or indefinite). Half the
+    work of :func:`lu_factor` and no row interchanges."""
+    n = lay.perm.shape[0]
+    kl = lay.b
+    kv = 2 * lay.b
+    ldab = lay.ldab
+    for j in range(n):
+        base = j * ldab + kv
+        d = ab[base]
+        if not d > 0.0:
+            return False
+        d = np.sqrt(d)
+        ab[base] = d
+        inv = 1.0 / d
+        km = min(kl, n - 1 - j)
+        for r in range(1, km + 1):
+            ab[base + r] *= inv
+        for c in range(1, km + 1):  # the trailing block: A[j + r, j + c] −= L[j + r] L[j + c]
+            lc = ab[base + c]
+            if lc != 0.0:
+                cb = (j + c) * ldab + kv - c  # A[j + r, j + c] = ab[cb + r]
+                for r in range(c, km + 1):
+                    ab[cb + r] -= ab[base + r] * lc
+    return True
+
+
+@kernel
+def cholesky_solve_into(ab, perm, b, rhs, work, out):
+    """``x`` with ``L Lᵀ x = rhs`` (original numbering) into ``out`` from
+    :func:`cholesky_factor`'s ``L`` (``work``: n values of scratch; ``rhs`` may be ``out``)."""
+    n = perm.shape[0]
+    kv = 2 * b
+    ldab = 3 * b + 1
+    x = work
+    for i in range(n):
+        x[i] = rhs[perm[i]]
+    for j in range(n):  # L y = rhs
+        base = j * ldab + kv
+        xj = x[j] / ab[base]
+        x[j] = xj
+        if xj != 0.0:
+            for r in range(1, min(b, n - 1 - j) + 1):
+                x[j + r] -= ab[base + r] * xj
+    for j in range(n - 1, -1, -1):  # Lᵀ x = y
+        base = j * ldab + kv
+        acc = x[j]
+        for r in range(1, min(b, n - 1 - j) + 1):
+            acc -= ab[base + r] * x[j + r]
+        x[j] = acc / ab[base]
+    for i in range(n):
+        out[perm[i]] = x[i]
+
+
+@kernel
 def lu_solve(ab, piv, lay, rhs):
     """``x`` with ``A x = rhs`` (original numbering) from :func:`lu_factor`'s factors."""
     n = lay.perm.shape[0]

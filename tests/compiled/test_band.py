@@ -108,3 +108,25 @@ def test_gram_products_and_entry_products():
     got = band.entries_mat_t_vec(pt.phi_r, pt.phi_c, jv, y, n)
     assert np.allclose(got, jac.T @ y, atol=1e-13)
     assert np.allclose(band.diagonal(lay, ab), np.diag(ref), rtol=1e-14)
+
+
+@pytest.mark.parametrize("n, half", [(1, 0), (9, 8), (120, 6)])
+def test_cholesky_solves_symmetric_positive_definite_bands(n, half):
+    rng = np.random.default_rng(100 + n)
+    a, _ = _scrambled_band(rng, n, half)
+    spd = a @ a.T + n * np.eye(n)  # the band of a aᵀ is twice a's: still narrow
+    spd[np.abs(spd) < 1e-300] = 0.0
+    lay, pt, mv, _ = _layout(spd, np.zeros((0, n)))
+    ab = np.zeros(n * lay.ldab)
+    band.add_entries(ab, lay.mass_s, mv, 1.0)
+    assert band.cholesky_factor(ab, lay)
+    b = rng.standard_normal(n)
+    out = np.empty(n)
+    band.cholesky_solve_into(ab, lay.perm, lay.b, b, np.empty(n), out)
+    ref = np.linalg.solve(spd, b)
+    assert np.abs(out - ref).max() <= 1e-10 * np.abs(ref).max()
+    indefinite = spd - 2.0 * np.abs(np.linalg.eigvalsh(spd)).max() * np.eye(n)
+    lay, _, mv, _ = _layout(indefinite, np.zeros((0, n)))
+    ab = np.zeros(n * lay.ldab)
+    band.add_entries(ab, lay.mass_s, mv, 1.0)
+    assert not band.cholesky_factor(ab, lay)
