@@ -55,21 +55,30 @@ def add_entries(ab, slots, vals, coef):
 
 @kernel
 def add_gram(ab, lay, vals, weight):
-    """``ab += weight · Φ_qᵀ Φ_q`` (renumbered) from the entry values of ``Φ_q``."""
+    """``ab += weight · Φ_qᵀ Φ_q`` (renumbered) from the entry values of ``Φ_q``: per row,
+    the products of its non-zero entries (a rigid marker's rows carry three zeros of the
+    identity block each)."""
     kv = 2 * lay.b
     ldab = lay.ldab
+    longest = 0
     for r in range(lay.phi_ptr.shape[0] - 1):
-        lo, hi = lay.phi_ptr[r], lay.phi_ptr[r + 1]
-        for a in range(lo, hi):
-            ea = lay.phi_ord[a]
-            va = weight * vals[ea]
-            if va == 0.0:
-                continue
-            ia = lay.phi_ic[ea]
-            for c in range(lo, hi):
-                eb = lay.phi_ord[c]
-                ib = lay.phi_ic[eb]
-                ab[ib * ldab + kv + ia - ib] += va * vals[eb]
+        longest = max(longest, lay.phi_ptr[r + 1] - lay.phi_ptr[r])
+    v = np.empty(longest)
+    col = np.empty(longest, np.int64)
+    for r in range(lay.phi_ptr.shape[0] - 1):
+        cnt = 0
+        for a in range(lay.phi_ptr[r], lay.phi_ptr[r + 1]):
+            e = lay.phi_ord[a]
+            if vals[e] != 0.0:
+                v[cnt] = vals[e]
+                col[cnt] = lay.phi_ic[e]
+                cnt += 1
+        for a in range(cnt):
+            va = weight * v[a]
+            ia = col[a]
+            for c in range(cnt):
+                ib = col[c]
+                ab[ib * ldab + kv + ia - ib] += va * v[c]
 
 
 @kernel
