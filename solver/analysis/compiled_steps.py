@@ -282,7 +282,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             status, done, _, _, _ = cal.al_steps(
                 P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
                 clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
-                clock["power"], secant, todo, out, bq, bqd, bqdd, np.zeros((todo, m)),
+                clock["power"], secant, False, todo, out, bq, bqd, bqdd, np.zeros((todo, m)),
             )  # fmt: skip
             return status, done
 

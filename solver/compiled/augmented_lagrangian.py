@@ -198,14 +198,17 @@ def _constraints(P, pt, q, qd, t):
 
 @kernel(inline="always")
 def al_step(
-    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0, extrap
+    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0, extrap,
+    index1,
 ):  # fmt: skip
     """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step`` (Newton from
     the Newmark predictor when ``extrap``, else from ``q``), its matrices in the band
     layout ``lay`` (:mod:`solver.compiled.band`).
 
     Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t)`` (the
-    last three at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``).
+    last three at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``); λ
+    is the index-1 ``λ* + σ + ρ`` with ``index1``, else ``λ* + σ`` (the state needs
+    neither: only the drivers' power and the reported multipliers read it).
     After a failure only the first three count (every failure returns the same types: one
     compilation)."""
     n, m = P.n, P.m
@@ -304,18 +307,20 @@ def al_step(
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
     # the index-1 multipliers λ* + σ + ρ: M x + Φ_qᵀ ρ = Q − M q̈ − Φ_qᵀ (λ* + σ), Φ_q x = 0
     lam = lam_star + sigma
-    f, _, _ = forces(P, mk, q, qd, t1, YES, none, none)
-    rest = (
-        f
-        - entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
-        - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
-    )
-    _, rho, _ = constrained_solve(
-        pfac, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
-        PROJECTION_ITERATIONS,
-    )  # fmt: skip
+    if index1:
+        f, _, _ = forces(P, mk, q, qd, t1, YES, none, none)
+        rest = (
+            f
+            - entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
+            - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
+        )
+        _, rho, _ = constrained_solve(
+            pfac, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
+            PROJECTION_ITERATIONS,
+        )  # fmt: skip
+        lam = lam + rho
     phiv = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, qd, m) + phit
-    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam + rho, phi, phiv, phit
+    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam, phi, phiv, phit
 
 
 #: columns of the per-step scalars ``al_steps`` writes
@@ -338,7 +343,7 @@ def closer_to_extrapolation(q1, q, qd, a, h):
 @kernel
 def al_steps(
     P, pt, lay, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, extrap, work0,
-    power0, secant, n_steps, out, out_q, out_qd, out_qdd, out_lam,
+    power0, secant, multipliers, n_steps, out, out_q, out_qd, out_qdd, out_lam,
 ):  # fmt: skip
     """Advance ``n_steps`` steps of size ``h`` from ``t0``.
 
@@ -353,6 +358,9 @@ def al_steps(
     work of forces and drivers since the start (``work0`` at ``t0``, where their power was
     ``power0``: trapezoidal rule on the power plus, with ``secant``, the force elements'
     :func:`solver.kernels.system.secant_work`) and the power), the ``out_*`` arrays its state.
+    The multipliers ``λ`` are the index-1 ones at every step with ``multipliers``, else only
+    where they count: at every step with drivers (their power), at the last step (the state
+    handed on).
 
     Returns ``(status, done, t, iterations, error)``: ``done`` steps were accepted (all of
     them when ``status`` is ``STATUS_OK``), ``t`` is the time reached or, on failure, the
@@ -361,10 +369,30 @@ def al_steps(
     t = t0
     work = work0
     power = power0
+    drivers = False
+    for i in range(P.pr_func.shape[0]):
+        drivers = drivers or P.pr_func[i] >= 0
     for k in range(n_steps):
         t1 = t + h
+        index1 = multipliers or drivers or k == n_steps - 1
         status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit = al_step(
-            P, pt, lay, sch, pen, m_ref, tol, max_it, h, t, q, qd, qdd, a, lam_star, extrap[0]
+            P,
+            pt,
+            lay,
+            sch,
+            pen,
+            m_ref,
+            tol,
+            max_it,
+            h,
+            t,
+            q,
+            qd,
+            qdd,
+            a,
+            lam_star,
+            extrap[0],
+            index1,
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE

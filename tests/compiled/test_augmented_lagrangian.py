@@ -166,7 +166,7 @@ def _setup(model, dt, tolerance=None, max_iterations=None, **params):
     return system, formulation, state, system
 
 
-def _compiled_steps(formulation, state, system, dt, n_steps):
+def _compiled_steps(formulation, state, system, dt, n_steps, multipliers=True):
     """al_steps from the NumPy formulation's started state: ``(result, outputs, final)``."""
     n, m = system.n, system.m
     sch, pen = al_parameters(formulation.params)
@@ -184,7 +184,8 @@ def _compiled_steps(formulation, state, system, dt, n_steps):
     }
     res = cal.al_steps(
         system.arrays, system.patterns, band_layout(system), sch, pen, formulation.m_ref, formulation.tolerance,
-        formulation.max_iterations, dt, state.t, *cur.values(), 0.0, 0.0, False, n_steps,
+        formulation.max_iterations, dt, state.t, *cur.values(), 0.0, 0.0, False, multipliers,
+        n_steps,
         scalars, q, qd, qdd, lam,
     )  # fmt: skip
     out = {
@@ -273,6 +274,21 @@ def test_pendulum_a01():
     states, out = _compare(load_model(EXAMPLES / "pendulum.json"), 1e-3, 400)
     assert out["its"].max() == 1  # one Newton iteration per step at 1 ms
     assert out["phiv"].max() < 1e-12  # the velocity projection holds
+
+
+def test_index1_multipliers_only_where_they_count():
+    """Without drivers the time loop asks for the index-1 multipliers at a chunk's last
+    step only: the motion is the same to the last bit (λ does not feed back), and so is
+    the last λ."""
+    system, formulation, state, packed = _setup(load_model(EXAMPLES / "pendulum.json"), 1e-3)
+    both = [
+        _compiled_steps(formulation, state, packed, 1e-3, 30, multipliers=flag)[1]
+        for flag in (True, False)
+    ]
+    for key in ("q", "qd", "qdd"):
+        assert np.array_equal(both[0][key], both[1][key])
+    assert np.array_equal(both[0]["lam"][-1], both[1]["lam"][-1])
+    assert not np.array_equal(both[0]["lam"][:-1], both[1]["lam"][:-1])  # λ* + σ there
 
 
 def test_chain4_and_chain16():
