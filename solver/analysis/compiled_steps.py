@@ -97,9 +97,10 @@ class _CompiledStepper:
             out = np.zeros((todo, mod.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
             status, done = advance(todo, out, bq, bqd, bqdd)
+            rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
             for i in range(done):
                 k += 1
-                yield _frame(out[i], bq[i], bqd[i], bqdd[i], mod), k
+                yield _frame(rows[i], bq[i], bqd[i], bqdd[i], mod), k
             if done:
                 clock["t"] = float(out[done - 1, mod.OUT_T])
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
@@ -162,9 +163,10 @@ class CompiledCentralDifferences(_CompiledStepper):
             # would compile cd_steps a second time, for that layout (half a minute)
             su, svt = np.ascontiguousarray(su), np.ascontiguousarray(svt)
             work, power = float(res[13]), float(res[14])
+            rows = out[:done].tolist()
             for i in range(done):
                 k += 1
-                yield _frame(out[i], bq[i], bqd[i], bqdd[i], ccd), k
+                yield _frame(rows[i], bq[i], bqd[i], bqdd[i], ccd), k
             if done:
                 qd0 = bqd[done - 1].copy()
                 last = DynamicState(t, qm, qd0, bqdd[done - 1].copy())
@@ -197,17 +199,18 @@ def _state_power(system, q, qd, t: float, lam, phit) -> float:
 
 
 def _frame(row, q, qd, qdd, mod) -> Frame:
-    """The frame of a row of a compiled stepper's scalars (columns ``mod.OUT_*``)."""
+    """The frame of a row of a compiled stepper's scalars (a list of floats, columns
+    ``mod.OUT_*``)."""
     return Frame(
-        t=float(row[mod.OUT_T]),
+        t=row[mod.OUT_T],
         q=q,  # views: every chunk has buffers of its own
         qd=qd,
-        kinetic=float(row[mod.OUT_KIN]),
-        potential=float(row[mod.OUT_POT]),
-        elastic=float(row[mod.OUT_ELA]),
-        work=float(row[mod.OUT_WORK]),
-        constraint_position=float(row[mod.OUT_PHI]),
-        constraint_velocity=float(row[mod.OUT_PHIV]),
+        kinetic=row[mod.OUT_KIN],
+        potential=row[mod.OUT_POT],
+        elastic=row[mod.OUT_ELA],
+        work=row[mod.OUT_WORK],
+        constraint_position=row[mod.OUT_PHI],
+        constraint_velocity=row[mod.OUT_PHIV],
         iterations=int(row[mod.OUT_ITS]),
         qdd=qdd,
     )
