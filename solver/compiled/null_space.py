@@ -23,6 +23,7 @@ import numpy as np
 
 from solver.compiled.augmented_lagrangian import all_finite, max_abs
 from solver.compiled.dense import lu_factor, lu_solve
+from solver.compiled.householder import apply_q, apply_qt, lower_inverse, qr_rows, sigma_bounds
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
 from solver.kernels.system import (
@@ -113,19 +114,113 @@ def spaces(h, phi, cap, floor, keep, w):
 
 
 @kernel
-def _solve_vec(u, s, v, b):
-    """Minimum-norm least-squares ``y`` with ``H y = b``."""
-    return mat_vec(v, mat_t_vec(u, b) / s)
-
-
-@kernel
 def _solve_mat(u, s, v, b):
-    """:func:`_solve_vec` for the columns of ``b``."""
+    """Minimum-norm least-squares ``Y`` with ``H Y = b`` from the SVD factors of
+    :func:`spaces`."""
     t = mat_t_mat(u, b)
     for i in range(t.shape[0]):
         for j in range(t.shape[1]):
             t[i, j] /= s[i]
     return mat_mat(v, t)
+
+
+@kernel
+def qr_spaces(h, phi, cap, floor, keep, w):
+    """:func:`spaces` from a Householder QR of ``(H W⁻¹)ᵀ`` when ``H`` has full row rank
+    by every rule of ``SVDSpaces`` (``cap`` and ``keep`` at least m, and the smallest
+    singular value, bounded from below, above twice the rank tolerances and ``floor``
+    times the largest, bounded from above): the same null space (another orthonormal basis
+    of it, which the reduced equations do not depend on) and the same minimum-norm
+    solutions as the SVD. Returns ``(ok, N, Pm, B, τ, L⁻¹)``, ``ok`` false where the SVD
+    must decide (m = 0, m > n, a possibly smaller rank, non-finite entries)."""
+    m, n = h.shape
+    d = n - m
+    none = np.zeros((0, 0))
+    if m == 0 or d < 0 or cap < m or 0 <= keep < m:
+        return False, none, none, none, np.zeros(0), none
+    b = np.empty((m, n))
+    for i in range(m):
+        for j in range(n):
+            b[i, j] = h[i, j] / w[j]
+    tau = qr_rows(b)
+    inv, ok = lower_inverse(b)
+    if not ok:
+        return False, none, none, none, np.zeros(0), none
+    smax, smin = sigma_bounds(b, inv)
+    need = max(rank_tolerance(m, n, smax, phi), floor * smax)
+    if not smin > 2.0 * need:
+        return False, none, none, none, np.zeros(0), none
+    null = np.empty((n, d))
+    pm = np.empty((d, n))
+    e = np.empty(n)
+    for k in range(d):
+        e[:] = 0.0
+        e[m + k] = 1.0
+        apply_q(b, tau, e)
+        for i in range(n):
+            null[i, k] = e[i] / w[i]
+            pm[k, i] = e[i] * w[i]
+    return True, null, pm, b, tau, inv
+
+
+@kernel(inline="always")
+def step_spaces(h, phi, cap, floor, keep, w):
+    """``(N, Pm, sp, rank, rank_here)`` of :func:`qr_spaces`, else of :func:`spaces`;
+    ``sp`` the factors the solves (:func:`_pinv_vec`, :func:`_pinv_mat`, :func:`_lsq_t`)
+    take: ``(qr, B, τ, L⁻¹, U, S, V)``, the unused ones empty."""
+    ok, null, pm, b, tau, inv = qr_spaces(h, phi, cap, floor, keep, w)
+    if ok:
+        m = h.shape[0]
+        none = np.zeros((0, 0))
+        return null, pm, (True, b, tau, inv, none, np.zeros(0), none), m, m
+    null, pm, u, s, v, r, here = spaces(h, phi, cap, floor, keep, w)
+    return null, pm, (False, b, tau, inv, u, s, v), r, here
+
+
+@kernel
+def _pinv_vec(sp, w, y):
+    """Minimum-norm least-squares ``x`` with ``H x = y`` (``sp`` of :func:`step_spaces`)."""
+    qr, b, tau, inv, u, s, v = sp
+    if not qr:
+        return mat_vec(v, mat_t_vec(u, y) / s)
+    m, n = b.shape
+    z = np.zeros(n)
+    for i in range(m):  # L⁻¹ y
+        acc = 0.0
+        for k in range(i + 1):
+            acc += inv[i, k] * y[k]
+        z[i] = acc
+    apply_q(b, tau, z)
+    for i in range(n):
+        z[i] /= w[i]
+    return z
+
+
+@kernel
+def _pinv_mat(sp, w, y):
+    """:func:`_pinv_vec` for the columns of ``y``."""
+    qr, b, tau, inv, u, s, v = sp
+    if not qr:
+        return _solve_mat(u, s, v, y)
+    n = w.shape[0]
+    out = np.empty((n, y.shape[1]))
+    for j in range(y.shape[1]):
+        col = _pinv_vec(sp, w, np.ascontiguousarray(y[:, j]))
+        for i in range(n):
+            out[i, j] = col[i]
+    return out
+
+
+@kernel
+def _lsq_t(sp, w, g):
+    """Least-squares ``λ`` with ``Hᵀ λ = g`` (as ``SVDSpaces.solve_transposed``)."""
+    qr, b, tau, inv, u, s, v = sp
+    if not qr:
+        return mat_vec(u, mat_t_vec(v, g) / s)
+    m, n = b.shape
+    z = g / w
+    apply_qt(b, tau, z)
+    return mat_t_vec(inv, z[:m])
 
 
 @kernel(inline="always")
@@ -147,18 +242,18 @@ def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
 
 @kernel
 def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, k, c,
-                hd, hdd, null, pm, u, s, v):  # fmt: skip
+                hd, hdd, null, pm, sp, w):  # fmt: skip
     """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``."""
     a0, a1, a2, a5, a6, a7 = coef
-    p = _solve_vec(u, s, v, -phi)
+    p = _pinv_vec(sp, w, -phi)
     vel = mat_vec(hq, qd) + phit
-    vp = _solve_vec(u, s, v, -vel - mat_vec(hd, p))
+    vp = _pinv_vec(sp, w, -vel - mat_vec(hd, p))
     acc = mat_vec(hq, qdd) - gamma
     hdn = mat_mat(hd, null)
-    vv = -_solve_mat(u, s, v, hdn)
-    w1 = -_solve_mat(u, s, v, mat_mat(hdd, null) + 2.0 * mat_mat(hd, vv))
+    vv = -_pinv_mat(sp, w, hdn)
+    w1 = -_pinv_mat(sp, w, mat_mat(hdd, null) + 2.0 * mat_mat(hd, vv))
     w2 = 2.0 * vv
-    wp = _solve_vec(u, s, v, -acc - mat_vec(hdd, p) - 2.0 * mat_vec(hd, vp))
+    wp = _pinv_vec(sp, w, -acc - mat_vec(hdd, p) - 2.0 * mat_vec(hd, vp))
     e0 = mat_vec(pm, q - xn)
     pvn, pan = mat_vec(pm, vn), mat_vec(pm, an)
     b0 = a5 * e0 - a6 * pvn - a7 * pan - mat_vec(pm, qd)
@@ -211,17 +306,17 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
         if not (all_finite(phi) and all_finite(hq.ravel()) and all_finite(f)):
             return STATUS_NEWTON, it, np.inf, x, v, a, np.zeros(m), rank
         if it == 1:
-            null, pm, u, s, vs, r, here = spaces(hq, phi, rank, floor, -1, w)
+            null, pm, sp, r, here = step_spaces(hq, phi, rank, floor, -1, w)
             working = r
         else:
-            null, pm, u, s, vs, r, here = spaces(hq, phi, rank, 0.0, working, w)
-        lam = _solve_vec(vs, s, u, f - mat_vec(mass, a)) if m else np.zeros(0)
+            null, pm, sp, r, here = step_spaces(hq, phi, rank, 0.0, working, w)
+        lam = _lsq_t(sp, w, f - mat_vec(mass, a)) if m else np.zeros(0)
         if not have or not err <= np.sqrt(tol) * scale:  # refresh_needed
             k, c, hd, hdd = _derivatives(P, pt, mk, x, v, a, t1, lam)
             have = True
         ok, dx, dv, da = _correction(
             coef, x, v, a, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, k, c, hd, hdd,
-            null, pm, u, s, vs,
+            null, pm, sp, w,
         )  # fmt: skip
         if not ok:
             return STATUS_SINGULAR, it, err, x, v, a, lam, here

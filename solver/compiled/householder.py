@@ -1,0 +1,134 @@
+"""Householder QR of a wide constraint Jacobian, as loops, for the compiled null-space steps.
+
+For an m × n matrix ``B`` with m ≤ n, :func:`qr_rows` factors ``Bᵀ = Q R`` (Q n × n
+orthogonal, a product of m Householder reflectors; R m × m upper triangular), so that
+``B = L Q₁ᵀ`` with ``L = Rᵀ`` lower triangular and ``Q₁`` the first m columns of Q. When
+``B`` has full row rank, the last n − m columns of Q are an orthonormal basis of its null
+space and ``Q₁ L⁻¹`` is its pseudo-inverse ``B⁺``: what an SVD gives, at a fraction of its
+cost for the small matrices of the compiled steps (no LAPACK call, no U or V to form).
+:func:`sigma_bounds` bounds the extreme singular values of ``B`` from ``L`` and ``L⁻¹``
+(guaranteed bounds, not estimates), so that a caller can check that the rank decisions an
+SVD would take are those of full row rank before taking this path.
+
+Storage: rows of the C-ordered ``B`` are the columns of ``Bᵀ``, so every loop runs along a
+row (contiguous). After :func:`qr_rows`, ``b[j, k]`` for k ≤ j holds ``L[j, k]`` and
+``b[k, i]`` for i > k the reflector k's vector ``v`` (``v[k] = 1`` implied), as in LAPACK's
+``geqrf`` for ``Bᵀ``: reflector k is ``I − τ_k v vᵀ``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.kernels.jit import kernel
+
+
+@kernel
+def qr_rows(b):
+    """Householder QR of ``bᵀ`` in place (``b`` m × n, m ≤ n; see the module docstring);
+    returns the reflectors' ``τ`` (m)."""
+    m, n = b.shape
+    tau = np.zeros(m)
+    for k in range(m):
+        norm2 = 0.0
+        for i in range(k + 1, n):
+            norm2 += b[k, i] * b[k, i]
+        x0 = b[k, k]
+        if norm2 == 0.0:  # already triangular in this column: H = I
+            continue
+        beta = -math.copysign(math.sqrt(x0 * x0 + norm2), x0)
+        tk = (beta - x0) / beta
+        tau[k] = tk
+        scale = 1.0 / (x0 - beta)
+        for i in range(k + 1, n):
+            b[k, i] *= scale
+        b[k, k] = beta
+        for j in range(k + 1, m):  # the reflector on the remaining columns of bᵀ
+            s = b[j, k]
+            for i in range(k + 1, n):
+                s += b[k, i] * b[j, i]
+            s *= tk
+            b[j, k] -= s
+            for i in range(k + 1, n):
+                b[j, i] -= s * b[k, i]
+    return tau
+
+
+@kernel(inline="always")
+def _reflect(b, tau, k, x):
+    """``x ← (I − τ_k v_k v_kᵀ) x`` in place."""
+    n = b.shape[1]
+    s = x[k]
+    for i in range(k + 1, n):
+        s += b[k, i] * x[i]
+    s *= tau[k]
+    x[k] -= s
+    for i in range(k + 1, n):
+        x[i] -= s * b[k, i]
+
+
+@kernel
+def apply_q(b, tau, x):
+    """``Q x`` in place (x of length n)."""
+    for k in range(b.shape[0] - 1, -1, -1):
+        if tau[k] != 0.0:
+            _reflect(b, tau, k, x)
+
+
+@kernel
+def apply_qt(b, tau, x):
+    """``Qᵀ x`` in place (x of length n)."""
+    for k in range(b.shape[0]):
+        if tau[k] != 0.0:
+            _reflect(b, tau, k, x)
+
+
+@kernel
+def lower_inverse(b):
+    """``L⁻¹`` (m × m lower triangular, dense) of the factored ``b``; ``ok`` false for a
+    zero (or non-finite) diagonal entry."""
+    m = b.shape[0]
+    inv = np.zeros((m, m))
+    for j in range(m):
+        d = b[j, j]
+        if not (abs(d) > 0.0 and math.isfinite(d)):
+            return inv, False
+        inv[j, j] = 1.0 / d
+        for i in range(j + 1, m):  # row i of L times column j of L⁻¹ is 0
+            s = 0.0
+            for k in range(j, i):
+                s += b[i, k] * inv[k, j]
+            inv[i, j] = -s / b[i, i]
+    return inv, True
+
+
+@kernel
+def _two_norm_bound(a, lower):
+    """An upper bound of ``‖A‖₂`` for a triangular ``a`` (``lower``: only ``a[i, k]`` with
+    k ≤ i are read, else k ≥ i): the smaller of ``‖A‖_F`` and ``√(‖A‖₁‖A‖_∞)``."""
+    m = a.shape[0]
+    fro = 0.0
+    rows = 0.0
+    cols = np.zeros(m)
+    for i in range(m):
+        r = 0.0
+        lo = 0 if lower else i
+        hi = i + 1 if lower else m
+        for k in range(lo, hi):
+            v = a[i, k]
+            fro += v * v
+            r += abs(v)
+            cols[k] += abs(v)
+        rows = max(rows, r)
+    return min(math.sqrt(fro), math.sqrt(rows * cols.max())) if m else 0.0
+
+
+@kernel
+def sigma_bounds(b, inv):
+    """``(upper bound of σ_max, lower bound of σ_min)`` of the factored ``b`` (its
+    singular values are those of ``L``), from ``L`` and ``inv = L⁻¹``."""
+    upper = _two_norm_bound(b, True)
+    inv_norm = _two_norm_bound(inv, True)
+    return upper, (1.0 / inv_norm if inv_norm > 0.0 else 0.0)
