@@ -25,6 +25,25 @@ import numpy as np
 from solver.kernels.jit import kernel
 
 
+@kernel(inline="always")
+def _row_dot(b, r, k, x, start):
+    """``Σ_{i ≥ start} b[r, i] x[k, i]`` (four partial sums: not bound by the latency of
+    one chain of additions)."""
+    n = b.shape[1]
+    s0 = s1 = s2 = s3 = 0.0
+    i = start
+    while i + 4 <= n:
+        s0 += b[r, i] * x[k, i]
+        s1 += b[r, i + 1] * x[k, i + 1]
+        s2 += b[r, i + 2] * x[k, i + 2]
+        s3 += b[r, i + 3] * x[k, i + 3]
+        i += 4
+    while i < n:
+        s0 += b[r, i] * x[k, i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
 @kernel
 def qr_rows(b):
     """Householder QR of ``bᵀ`` in place (``b`` m × n, m ≤ n; see the module docstring);
@@ -32,9 +51,7 @@ def qr_rows(b):
     m, n = b.shape
     tau = np.zeros(m)
     for k in range(m):
-        norm2 = 0.0
-        for i in range(k + 1, n):
-            norm2 += b[k, i] * b[k, i]
+        norm2 = _row_dot(b, k, k, b, k + 1)
         x0 = b[k, k]
         if norm2 == 0.0:  # already triangular in this column: H = I
             continue
@@ -46,13 +63,11 @@ def qr_rows(b):
             b[k, i] *= scale
         b[k, k] = beta
         for j in range(k + 1, m):  # the reflector on the remaining columns of bᵀ
-            s = b[j, k]
-            for i in range(k + 1, n):
-                s += b[k, i] * b[j, i]
-            s *= tk
-            b[j, k] -= s
-            for i in range(k + 1, n):
-                b[j, i] -= s * b[k, i]
+            s = (b[j, k] + _row_dot(b, k, j, b, k + 1)) * tk
+            if s != 0.0:
+                b[j, k] -= s
+                for i in range(k + 1, n):
+                    b[j, i] -= s * b[k, i]
     return tau
 
 
@@ -91,16 +106,18 @@ def lower_inverse(b):
     zero (or non-finite) diagonal entry."""
     m = b.shape[0]
     inv = np.zeros((m, m))
-    for j in range(m):
-        d = b[j, j]
+    for i in range(m):  # row i from the rows above: L[i, :i+1] L⁻¹[:i+1, :] = e_iᵀ
+        d = b[i, i]
         if not (abs(d) > 0.0 and math.isfinite(d)):
             return inv, False
-        inv[j, j] = 1.0 / d
-        for i in range(j + 1, m):  # row i of L times column j of L⁻¹ is 0
-            s = 0.0
-            for k in range(j, i):
-                s += b[i, k] * inv[k, j]
-            inv[i, j] = -s / b[i, i]
+        for k in range(i):
+            lik = b[i, k]
+            if lik != 0.0:
+                for j in range(k + 1):
+                    inv[i, j] -= lik * inv[k, j]
+        for j in range(i):
+            inv[i, j] /= d
+        inv[i, i] = 1.0 / d
     return inv, True
 
 

@@ -5,8 +5,10 @@ The steps of :class:`solver.analysis.formulations.null_space_newmark.NewmarkNull
 ``start``) for the models :func:`solver.mechanics.packing.python_parts` leaves to the
 kernels, without rolling rows: the constant-acceleration predictor, every Newton iteration
 linearising the constraints at position, velocity and acceleration level at the iterate,
-the orthonormal null space ``N`` of ``Φ_q`` and the minimum-norm particular solutions from
-an SVD (in the metric of the Euler-parameter ``weights``), the d×d reduced equations of
+the orthonormal null space ``N`` of ``Φ_q`` and the minimum-norm particular solutions (in
+the metric of the Euler-parameter ``weights``) from a Householder QR where ``Φ_q`` has
+full row rank by the SVD's own rank rules (:func:`qr_spaces`), else from the SVD as the
+NumPy step (the same subspace and solutions either way), the d×d reduced equations of
 motion, the Euler-parameter renormalisation and the same convergence test; the rank rules
 of ``SVDSpaces`` (the rank on the manifold at the start of the step as a cap, singular
 values below ``CONDITION_FLOOR`` of the largest left out of the step's solves) and the
