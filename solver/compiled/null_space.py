@@ -247,27 +247,39 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
                 hd, hdd, null, pm, sp, w):  # fmt: skip
     """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``."""
     a0, a1, a2, a5, a6, a7 = coef
+    n, d = null.shape
     p = _pinv_vec(sp, w, -phi)
     vel = mat_vec(hq, qd) + phit
     vp = _pinv_vec(sp, w, -vel - mat_vec(hd, p))
     acc = mat_vec(hq, qdd) - gamma
-    hdn = mat_mat(hd, null)
-    vv = -_pinv_mat(sp, w, hdn)
+    vv = -_pinv_mat(sp, w, mat_mat(hd, null))
     w1 = -_pinv_mat(sp, w, mat_mat(hdd, null) + 2.0 * mat_mat(hd, vv))
     w2 = 2.0 * vv
     wp = _pinv_vec(sp, w, -acc - mat_vec(hdd, p) - 2.0 * mat_vec(hd, vp))
-    e0 = mat_vec(pm, q - xn)
-    pvn, pan = mat_vec(pm, vn), mat_vec(pm, an)
-    b0 = a5 * e0 - a6 * pvn - a7 * pan - mat_vec(pm, qd)
-    c0 = a0 * e0 - a1 * pvn - a2 * pan - mat_vec(pm, qdd)
-    r0 = mat_vec(mass, qdd) - f + mat_t_vec(hq, lam)
-    mn = mat_mat(mass, null)
-    cn = mat_mat(c, null)
-    kr = mat_t_mat(null, mat_mat(k, null) + mat_mat(c, vv) + mat_mat(mass, w1))
-    a = mat_t_mat(null, a0 * mn + a5 * (mat_mat(mass, w2) + cn)) + kr
-    inner = mat_vec(mass, wp + mat_vec(null, c0) + mat_vec(w2, b0))
-    rhs = -mat_t_vec(null, r0 + inner + mat_vec(c, vp + mat_vec(null, b0)) + mat_vec(k, p))
-    d = null.shape[1]
+    # the start-of-step state and the iterate projected on α (rows of Pm); Newmark on α
+    b0 = np.empty(d)
+    c0 = np.empty(d)
+    for i in range(d):
+        e0 = pv = pa = pd = pdd = 0.0
+        for j in range(n):
+            pij = pm[i, j]
+            e0 += pij * (q[j] - xn[j])
+            pv += pij * vn[j]
+            pa += pij * an[j]
+            pd += pij * qd[j]
+            pdd += pij * qdd[j]
+        b0[i] = a5 * e0 - a6 * pv - a7 * pa - pd
+        c0[i] = a0 * e0 - a1 * pv - a2 * pa - pdd
+    # Nᵀ[a₀ M N + a₅ (M W₂ + C N) + M W₁ + C V + K N] with each of M, C, K applied once:
+    # Nᵀ[M (a₀ N + a₅ W₂ + W₁) + C (a₅ N + V) + K N]; likewise the right-hand side
+    # −Nᵀ[r⁰ + M (w + N c₀ + W₂ b₀) + C (v + N b₀) + K p], r⁰ = M ẍ⁰ − Q + Φ_qᵀλ
+    xm = a0 * null + a5 * w2 + w1
+    xc = a5 * null + vv
+    a = mat_t_mat(null, mat_mat(mass, xm) + mat_mat(c, xc) + mat_mat(k, null))
+    um = qdd + wp + mat_vec(null, c0) + mat_vec(w2, b0)
+    uc = vp + mat_vec(null, b0)
+    g = mat_vec(mass, um) + mat_vec(c, uc) + mat_vec(k, p) - f + mat_t_vec(hq, lam)
+    rhs = -mat_t_vec(null, g)
     alpha = np.zeros(d)
     if d:
         piv, ok = lu_factor(a)
