@@ -392,7 +392,7 @@ def ns_steps(
         out[k, OUT_PHIV] = max_abs(mat_vec(hq, qd1) + phit)
         out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
         out[k, OUT_POT] = potential_energy(P, q1)
-        out[k, OUT_ELA] = elastic_energy(P, markers(P, q1, qd1, NO), q1)
+        out[k, OUT_ELA] = elastic_energy(P, mk, q1)  # lengths and angles: positions only
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
     return STATUS_OK, n_steps, t, 0, 0.0, rank
