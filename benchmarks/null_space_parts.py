@@ -1,0 +1,212 @@
+"""The parts of a compiled null-space Newmark step, timed: CPU µs per call.
+
+    .venv/bin/python -m benchmarks.null_space_parts [NAME ...] [--reps 2000] [--advance 500]
+
+For each example (default: the four that run ``null_space`` with the Newmark method) the
+run is advanced ``--advance`` steps by ``solver.compiled.null_space.ns_steps``, then
+compiled loops call each part of one Newton iteration ``--reps`` times at that state: the
+constraints (markers, Φ, Φ_q, Φ_t, γ), the mass matrix and forces, the null space and
+solves (``step_spaces``: QR, or SVD), the multipliers' least squares, the derivative
+matrices K, C, Ḣ, Ḧ, the correction (the reduced system and its solve), a whole step
+(``ns_step``) and a step of the run with its outputs (``ns_steps``). A step is about
+``iterations × (constraints + mass and forces + spaces + λ + correction) + derivatives``
+(the derivatives are refreshed only while the corrections are above √tol). Times are the
+best of five repetitions of CPU time (``time.process_time``: other processes on a busy
+machine lengthen wall time, not this); the loops compile on first use (a minute).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from solver import load_model
+from solver.analysis.blas_threads import single_blas_thread
+from solver.analysis.dynamic import initial_state
+from solver.analysis.formulations import formulation_class
+from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
+from solver.analysis.simulate import settings_with
+from solver.compiled import null_space as cns
+from solver.kernels.jit import NO, YES
+from solver.kernels.small import mat_vec
+from solver.kernels.system import dense_constraints, dense_forces, dense_mass, markers
+from solver.mechanics.system import MultibodySystem
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+DEFAULT = ["negrut_double_pendulum", "slider_crank_planar", "spinning_top", "andrews_squeezer"]
+
+
+@njit
+def _constraints(P, pt, x, v, t, reps):
+    s = 0.0
+    for _ in range(reps):
+        mk = markers(P, x, v, YES)
+        phi, hq, phit, gamma = dense_constraints(P, pt, mk, x, v, t)
+        s += hq[0, 0]
+    return s
+
+
+@njit
+def _mass_forces(P, pt, x, v, t, reps):
+    mk = markers(P, x, v, YES)
+    s = 0.0
+    for _ in range(reps):
+        mass = dense_mass(P, pt, x)
+        f, _, _ = dense_forces(P, pt, mk, x, v, t, YES, NO)
+        s += mass[0, 0] + f[0]
+    return s
+
+
+@njit
+def _state(P, pt, x, v, a, t, w, rank):
+    """What an iteration has before its solves: constraints, M, Q, spaces and λ."""
+    mk = markers(P, x, v, YES)
+    phi, hq, phit, gamma = dense_constraints(P, pt, mk, x, v, t)
+    mass = dense_mass(P, pt, x)
+    f, _, _ = dense_forces(P, pt, mk, x, v, t, YES, NO)
+    null, pm, sp, r, here = cns.step_spaces(hq, phi, rank, CONDITION_FLOOR, -1, w)
+    lam = cns._lsq_t(sp, w, f - mat_vec(mass, a)) if P.m else np.zeros(0)
+    return mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam
+
+
+@njit
+def _spaces(P, pt, x, v, a, t, w, rank, reps):
+    mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
+    s = 0.0
+    for _ in range(reps):
+        null, pm, sp, r, here = cns.step_spaces(hq, phi, rank, CONDITION_FLOOR, -1, w)
+        s += r
+    return s
+
+
+@njit
+def _multipliers(P, pt, x, v, a, t, w, rank, reps):
+    mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
+    s = 0.0
+    for _ in range(reps):
+        lam = cns._lsq_t(sp, w, f - mat_vec(mass, a))
+        s += lam[0] if lam.shape[0] else 0.0
+    return s
+
+
+@njit
+def _derivatives(P, pt, x, v, a, t, w, rank, reps):
+    mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
+    s = 0.0
+    for _ in range(reps):
+        k, c, hd, hdd = cns._derivatives(P, pt, mk, x, v, a, t, lam)
+        s += k[0, 0]
+    return s
+
+
+@njit
+def _correction(P, pt, coef, x, v, a, t, w, rank, reps):
+    mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
+    k, c, hd, hdd = cns._derivatives(P, pt, mk, x, v, a, t, lam)
+    s = 0.0
+    for _ in range(reps):
+        ok, dx, dv, da = cns._correction(
+            coef, x, v, a, x, v, a, phi, hq, phit, gamma, mass, f, lam, k, c, hd, hdd,
+            null, pm, sp, w,
+        )  # fmt: skip
+        s += dx[0]
+    return s
+
+
+@njit
+def _step(P, pt, coef, w, tol, max_it, h, t, x, v, a, rank, reps):
+    s = 0.0
+    for _ in range(reps):
+        status, it, err, q1, qd1, qdd1, lam1, rank1 = cns.ns_step(
+            P, pt, coef, w, CONDITION_FLOOR, tol, max_it, h, t, x, v, a, rank
+        )
+        s += it
+    return s
+
+
+def _best(fn, args, reps: int) -> float:
+    """Best of five: CPU µs per call."""
+    fn(*args, 1)
+    best = np.inf
+    for _ in range(5):
+        start = time.process_time()
+        fn(*args, reps)
+        best = min(best, time.process_time() - start)
+    return 1e6 * best / reps
+
+
+def measure(name: str, reps: int, advance: int) -> dict:
+    model = load_model(EXAMPLES / f"{name}.json")
+    settings = settings_with(model)
+    system = MultibodySystem(model, settings.coordinates)
+    formulation = formulation_class(settings.formulation)(system, settings)
+    stepper = getattr(formulation, "stepper", None)
+    if type(stepper).__name__ != "NewmarkNullSpace":
+        raise SystemExit(f"{name}: not a null-space Newmark run")
+    state = formulation.start(initial_state(system, settings.tolerance, settings.max_iterations))
+    P, pt, n, h = system.arrays, system.patterns, system.n, settings.dt
+    coef = tuple(float(c) for c in stepper.scheme.coefficients(h))
+    w = np.ones(n) if stepper.weights is None else np.array(stepper.weights, dtype=float)
+    q, qd = np.array(state.q, dtype=float), np.array(state.qd, dtype=float)
+    qdd = np.array(state.qdd, dtype=float) if state.qdd is not None else np.zeros(n)
+    lam = np.zeros(system.m)
+    rank = int(stepper.rank_at(q, state.t))
+    tol, max_it = float(stepper.tol), int(stepper.max_iterations)
+    secant = len(system.force_set) > 0 or system.kernel_damping
+    out = np.zeros((advance, cns.N_OUT))
+    bufs = [np.zeros((advance, n)) for _ in range(3)]
+
+    def run(t, steps):
+        return cns.ns_steps(
+            P, pt, coef, w, float(CONDITION_FLOOR), tol, max_it, h, t, q, qd, qdd, lam, rank,
+            0.0, 0.0, secant, steps, out[:steps], *(b[:steps] for b in bufs),
+        )  # fmt: skip
+
+    with single_blas_thread(system):
+        status, _, t, *_ = run(float(state.t), advance)
+        if status != cns.STATUS_OK:
+            raise SystemExit(f"{name}: the compiled steps failed (status {status})")
+        its = float(out[:, cns.OUT_ITS].mean())
+        x, v, a = q.copy(), qd.copy(), qdd.copy()
+        row = {"example": name, "n": n, "m": system.m, "iterations": its}
+        row["constraints"] = _best(_constraints, (P, pt, x, v, t), reps)
+        row["mass_forces"] = _best(_mass_forces, (P, pt, x, v, t), reps)
+        row["spaces"] = _best(_spaces, (P, pt, x, v, a, t, w, rank), reps)
+        row["multipliers"] = _best(_multipliers, (P, pt, x, v, a, t, w, rank), reps)
+        row["derivatives"] = _best(_derivatives, (P, pt, x, v, a, t, w, rank), reps)
+        row["correction"] = _best(_correction, (P, pt, coef, x, v, a, t, w, rank), reps)
+        row["ns_step"] = _best(_step, (P, pt, coef, w, tol, max_it, h, t, x, v, a, rank), reps)
+        chunk = min(advance, max(50, reps // 10))
+        best = np.inf
+        for _ in range(5):
+            start = time.process_time()
+            status, _, t, *_ = run(t, chunk)
+            best = min(best, (time.process_time() - start) / chunk)
+        row["ns_steps"] = 1e6 * best
+    return row
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", default=DEFAULT, help="example names (file stems)")
+    ap.add_argument("--reps", type=int, default=2000, help="calls per timing")
+    ap.add_argument("--advance", type=int, default=500, help="steps before the timings")
+    args = ap.parse_args(argv)
+    cols = ["constraints", "mass_forces", "spaces", "multipliers", "derivatives", "correction"]
+    cols += ["ns_step", "ns_steps"]
+    print(f"{'example':<24}{'n':>4}{'m':>4}{'its':>6}" + "".join(f"{c:>13}" for c in cols))
+    for name in args.names:
+        row = measure(name, args.reps, args.advance)
+        print(
+            f"{name:<24}{row['n']:>4}{row['m']:>4}{row['iterations']:>6.2f}"
+            + "".join(f"{row[c]:>13.2f}" for c in cols),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
