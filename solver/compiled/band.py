@@ -254,8 +254,7 @@ def add_mat_t_vec(rows, cols, vals, y, coef, out):
 def entries_mat_vec(rows, cols, vals, x, m):
     """``A x`` (``m`` rows) of the entries ``(rows, cols, vals)``."""
     out = np.zeros(m)
-    for k in range(vals.shape[0]):
-        out[rows[k]] += vals[k] * x[cols[k]]
+    add_mat_vec(rows, cols, vals, x, 1.0, out)
     return out
 
 
@@ -263,6 +262,5 @@ def entries_mat_vec(rows, cols, vals, x, m):
 def entries_mat_t_vec(rows, cols, vals, y, n):
     """``Aᵀ y`` (``n`` columns) of the entries ``(rows, cols, vals)``."""
     out = np.zeros(n)
-    for k in range(vals.shape[0]):
-        out[cols[k]] += vals[k] * y[rows[k]]
+    add_mat_t_vec(rows, cols, vals, y, 1.0, out)
     return out

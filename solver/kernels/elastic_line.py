@@ -99,22 +99,23 @@ def point_strains(Bg, e, grad, hess, hessian):
     hpq = np.empty((2, 4, 4))
     strains = strains_pq(Bg, e, gpq, hpq, hessian)
     for s in range(2):
-        for j in range(k):
-            grad[s, j] = (
-                gpq[s, 0] * Bg[0, j] + gpq[s, 1] * Bg[1, j] + gpq[s, 2] * Bg[2, j]
-                + gpq[s, 3] * Bg[3, j]
-            )  # fmt: skip
+        _gradient(gpq, s, Bg, grad)
     if hessian:
         hb = np.empty((4, k))
         for s in range(2):
-            _h_times_b(hpq[s], Bg, hb)
-            for i in range(k):
-                for j in range(k):
-                    hess[s, i, j] = (
-                        Bg[0, i] * hb[0, j] + Bg[1, i] * hb[1, j] + Bg[2, i] * hb[2, j]
-                        + Bg[3, i] * hb[3, j]
-                    )  # fmt: skip
+            hess[s] = 0.0
+            _sub_bt_x_b(Bg, -hpq[s], hb, hess[s])
     return strains
+
+
+@kernel(inline="always")
+def _gradient(gpq, s, Bg, grad):
+    """``grad[s] = Bgᵀ gpq[s]``: strain ``s``'s gradient over the coordinates."""
+    for j in range(Bg.shape[1]):
+        grad[s, j] = (
+            gpq[s, 0] * Bg[0, j] + gpq[s, 1] * Bg[1, j] + gpq[s, 2] * Bg[2, j]
+            + gpq[s, 3] * Bg[3, j]
+        )  # fmt: skip
 
 
 @kernel(inline="always")
@@ -163,11 +164,7 @@ def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, hess):
                         acc += Bg[r, j] * ed[j]
                     bed[r] = acc
         for s in range(2):
-            for j in range(k):
-                grad[s, j] = (
-                    gpq[s, 0] * Bg[0, j] + gpq[s, 1] * Bg[1, j] + gpq[s, 2] * Bg[2, j]
-                    + gpq[s, 3] * Bg[3, j]
-                )  # fmt: skip
+            _gradient(gpq, s, Bg, grad)
             c = coef[s * G + g]
             value = strains[s]
             cs = c * value
