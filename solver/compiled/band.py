@@ -82,17 +82,6 @@ def add_gram(ab, lay, vals, weight):
 
 
 @kernel
-def diagonal(lay, ab):
-    """The diagonal of the stored matrix, in the original numbering."""
-    n = lay.perm.shape[0]
-    out = np.empty(n)
-    kv = 2 * lay.b
-    for j in range(n):
-        out[lay.perm[j]] = ab[j * lay.ldab + kv]
-    return out
-
-
-@kernel
 def lu_factor(ab, lay):
     """LU with partial pivoting of the stored matrix, in place (LAPACK's ``gbtf2``):
     ``(piv, ok)``; ``piv[j]`` is the row swapped with row ``j`` at step ``j``. ``ok`` is
