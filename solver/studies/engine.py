@@ -7,8 +7,8 @@ independent runs: processes, not threads, share the cores). With ``scheduler``
 ``dask worker`` (see the README). A ``client`` given by the caller is used as it is and
 left open.
 
-Every wait on the cluster is bounded: connecting, the first worker, each question to the
-scheduler, closing; and while a study runs, :class:`ClusterWatch` tells a lost cluster (no
+Every wait on the cluster is bounded: starting a local cluster's workers, connecting, the
+first worker, each question to the scheduler, closing; and while a study runs, :class:`ClusterWatch` tells a lost cluster (no
 connection to the scheduler, or no worker, for ``LOST_TIMEOUT`` s) from a slow case.
 """
 
@@ -81,16 +81,26 @@ def dask_client(
     # glibc's own heap thresholds in the workers, not Dask's MALLOC_TRIM_THRESHOLD_ (it
     # doubles a time step's CPU time, see solver.studies.memory)
     no_trim = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-    with _quiet_distributed(), dask.config.set(no_trim):
-        cluster = LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address="127.0.0.1:0",  # its HTTP endpoints on a free port, not 8787
-            host="127.0.0.1",
-            env=ONE_THREAD,
-            silence_logs=logging.ERROR,
-        )
+    try:
+        with _quiet_distributed(), dask.config.set(no_trim):
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address="127.0.0.1:0",  # its HTTP endpoints on a free port, not 8787
+                host="127.0.0.1",
+                env=ONE_THREAD,
+                silence_logs=logging.ERROR,
+                # each worker process has this long to start and reach the scheduler
+                death_timeout=CONNECT_TIMEOUT,
+            )
+    except (OSError, TimeoutError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise StudyError(
+            "",
+            f"the local Dask cluster of {n} worker(s) did not start within "
+            f"{CONNECT_TIMEOUT} s: {reason}",
+        ) from None
     local = Client(cluster, set_as_default=False)
     try:
         yield local

@@ -87,3 +87,22 @@ def test_no_scheduler_for_the_timeout_is_an_error(clock, status):
     )
     assert not watch.connected()
     assert engine.ClusterWatch(client).timeout == engine.LOST_TIMEOUT  # the default
+
+
+def test_a_local_cluster_that_does_not_start_is_an_error(monkeypatch):
+    """Each worker of a local cluster has ``CONNECT_TIMEOUT`` s to start; a start that times
+    out ends the study with a message, not a wait without end."""
+    import distributed
+
+    asked = {}
+
+    def never_starts(**kwargs):
+        asked.update(kwargs)
+        raise TimeoutError("Nanny failed to start in 60 seconds")
+
+    monkeypatch.setattr(distributed, "LocalCluster", never_starts)
+    expected = r"local Dask cluster of 2 worker\(s\) did not start"
+    with pytest.raises(StudyError, match=expected), engine.dask_client(workers=2):
+        pass
+    assert asked["death_timeout"] == engine.CONNECT_TIMEOUT
+    assert asked["n_workers"] == 2
