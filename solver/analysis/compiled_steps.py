@@ -5,7 +5,8 @@ only the kernels): which stepper a run takes, the formulation's parameters as th
 steppers' tuples, their frames, and their status codes as the formulations' errors.
 
 ``compiled_stepper(system, settings, formulation)`` returns a stepper for systems whose
-every part the kernels evaluate (``solver.mechanics.packing.python_parts``):
+every part the kernels evaluate (``solver.mechanics.packing.python_parts``) and that have
+no contacts (whose state the time loop commits after every step):
 ``augmented_lagrangian`` on any of them whose iteration matrices renumber into a band
 (every small system; chains, trees and meshes of any size: :func:`band_layout`),
 ``central_differences`` (standard DIMCD with Euler parameters) and ``null_space`` (its
@@ -54,6 +55,8 @@ def compiled_stepper(system, settings, formulation):
         return None
     if python_parts(system):
         return None
+    if len(system.force_set.contacts):
+        return None  # contacts commit their state at every accepted step, from Python
     if name == "AugmentedLagrangian":
         layout = band_layout(system)
         if layout is None:
@@ -338,27 +341,20 @@ def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
     """The compiled accelerations of ``lagrange_baumgarte`` for this system
     (``solver.compiled.lagrange_baumgarte``), as ``rhs(q, q̇, t) -> (q̈, λ, P) or None``
     (``None``: a singular saddle-point matrix, for the formulation's least-squares solve),
-    or ``None`` when the kernels do not evaluate the system (sparse, or Python parts other
-    than contacts, whose forces are added from Python)."""
+    or ``None`` when the kernels do not evaluate the system (sparse, or with Python
+    parts)."""
     from solver.mechanics.packing import python_parts
 
-    if system.sparse or any(part != "contacts" for part in python_parts(system)):
+    if system.sparse or python_parts(system):
         return None
     from solver.compiled.lagrange_baumgarte import lb_accelerations
 
-    P, pt, n = system.arrays, system.patterns, system.n
-    fs = system.force_set
-    none = np.zeros(n)
+    P, pt = system.arrays, system.patterns
 
     def rhs(q, qd, t):
         q = np.ascontiguousarray(q, dtype=float)
         qd = np.ascontiguousarray(qd, dtype=float)
-        extra = none
-        if fs.python_size:
-            extra = fs.generalized(system.marker_state(q, qd), q, qd, t)
-        ok, qdd, lam, power = lb_accelerations(
-            P, pt, q, qd, float(t), alpha, beta, mu, extra, RCOND
-        )
+        ok, qdd, lam, power = lb_accelerations(P, pt, q, qd, float(t), alpha, beta, mu, RCOND)
         return (qdd, lam, float(power)) if ok else None
 
     return rhs

@@ -4,9 +4,9 @@ The right-hand side of :class:`solver.analysis.formulations.lagrange_baumgarte.
 LagrangeBaumgarte` (its Runge–Kutta integrator calls it a dozen times per step): with
 ``Φ̇ = Φ_q q̇ + Φ_t``,
 
-    [[M, Φ_qᵀ], [Φ_q, −μ I]] [q̈; λ] = [Q + Q_x; γ − 2α Φ̇ − β² Φ],
+    [[M, Φ_qᵀ], [Φ_q, −μ I]] [q̈; λ] = [Q; γ − 2α Φ̇ − β² Φ],
 
-``Q_x`` being forces evaluated outside the kernels (contacts), μ the Tikhonov
+μ being the Tikhonov
 regularisation (1/kg). The saddle-point matrix is solved by LU with partial pivoting
 (:func:`solver.compiled.dense.lu_factor`); when its pivots say it is (numerically)
 singular, ``|U_ii|`` below ``rcond`` times the largest, the kernel declines and the
@@ -24,7 +24,7 @@ from solver.kernels.system import constraints, forces, markers, mass, state_powe
 
 
 @kernel
-def lb_accelerations(P, pt, q, qd, t, alpha, beta, mu, f_extra, rcond):
+def lb_accelerations(P, pt, q, qd, t, alpha, beta, mu, rcond):
     """``(ok, q̈, λ, P)`` at ``(q, q̇, t)``: the accelerations, multipliers and the power of
     the force elements and drivers (``state_power``; W); ``ok`` false when the
     saddle-point matrix is singular to ``rcond`` (the other values are then zeros)."""
@@ -47,7 +47,7 @@ def lb_accelerations(P, pt, q, qd, t, alpha, beta, mu, f_extra, rcond):
         kkt[n + r, c] += jvals[e]
         phid[r] += jvals[e] * qd[c]
     for i in range(n):
-        rhs[i] = f[i] + f_extra[i]
+        rhs[i] = f[i]
     for i in range(m):
         if mu > 0.0:
             kkt[n + i, n + i] = -mu

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from solver.kernels import contact as cn
 from solver.kernels import loads
 from solver.kernels import primitives as prim
 from solver.kernels.continuum import continuum_element
@@ -100,6 +101,12 @@ class SystemArrays(NamedTuple):
     ct_P0: np.ndarray  # (nsets, 8, 8)
     ct_Tv: np.ndarray  # (nsets, 8, 8, 8, 8) (zero: no damping)
     ct_damped: np.ndarray  # (nsets,) bool
+    # contacts (``solver.kernels.contact``): the 8 markers, PLANE or SPHERE, parameters,
+    # committed onset speed (state: written between steps by the time loop)
+    cn_mk: np.ndarray  # (nn, 8) int64
+    cn_kind: np.ndarray  # (nn,) int64
+    cn_par: np.ndarray  # (nn, contact.PARAMETERS)
+    cn_onset: np.ndarray  # (nn,) m/s
 
 
 #: what an entries function does with its output arrays
@@ -843,8 +850,84 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                     else:
                         e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
+    e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     return _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+
+
+@kernel
+def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
+    """The contacts' forces into ``out`` and their Jacobian entries (as
+    :func:`_force_entries`); the slots a contact's law can load: the sphere's centre and
+    the second side's origin, the plane's axes (its normal turns with them) and, with
+    friction, every axis."""
+    nn = P.cn_kind.shape[0]
+    if nn == 0:
+        return e, ed
+    width = np.int64(cn.WIDTH) if jac else np.int64(1)
+    law = np.empty((cn.SLOTS, 3, width))
+    used = np.empty(cn.SLOTS, np.int64)
+    slots = np.empty(cn.SLOTS, np.int64)
+    force = np.zeros((cn.SLOTS, 3))
+    du = np.zeros((cn.SLOTS, cn.SLOTS, 3, 3))
+    dv = np.zeros((cn.SLOTS, cn.SLOTS, 3, 3))
+    dp = np.zeros((cn.SLOTS, 3, 4))
+    for c in range(nn):
+        kind = P.cn_kind[c]
+        rough = P.cn_par[c, cn.MU] > 0.0
+        cn.contact_law(mk.u, mk.ud, P.cn_mk[c], kind, P.cn_par[c], P.cn_onset[c], width, law)
+        ns = 0
+        for s in range(cn.SLOTS):
+            if s == 0 or s == 4 or rough or (kind == cn.PLANE and s > 4):
+                used[ns] = s
+                ns += 1
+        for a in range(ns):
+            sa = used[a]
+            slots[a] = P.cn_mk[c, sa]
+            for i in range(3):
+                force[a, i] = law[sa, i, 0]
+                if jac:
+                    for b in range(ns):
+                        col = 1 + 3 * used[b]
+                        for j in range(3):
+                            du[a, b, i, j] = law[sa, i, col + j]
+                            dv[a, b, i, j] = law[sa, i, col + 3 * cn.SLOTS + j]
+        e, ed = _marker_loads(
+            P,
+            mk,
+            slots,
+            np.int64(ns),
+            force,
+            du,
+            dv,
+            dp,
+            WITH_DU_DV,
+            mode,
+            e,
+            kr,
+            kc,
+            kv,
+            ed,
+            cr,
+            cc,
+            cv,
+            out,
+        )
+    return e, ed
+
+
+@kernel
+def contact_elastic_energy(P, mk):
+    """``Σ K δⁿ⁺¹/(n + 1)`` over the contacts (J; markers ``mk`` at q)."""
+    law = np.empty((cn.SLOTS, 3, 1))
+    out = 0.0
+    for c in range(P.cn_kind.shape[0]):
+        r = cn.contact_law(
+            mk.u, mk.ud, P.cn_mk[c], P.cn_kind[c], P.cn_par[c], P.cn_onset[c], np.int64(1), law
+        )
+        if r[cn.PENETRATION] > 0.0:
+            out += r[cn.ELASTIC_FORCE] * r[cn.PENETRATION] / (P.cn_par[c, cn.EXPONENT] + 1.0)
+    return out
 
 
 @kernel(inline="always")
@@ -1079,9 +1162,9 @@ def potential_energy(P, q):
 
 @kernel
 def elastic_energy(P, mk, q):
-    """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs and the
-    strain energy of the flexible elements (J)."""
-    out = _flexible_energy_power(P, q, q, NO)
+    """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs,
+    ``Σ K δⁿ⁺¹/(n + 1)`` of contacts and the strain energy of the flexible elements (J)."""
+    out = _flexible_energy_power(P, q, q, NO) + contact_elastic_energy(P, mk)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
@@ -1098,7 +1181,8 @@ def elastic_energy(P, mk, q):
 @kernel
 def nonconservative_power(P, mk, q, qd, t):
     """Power (W) of dampers, actuators, joint loads, applied forces and torques, and of
-    the flexible elements' internal damping."""
+    the flexible elements' internal damping; not of contacts, which integrate their own
+    work over the accepted states (``solver.mechanics.forces.contact``)."""
     out = _flexible_energy_power(P, q, qd, YES)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))

@@ -3,11 +3,11 @@
 :func:`pack` reads the system's coordinates, marker table, constraint primitives, rigid
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
-forces, torques) with their time functions, the flexible elements (elastic line,
+forces, torques, contacts) with their time functions, the flexible elements (elastic line,
 continuum), and lays them out as
 :class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
 do not evaluate yet (it is evaluated by the system's own Python code on top of them):
-contacts, body-axes loads on natural bodies, distributed loads, the other ANCF elements and
+body-axes loads on natural bodies, distributed loads, the other ANCF elements and
 their sliding joints, rolling without slip.
 """
 
@@ -68,8 +68,6 @@ def python_parts(system) -> list[str]:
     it runs compiled)."""
     out = []
     fs = system.force_set
-    if len(fs.contacts):
-        out.append("contacts")
     if len(fs.natural_loads):
         out.append("body-axes loads on natural-coordinate bodies")
     if len(fs.distributed):
@@ -162,6 +160,7 @@ def _forces(system, functions: _Functions) -> dict:
         "bt_off": _ints([r[0] for r in bt._rows]),
         "bt_body": _ints([int(r[1]) for r in bt._rows]),
         "bt_func": _ints([[functions.add(c) for c in v] for v in bt._vectors], 3),
+        **fs.contacts.arrays(),
     }
 
 

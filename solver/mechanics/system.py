@@ -320,9 +320,8 @@ class MultibodySystem:
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
     # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: ANCF
-    # elements other than the elastic line and sliding joints, contacts, rolling rows,
-    # natural-body loads) is
-    # added here by those elements' own code.
+    # elements other than the elastic line and sliding joints, rolling rows, natural-body
+    # and distributed loads, pulley contacts) is added here by those elements' own code.
 
     def _pack(self) -> None:
         """The kernels' arrays and the fixed entry patterns of every matrix (built once,
@@ -622,8 +621,9 @@ class MultibodySystem:
         q = _f64(q)
         qd = _f64(qd)
         power = self._energy(ms.arrays, q, qd, float(t), ks.POWER)
-        if self.force_set.python_size:
-            power += self.force_set.nonconservative_power(ms, q, qd, t, contacts)
+        fs = self.force_set
+        if fs.python_size or (contacts and len(fs.contacts)):
+            power += fs.nonconservative_power(ms, q, qd, t, contacts)
         return power
 
     # ---- outputs ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest
 from solver.analysis.errors import SimulationError
 from solver.analysis.simulate import Simulation, settings_with
 from solver.cli import main
+from solver.kernels import contact as law
 from solver.mechanics.forces.contact import (
     MIN_IMPACT_SPEED,
     check_step,
@@ -114,7 +115,12 @@ def build(forces, bodies=BODIES, coordinates=None, gravity=(0, 0, -9.81)) -> Mul
 
 
 def applied(system, q, qd):
-    return system.force_set.generalized(system.marker_state(q, qd), q, qd, 0.0)
+    """The contacts' generalised forces (the models here have no other force element)."""
+    return system.forces(q, qd, 0.0, inertial=False) - system.gravity_forces()
+
+
+def jacobians(system, q, qd):
+    return tuple(dense(m) for m in system.force_jacobians(q, qd, 0.0, inertial=False))
 
 
 def dense(m):
@@ -183,30 +189,30 @@ def test_jacobians_match_finite_differences(coordinates, committed):
     assert all(abs(s["rate"]) > 1e-2 for s in state.values()), state
     if committed:
         system.force_set.accept(system.marker_state(q, qd), 0.0)
-        for g in system.force_set.contacts.groups.values():
-            if len(g):
-                g.onset_speed[:] = 3.0
-    kq, kqd = (dense(m) for m in system.force_set.jacobians(system.marker_state(q, qd), q, qd, 0))
+        system.force_set.contacts.onset[:] = 3.0
+    kq, kqd = jacobians(system, q, qd)
     fq, fqd = fd_jacobians(system, q, qd)
     assert relative_error(kq, fq) < TOL
     assert relative_error(kqd, fqd) < TOL
 
 
-def test_value_path_and_derivative_path_agree():
-    """Explicit integrators evaluate the law in plain arrays; Jacobians come from the
-    derivative (dual-number) path: both give the same forces."""
+def test_values_alone_equal_the_values_with_derivatives():
+    """The law evaluated for values only (the explicit integrators' path) gives the same
+    forces and scalars as with its derivatives (the implicit formulations' path)."""
     system = build(CONTACTS)
     q, qd = penetrating_state(system, seed=5)
     ms = system.marker_state(q, qd)
-    for g in system.force_set.contacts.groups.values():
-        u, ud = ms.u[g.idx], ms.udot[g.idx]
-        fast, exact = g._values(u, ud), g._evaluate(u, ud)
-        for key in ("delta", "rate", "vstar", "elastic", "fn"):
-            assert fast[key] == pytest.approx(exact[key], rel=1e-12, abs=1e-12)
-        for a, b in zip(fast["loads"], exact["loads"], strict=True):
-            assert (a is None) == (b is None)
-            if a is not None:
-                assert a == pytest.approx(b.v, rel=1e-12, abs=1e-9)
+    c = system.force_set.contacts
+    for i in range(len(c)):
+        short = np.empty((law.SLOTS, 3, 1))
+        full = np.empty((law.SLOTS, 3, law.WIDTH))
+        args = (ms.u, ms.udot, c.mk[i], c.kind[i], c.par[i], 0.5)
+        values = law.contact_law(*args, np.int64(1), short)
+        with_derivatives = law.contact_law(*args, np.int64(law.WIDTH), full)
+        assert values[law.NORMAL_FORCE] > 0.0
+        assert values == pytest.approx(with_derivatives, rel=1e-14, abs=1e-14)
+        assert short[..., 0] == pytest.approx(full[..., 0], rel=1e-14, abs=1e-12)
+        assert np.abs(full[..., 1:]).max() > 0.0
 
 
 def test_jacobians_when_friction_is_below_the_velocity_tolerance():
@@ -225,7 +231,7 @@ def test_jacobians_when_friction_is_below_the_velocity_tolerance():
     q[2] -= 0.06
     qd[:3] = [0.3, -0.2, -0.5]
     qd[3:7] = [0.0, 0.1, 0.2, -0.1]
-    kq, kqd = (dense(m) for m in system.force_set.jacobians(system.marker_state(q, qd), q, qd, 0))
+    kq, kqd = jacobians(system, q, qd)
     fq, fqd = fd_jacobians(system, q, qd)
     assert relative_error(kq, fq) < TOL
     assert relative_error(kqd, fqd) < TOL
@@ -238,7 +244,7 @@ def test_no_load_and_no_jacobian_out_of_contact():
     q[system.slots["m"].offset + 2] += 9.0
     qd = np.ones(system.n)
     assert not np.any(applied(system, q, qd))
-    kq, kqd = system.force_set.jacobians(system.marker_state(q, qd), q, qd, 0)
+    kq, kqd = jacobians(system, q, qd)
     assert abs(kq).max() == 0 and abs(kqd).max() == 0
 
 
@@ -251,7 +257,7 @@ def test_elastic_force_is_minus_gradient_of_contact_energy():
     q, qd = penetrating_state(system)
 
     def energy(qq):
-        return system.force_set.elastic_energy(system.marker_state(qq), qq)
+        return system.elastic_energy(qq)
 
     grad = np.array([(energy(q + H * e) - energy(q - H * e)) / (2 * H) for e in np.eye(system.n)])
     force = applied(system, q, qd)
@@ -272,7 +278,7 @@ def test_power_is_the_power_of_the_non_conservative_part():
     ms = system.marker_state(q, qd)
 
     def energy(qq):
-        return system.force_set.elastic_energy(system.marker_state(qq), qq)
+        return system.elastic_energy(qq)
 
     grad = np.array([(energy(q + H * e) - energy(q - H * e)) / (2 * H) for e in np.eye(system.n)])
     power = system.force_set.nonconservative_power(ms, q, qd, 0.0)
@@ -371,7 +377,8 @@ def test_trial_states_do_not_change_the_committed_state():
     for _ in range(3):
         applied(system, q, qd)
         system.force_jacobians(q, qd, 0.0)
-    assert not contacts.groups["plane"].active.any()
+    assert not contacts.active.any()
+    assert not contacts.onset.any()
 
 
 def test_one_bounce_restitution_and_energy_balance():

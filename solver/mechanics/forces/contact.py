@@ -1,5 +1,8 @@
 """Sphere–plane and sphere–sphere contact (``contact``; docs/model_format.md §9; method of Villar
-Alegría (2018) §1.8).
+Alegría (2018) §1.8): the model, its building, the committed state and the work.
+
+The law below is evaluated, with its exact derivatives, by the kernels
+(:mod:`solver.kernels.contact`, through the system's force evaluation and energies).
 
 Geometry
 --------
@@ -110,21 +113,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.errors import SimulationError
-from solver.mechanics.forces import dual
-from solver.mechanics.forces.assembly import Accumulator, MarkerLoads, add_marker_loads
-from solver.mechanics.forces.dual import Dual
-from solver.mechanics.markers import GROUND, Markers, MarkerState
+from solver.kernels import contact as law
+from solver.kernels.contact import MIN_IMPACT_SPEED
+from solver.mechanics.markers import MarkerState
 from solver.model import description as d
 from solver.model.errors import ModelError, UnsupportedFeature
 
-#: m/s: the smallest onset speed used in the damping term (bounds resting-contact damping)
-MIN_IMPACT_SPEED = 1e-3
+__all__ = ["MIN_IMPACT_SPEED", "Contacts", "Onset", "check_step", "hertz_stiffness"]
+
 #: the largest stable step is STEP_FACTOR/ω (ω: linearised contact frequency at the
 #: expected penetration); an impact then lasts about 4/ω ≈ 10 steps
 STEP_FACTOR = 0.4
 DEFAULT_EXPONENT = 1.5
-SLOTS = 8  # markers per contact: origin and three axes of side A, then of side B
-D = 2 * 3 * SLOTS  # derivative inputs: marker values, then marker velocities
 
 
 def hertz_stiffness(E1: float, nu1: float, E2: float, nu2: float, radius: float) -> float:
@@ -194,316 +194,23 @@ def check_step(onsets: list[Onset], dt: float, formulation: str) -> None:
             )
 
 
-class ContactGroup:
-    """All contacts with one kind of second surface (``plane`` or ``sphere``)."""
+class Contacts:
+    """All contacts of a system: building, the committed state, their output and work.
 
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
+    The force law is evaluated by the kernels (``solver.kernels.contact``, through the
+    system's force evaluation); the committed onset speeds live in :attr:`onset`, the
+    array the kernels read (``SystemArrays.cn_onset``)."""
+
+    def __init__(self) -> None:
         self.names: list[str] = []
         self._markers: list[list[int]] = []
+        self._kinds: list[int] = []
         self._rows: list[list[float]] = []
+        self.onset = np.zeros(0)  # committed δ̇⁻ (m/s; 0: not in contact)
+        self.reset()
 
     def __len__(self) -> int:
         return len(self.names)
-
-    def add(self, name, markers, radius, radius2, normal, offset, k, n, a, mu, tol, m_eff):
-        self.names.append(name)
-        self._markers.append(list(markers))
-        self._rows.append([radius, radius2, *normal, *offset, k, n, a, mu, tol, m_eff])
-
-    def freeze(self, markers: Markers) -> None:
-        self.markers = markers
-        self.idx = np.array(self._markers, dtype=np.int64).reshape(-1, SLOTS)
-        rows = np.array(self._rows, float).reshape(-1, 14)
-        col = lambda i: rows[:, i : i + 1]  # noqa: E731  (m, 1) columns
-        self.radius, self.radius2 = col(0), col(1)
-        self.normal0, self.offset = rows[:, 2:5], rows[:, 5:8]
-        self.k, self.n, self.a, self.mu, self.tol, self.m_eff = (col(i) for i in range(8, 14))
-        self.damped = bool(np.any(self.a > 0))
-        self.rough = bool(np.any(self.mu > 0))
-        # marker slots that can carry a load: not ground, and used by the force law
-        used = {0, 4} | ({5, 6, 7} if self.kind == "plane" else set())
-        if self.rough:
-            used |= {1, 2, 3, 5, 6, 7}
-        moving = [bool(np.any(markers.kind[self.idx[:, s]] != GROUND)) for s in range(SLOTS)]
-        self.live = [s for s in range(SLOTS) if s in used and moving[s]]
-        eye = np.eye(D)
-        self._seed_u = [eye[3 * s : 3 * s + 3][None] for s in range(SLOTS)]
-        self._seed_v = [eye[3 * SLOTS + 3 * s : 3 * SLOTS + 3 * s + 3][None] for s in range(SLOTS)]
-        self.reset()
-
-    def reset(self) -> None:
-        m = len(self)
-        self.active = np.zeros((m, 1), bool)
-        self.onset_speed = np.zeros((m, 1))  # committed δ̇⁻ (0: not in contact)
-        self.reported = np.zeros(m)  # the δ̇⁻ last checked against the step
-        self._cache = None
-
-    # ---- the force law ---------------------------------------------------------------------
-    def _penetration(self, u: np.ndarray) -> np.ndarray:
-        """δ of every contact from the marker values ``u`` (m, 8, 3), values only."""
-        if self.kind == "plane":
-            nrm = np.einsum("mk,mki->mi", self.normal0, u[:, 5:8])
-            w = u[:, 0] - u[:, 4] - self.offset
-            return self.radius[:, 0] - np.sum(nrm * w, axis=1)
-        length = np.linalg.norm(u[:, 0] - u[:, 4], axis=1)
-        return (self.radius + self.radius2)[:, 0] - length
-
-    def _law(self, ms: MarkerState, jacobians: bool):
-        """Penetration, rates, forces on the 8 marker slots (duals) and power terms."""
-        if not jacobians and self._cache is not None and self._cache[0] is ms:
-            return self._cache[1]
-        u, ud = ms.u[self.idx], ms.udot[self.idx]  # (m, 8, 3)
-        delta = self._penetration(u)
-        if not np.any(delta > 0.0):  # no contact: no load (the usual case)
-            zero = np.zeros(len(self))
-            law = {
-                "delta": delta,
-                "rate": zero,
-                "vstar": zero,
-                "elastic": zero,
-                "fn": zero,
-                "friction": None,
-                "vrel": None,
-                "loads": [None] * SLOTS,
-            }
-        elif jacobians:
-            law = self._evaluate(u, ud)
-        else:
-            law = self._values(u, ud)
-        if not jacobians:
-            self._cache = (ms, law)
-        return law
-
-    def _values(self, u: np.ndarray, ud: np.ndarray):
-        """The force law of :meth:`_evaluate` in plain arrays (values only: the fast path
-        of explicit integrators; the tests hold the two to the same values)."""
-        c, cd, o, od = u[:, 0], ud[:, 0], u[:, 4], ud[:, 4]
-        loads: list = [None] * SLOTS
-        if self.kind == "plane":
-            normal = np.einsum("mk,mki->mi", self.normal0, u[:, 5:8])
-            turn = np.einsum("mk,mki->mi", self.normal0, ud[:, 5:8])
-            o = o + self.offset
-            w = c - o
-            delta = self.radius[:, 0] - np.sum(normal * w, axis=1)
-            rate = -(np.sum(turn * w, axis=1) + np.sum(normal * (cd - od), axis=1))
-        else:
-            w = c - o
-            length = np.linalg.norm(w, axis=1)
-            normal = w / length[:, None]
-            delta = (self.radius + self.radius2)[:, 0] - length
-            rate = -np.sum(normal * (cd - od), axis=1)
-        k, n = self.k[:, 0], self.n[:, 0]
-        depth = np.maximum(delta, 0.0)
-        elastic = k * depth**n
-        approach = np.maximum(rate, 0.0)
-        spring = (2.0 / (n + 1.0)) * k / self.m_eff[:, 0]
-        vstar = np.maximum(np.sqrt(approach**2 + spring * depth ** (n + 1.0)), MIN_IMPACT_SPEED)
-        fn = elastic
-        if self.damped:
-            onset = np.maximum(self.onset_speed[:, 0], vstar)
-            fn = np.maximum(elastic * (1.0 + self.a[:, 0] * rate / onset), 0.0)
-        loads[0] = fn[:, None] * normal
-        loads[4] = -loads[0]
-        if self.kind == "plane":
-            for j in range(3):
-                loads[5 + j] = (fn * self.normal0[:, j])[:, None] * w
-        friction = vrel = None
-        if self.rough:
-            arm = -self.radius * normal  # P − c
-            arm_b = c + arm - o
-            coef_a = np.einsum("mki,mi->mk", u[:, 1:4], arm)
-            coef_b = np.einsum("mki,mi->mk", u[:, 5:8], arm_b)
-            vrel = (cd + np.einsum("mk,mki->mi", coef_a, ud[:, 1:4])) - (
-                od + np.einsum("mk,mki->mi", coef_b, ud[:, 5:8])
-            )
-            vt = vrel - normal * np.sum(normal * vrel, axis=1, keepdims=True)
-            speed = np.linalg.norm(vt, axis=1)
-            friction = vt * (-self.mu[:, 0] * fn / np.maximum(speed, self.tol[:, 0]))[:, None]
-            loads[0] = loads[0] + friction
-            loads[4] = loads[4] - friction
-            for j in range(3):
-                loads[1 + j] = coef_a[:, j : j + 1] * friction
-                load = -coef_b[:, j : j + 1] * friction
-                loads[5 + j] = load if loads[5 + j] is None else loads[5 + j] + load
-        return {
-            "delta": delta,
-            "rate": rate,
-            "vstar": vstar,
-            "elastic": elastic,
-            "fn": fn,
-            "friction": friction,
-            "vrel": vrel,
-            "loads": loads,
-        }
-
-    def _evaluate(self, u: np.ndarray, ud: np.ndarray):
-        """The force law with exact derivatives (duals) over the 8 marker values and
-        velocities; the loads are ``Dual``."""
-        pos = [Dual(u[:, s], self._seed_u[s]) for s in range(SLOTS)]
-        vel = [Dual(ud[:, s], self._seed_v[s]) for s in range(SLOTS)]
-        c, cd = pos[0], vel[0]
-        o, od = pos[4], vel[4]
-        loads: list = [None] * SLOTS
-        if self.kind == "plane":
-            n0 = [self.normal0[:, k : k + 1] for k in range(3)]
-            nrm = pos[5] * n0[0] + pos[6] * n0[1] + pos[7] * n0[2]
-            nrm_d = vel[5] * n0[0] + vel[6] * n0[1] + vel[7] * n0[2]
-            o = o + self.offset
-            w = c - o
-            delta = self.radius - dual.dot(nrm, w)
-            rate = -(dual.dot(nrm_d, w) + dual.dot(nrm, cd - od))
-            normal = nrm
-        else:
-            w = c - o
-            length = dual.sqrt(dual.dot(w, w))
-            normal = w / length
-            delta = self.radius + self.radius2 - length
-            rate = -dual.dot(normal, cd - od)
-        inside = delta.v > 0.0
-        depth = dual.where(inside, delta, 0.0)
-        elastic = self.k * dual.power(depth, self.n)
-        # provisional onset speed v* (a function of the state) unless committed
-        approach = dual.maximum(rate, 0.0)
-        spring = (2.0 / (self.n + 1.0)) * self.k / self.m_eff
-        vstar = dual.sqrt(approach * approach + spring * dual.power(depth, self.n + 1.0))
-        vstar = dual.maximum(vstar, MIN_IMPACT_SPEED)
-        fn = elastic
-        if self.damped:
-            onset = dual.maximum(vstar, self.onset_speed)
-            fn = elastic * (1.0 + self.a * rate / onset)
-            fn = dual.where(fn.v > 0.0, fn, 0.0)
-        if self.kind == "plane":
-            loads[0] = fn * normal
-            loads[4] = -loads[0]
-            for k in range(3):
-                loads[5 + k] = fn * w * n0[k]
-        else:
-            loads[0] = fn * normal
-            loads[4] = -loads[0]
-        friction = None
-        vrel = None
-        if self.rough:
-            arm = normal * (-self.radius)  # P − c
-            vel_a = cd
-            coef_a = []
-            for k in range(3):
-                coef_a.append(dual.dot(pos[1 + k], arm))
-                vel_a = vel_a + vel[1 + k] * coef_a[k]
-            arm_b = c + arm - o  # the same point P on side B: no net moment
-            vel_b = od
-            coef_b = []
-            for k in range(3):
-                coef_b.append(dual.dot(pos[5 + k], arm_b))
-                vel_b = vel_b + vel[5 + k] * coef_b[k]
-            vrel = vel_a - vel_b
-            vt = vrel - normal * dual.dot(normal, vrel)
-            speed = dual.sqrt(dual.dot(vt, vt))
-            friction = vt * (-(self.mu * fn) / dual.maximum(speed, self.tol))
-            loads[0] = loads[0] + friction
-            loads[4] = loads[4] - friction
-            for k in range(3):
-                loads[1 + k] = friction * coef_a[k]
-                load = -(friction * coef_b[k])
-                loads[5 + k] = load if loads[5 + k] is None else loads[5 + k] + load
-        return {
-            "delta": delta.v[:, 0],
-            "rate": rate.v[:, 0],
-            "vstar": vstar.v[:, 0],
-            "elastic": elastic.v[:, 0],
-            "fn": fn.v[:, 0],
-            "friction": None if friction is None else friction.v,
-            "vrel": None if vrel is None else vrel.v,
-            "loads": loads,
-        }
-
-    def add_terms(self, acc: Accumulator, ms: MarkerState) -> None:
-        law = self._law(ms, acc.jacobians)
-        live = self.live
-        zero = np.zeros((len(self), 3))
-        forces = [law["loads"][s] for s in live]
-        loads = MarkerLoads(
-            [self.idx[:, s] for s in live],
-            [zero if f is None else (f.v if isinstance(f, Dual) else f) for f in forces],
-        )
-        if acc.jacobians:
-            for i, f in enumerate(forces):
-                for j, s in enumerate(live):
-                    if f is None or f.d is None:
-                        blk_u = blk_v = np.zeros((len(self), 3, 3))
-                    else:
-                        dd = np.broadcast_to(f.d, (len(self), 3, D))
-                        blk_u = dd[:, :, 3 * s : 3 * s + 3]
-                        blk_v = dd[:, :, 3 * SLOTS + 3 * s : 3 * SLOTS + 3 * s + 3]
-                    loads.du[(i, j)] = blk_u
-                    loads.dv[(i, j)] = blk_v
-        add_marker_loads(acc, self.markers, ms, loads)
-
-    def energy(self, ms: MarkerState) -> float:
-        law = self._law(ms, False)
-        depth = np.maximum(law["delta"], 0.0)
-        n = self.n[:, 0]
-        return float(np.sum(self.k[:, 0] * depth ** (n + 1.0) / (n + 1.0)))
-
-    def power(self, ms: MarkerState) -> float:
-        law = self._law(ms, False)
-        p = -(law["fn"] - law["elastic"]) * law["rate"]
-        if law["friction"] is not None:
-            p = p + np.sum(law["friction"] * law["vrel"], axis=1)
-        return float(np.sum(p))
-
-    def accept(self, ms: MarkerState, t: float) -> tuple[list[Onset], list[str]]:
-        """Commit onsets, growing approach speeds and releases at an accepted state:
-        ``(onsets, names released)``; the onsets include contacts whose approach speed grew
-        by a quarter since it was last reported (``Onset.update``) for the step check."""
-        law = self._law(ms, False)
-        inside = law["delta"] > 0.0
-        active = self.active[:, 0].copy()
-        started = np.flatnonzero(inside & ~active)
-        ended = np.flatnonzero(active & ~inside)
-        speed = np.where(inside, np.maximum(self.onset_speed[:, 0], law["vstar"]), 0.0)
-        grown = np.flatnonzero(inside & active & (speed > 1.25 * self.reported))
-        self.active[:, 0] = inside
-        self.onset_speed[:, 0] = speed
-        self.reported[started] = speed[started]
-        self.reported[grown] = speed[grown]
-        self._cache = None
-        onsets = [
-            self._onset(int(i), float(t), float(speed[i]), float(law["delta"][i]), i in grown)
-            for i in np.concatenate([started, grown])
-        ]
-        return onsets, [self.names[i] for i in ended]
-
-    def _onset(self, i: int, t: float, speed: float, depth: float, update=False) -> Onset:
-        k, n, m = float(self.k[i, 0]), float(self.n[i, 0]), float(self.m_eff[i, 0])
-        if not math.isfinite(m):
-            return Onset(self.names[i], t, speed, depth, 0.0, math.inf, update)
-        reach = ((n + 1.0) * m * speed * speed / (2.0 * k)) ** (1.0 / (n + 1.0))
-        depth = max(reach, depth)
-        omega = math.sqrt(n * k * depth ** (n - 1.0) / m) if depth > 0 else 0.0
-        step = STEP_FACTOR / omega if omega > 0 else math.inf
-        return Onset(self.names[i], t, speed, depth, omega, step, update)
-
-    def state(self, ms: MarkerState) -> dict[str, np.ndarray]:
-        """Penetration, its rate and the normal force of every contact (for output)."""
-        law = self._law(ms, False)
-        return {"penetration": law["delta"], "rate": law["rate"], "normal_force": law["fn"]}
-
-
-class Contacts:
-    """All contacts of a system: building, evaluation, committed state and their work."""
-
-    def __init__(self) -> None:
-        self.groups = {"plane": ContactGroup("plane"), "sphere": ContactGroup("sphere")}
-        self.reset()
-
-    size: int | None = None  # the number of contacts once the force set is frozen
-
-    def __len__(self) -> int:
-        return self.size if self.size is not None else sum(len(g) for g in self.groups.values())
-
-    def _all(self):
-        return [g for g in self.groups.values() if len(g)]
 
     # ---- building ------------------------------------------------------------------------
     def add(self, ctx, where: str, f: d.Force, bodies: dict) -> None:
@@ -512,14 +219,14 @@ class Contacts:
         sph = f.sphere
         a_markers = self._side(ctx, where, "sphere", sph.body, sph.center, bodies)
         if f.plane is not None:
-            kind, other = "plane", f.plane
+            kind, other = law.PLANE, f.plane
             b_markers, offset = self._plane_side(ctx, where, other, bodies)
             normal = np.asarray(other.normal, float)
             normal = normal / np.linalg.norm(normal)
             radius2 = 0.0
             r_star = sph.radius
         else:
-            kind, other = "sphere", f.sphere2
+            kind, other = law.SPHERE, f.sphere2
             b_markers = self._side(ctx, where, "sphere2", other.body, other.center, bodies)
             offset = np.zeros(3)
             normal = np.zeros(3)
@@ -549,20 +256,16 @@ class Contacts:
         mu = f.friction.mu if f.friction is not None else 0.0
         tol = f.friction.velocity_tolerance if f.friction is not None else 1.0
         m_eff = 1.0 / (1.0 / _mass(bodies, sph.body) + 1.0 / _mass(bodies, other.body))
-        self.groups[kind].add(
-            f.name,
-            a_markers + b_markers,
-            sph.radius,
-            radius2,
-            normal,
-            offset,
-            k,
-            n,
-            a,
-            mu,
-            tol,
-            m_eff,
-        )
+        row = np.zeros(law.PARAMETERS)
+        row[law.RADIUS], row[law.RADIUS2] = sph.radius, radius2
+        row[law.NORMAL0 : law.NORMAL0 + 3] = normal
+        row[law.OFFSET : law.OFFSET + 3] = offset
+        row[law.STIFFNESS], row[law.EXPONENT], row[law.FACTOR] = k, n, a
+        row[law.MU], row[law.TOLERANCE], row[law.MASS] = mu, tol, m_eff
+        self.names.append(f.name)
+        self._markers.append(a_markers + b_markers)
+        self._kinds.append(kind)
+        self._rows.append(row)
 
     @staticmethod
     def _axes(ctx, body: str, moving: bool) -> list[int]:
@@ -595,50 +298,84 @@ class Contacts:
         origin = ctx.point(plane.body, point, where, "plane.point")
         return [origin, *self._axes(ctx, plane.body, isinstance(b, d.RigidBody))], offset
 
-    def freeze(self, markers: Markers) -> None:
-        for g in self._all():
-            g.freeze(markers)
+    def freeze(self) -> None:
+        """Fix the tables (after the marker table is frozen)."""
+        m = len(self)
+        self.mk = np.array(self._markers, dtype=np.int64).reshape(m, law.SLOTS)
+        self.kind = np.array(self._kinds, dtype=np.int64).reshape(m)
+        self.par = np.ascontiguousarray(np.reshape(self._rows, (m, law.PARAMETERS)), float)
+        self.onset = np.zeros(m)
+        self.reset()
 
-    # ---- evaluation ------------------------------------------------------------------------
-    def add_terms(self, acc: Accumulator, ms: MarkerState) -> None:
-        for g in self._all():
-            g.add_terms(acc, ms)
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The kernels' contact fields of ``SystemArrays`` (``cn_onset`` is :attr:`onset`
+        itself: what :meth:`accept` commits, the kernels read)."""
+        if not hasattr(self, "mk"):
+            self.freeze()
+        return {"cn_mk": self.mk, "cn_kind": self.kind, "cn_par": self.par, "cn_onset": self.onset}
 
-    def energy(self, ms: MarkerState) -> float:
-        """Elastic energy of the contact springs, ``Σ K δⁿ⁺¹/(n + 1)``."""
-        return sum(g.energy(ms) for g in self._all())
-
-    def power(self, ms: MarkerState) -> float:
-        """Power of contact damping and friction (W, ≤ 0)."""
-        return sum(g.power(ms) for g in self._all())
+    def _law(self, ms: MarkerState) -> np.ndarray:
+        """The law's values (``solver.kernels.contact.OUTPUTS`` columns) of every contact."""
+        return law.contact_states(self.mk, self.kind, self.par, self.onset, ms.u, ms.udot)
 
     # ---- committed state and work ----------------------------------------------------------
     def reset(self) -> None:
         """Forget every contact and the work done: a run starts."""
-        for g in self.groups.values():
-            if len(g) and hasattr(g, "active"):
-                g.reset()
+        m = len(self)
+        self.active = np.zeros(m, bool)
+        self.onset[:] = 0.0
+        self.reported = np.zeros(m)  # the δ̇⁻ last checked against the step
         self._points: list[tuple[float, float, float]] = []  # last three (t, power, work)
         self.onsets: list[Onset] = []  # every impact of the run, in order
         self.releases: list[tuple[str, float]] = []  # (name, t) of every separation
 
+    def power(self, ms: MarkerState) -> float:
+        """Power of contact damping and friction (W, ≤ 0)."""
+        return float(np.sum(self._law(ms)[:, law.POWER])) if len(self) else 0.0
+
     def accept(self, ms: MarkerState, t: float) -> list[Onset]:
         """Commit the contact state at an accepted state at time ``t`` and integrate the
         contact work; states not later than the last accepted one are ignored. Returns the
-        contacts that started here (also logged in ``onsets``)."""
+        contacts that started here (also logged in ``onsets``) and those whose approach
+        speed grew by a quarter since it was last reported (``Onset.update``), for the
+        step check."""
         pts = self._points
         if pts and t <= pts[-1][0]:
             return []
-        onsets = []
-        for g in self._all():
-            started, ended = g.accept(ms, t)
-            onsets += started
-            self.releases += [(name, t) for name in ended]
+        values = self._law(ms)
+        delta = values[:, law.PENETRATION]
+        inside = delta > 0.0
+        active = self.active
+        started = np.flatnonzero(inside & ~active)
+        ended = np.flatnonzero(active & ~inside)
+        speed = np.where(inside, np.maximum(self.onset, values[:, law.ONSET_ESTIMATE]), 0.0)
+        grown = np.flatnonzero(inside & active & (speed > 1.25 * self.reported))
+        self.active = inside
+        self.onset[:] = speed
+        self.reported[started] = speed[started]
+        self.reported[grown] = speed[grown]
+        onsets = [
+            self._onset(int(i), float(t), float(speed[i]), float(delta[i]), i in grown)
+            for i in np.concatenate([started, grown])
+        ]
+        self.releases += [(self.names[i], t) for i in ended]
         self.onsets.extend(ev for ev in onsets if not ev.update)
-        power = self.power(ms)
+        power = self.power(ms)  # with the committed onset speeds
         work = self._integral(t, power) if pts else 0.0
         self._points = (pts + [(t, power, work)])[-3:]
         return onsets
+
+    def _onset(self, i: int, t: float, speed: float, depth: float, update=False) -> Onset:
+        k = float(self.par[i, law.STIFFNESS])
+        n = float(self.par[i, law.EXPONENT])
+        m = float(self.par[i, law.MASS])
+        if not math.isfinite(m):
+            return Onset(self.names[i], t, speed, depth, 0.0, math.inf, update)
+        reach = ((n + 1.0) * m * speed * speed / (2.0 * k)) ** (1.0 / (n + 1.0))
+        depth = max(reach, depth)
+        omega = math.sqrt(n * k * depth ** (n - 1.0) / m) if depth > 0 else 0.0
+        step = STEP_FACTOR / omega if omega > 0 else math.inf
+        return Onset(self.names[i], t, speed, depth, omega, step, update)
 
     def _integral(self, t: float, power: float | None = None) -> float:
         """Work at ``t`` after the last-but-one point: ∫ of the parabola through the last
@@ -671,12 +408,12 @@ class Contacts:
 
     def state(self, ms: MarkerState) -> dict[str, dict[str, float]]:
         """Per contact name: penetration (m), its rate (m/s) and the normal force (N)."""
-        out = {}
-        for g in self._all():
-            vals = g.state(ms)
-            for i, name in enumerate(g.names):
-                out[name] = {k: float(v[i]) for k, v in vals.items()}
-        return out
+        values = self._law(ms)
+        keys = {"penetration": law.PENETRATION, "rate": law.RATE, "normal_force": law.NORMAL_FORCE}
+        return {
+            name: {key: float(values[i, col]) for key, col in keys.items()}
+            for i, name in enumerate(self.names)
+        }
 
 
 def _mass(bodies: dict, name: str) -> float:

@@ -153,10 +153,11 @@ class ForceSet:
         self.pulley_contacts.add(ctx, where, f)
 
     # ---- evaluation -------------------------------------------------------------------
-    # Springs, joint torques and forces, point forces and torques are evaluated by the
-    # compiled kernels (``solver.kernels.loads`` through ``solver.kernels.system``); the
-    # groups here hold their data. Contacts, natural-body loads and distributed loads are
-    # evaluated below (``python_size`` of them).
+    # Springs, joint torques and forces, point forces, torques and contacts are evaluated
+    # by the compiled kernels (``solver.kernels.loads`` and ``solver.kernels.contact``
+    # through ``solver.kernels.system``); the groups here hold their data. Natural-body
+    # loads, distributed loads and pulley contacts are evaluated below (``python_size`` of
+    # them).
 
     def freeze(self) -> None:
         """Build the index arrays (after the marker table is frozen)."""
@@ -164,9 +165,9 @@ class ForceSet:
             if len(g):
                 g.freeze(self.markers)
         self.joint_torques.freeze()
+        self.contacts.freeze()
         self._sparsity = SparsityCache(self.n)
         # counts are fixed from here on: asked many times per step, summed once
-        self.contacts.size = sum(len(g) for g in self.contacts.groups.values())
         self.python_size = sum(len(g) for g in self._python())
         self.size = self.python_size + sum(len(g) for g in self._compiled())
 
@@ -177,10 +178,11 @@ class ForceSet:
             self.joint_forces,
             self.point_forces,
             self.torques,
+            self.contacts,
         )
 
     def _python(self):
-        return (self.contacts, self.natural_loads, self.distributed, self.pulley_contacts)
+        return (self.natural_loads, self.distributed, self.pulley_contacts)
 
     size: int | None = None  # the number of elements once frozen
     python_size = 0  # of them, those evaluated here
@@ -194,8 +196,6 @@ class ForceSet:
         acc = Accumulator(self.n, jacobians, self._sparsity)
         if len(self.natural_loads):
             self.natural_loads.add_terms(acc, q, t)
-        if len(self.contacts):
-            self.contacts.add_terms(acc, ms)
         if len(self.distributed):
             self.distributed.add_terms(acc, t)
         if len(self.pulley_contacts):
@@ -211,11 +211,8 @@ class ForceSet:
         return self._accumulate(ms, q, t, True).matrices()
 
     def elastic_energy(self, ms: MarkerState, q: np.ndarray) -> float:
-        """``Σ K δⁿ⁺¹/(n + 1)`` over contacts and ``Σ W k_p d²/2`` over pulley contacts."""
-        out = self.contacts.energy(ms) if len(self.contacts) else 0.0
-        if len(self.pulley_contacts):
-            out += self.pulley_contacts.energy(ms)
-        return out
+        """``Σ W k_p d²/2`` over pulley contacts (J)."""
+        return self.pulley_contacts.energy(ms) if len(self.pulley_contacts) else 0.0
 
     def nonconservative_power(
         self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float, contacts: bool = True
