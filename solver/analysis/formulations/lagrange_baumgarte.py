@@ -134,9 +134,11 @@ class LagrangeBaumgarte(Formulation):
         return kept[2]
 
     def _conditioned_rank(self, q: np.ndarray, t: float) -> int | None:
-        """Singular values of Φ_q above ``SINGULAR_RATIO`` σ_max (dense systems only)."""
+        """Singular values of Φ_q above ``SINGULAR_RATIO`` σ_max (dense systems with joint
+        rows only: the Euler-parameter norm rows of different bodies, ``2 pᵀ`` with p ≠ 0,
+        never lose rank)."""
         s = self.system
-        if s.sparse or not s.m:
+        if s.sparse or s.m == s.n_norm:
             return None
         sv = np.linalg.svd(dense(s.position_constraints(q, t)[1]), compute_uv=False)
         return int(np.sum(sv > SINGULAR_RATIO * sv[0]))

@@ -345,22 +345,25 @@ class Contacts:
         values = self._law(ms)
         delta = values[:, law.PENETRATION]
         inside = delta > 0.0
-        active = self.active
-        started = np.flatnonzero(inside & ~active)
-        ended = np.flatnonzero(active & ~inside)
         speed = np.where(inside, np.maximum(self.onset, values[:, law.ONSET_ESTIMATE]), 0.0)
-        grown = np.flatnonzero(inside & active & (speed > 1.25 * self.reported))
-        self.active = inside
-        self.onset[:] = speed
-        self.reported[started] = speed[started]
-        self.reported[grown] = speed[grown]
-        onsets = [
-            self._onset(int(i), float(t), float(speed[i]), float(delta[i]), i in grown)
-            for i in np.concatenate([started, grown])
-        ]
-        self.releases += [(self.names[i], t) for i in ended]
-        self.onsets.extend(ev for ev in onsets if not ev.update)
-        power = self.power(ms)  # with the committed onset speeds
+        changed = not np.array_equal(speed, self.onset)
+        onsets = []
+        if changed or not np.array_equal(inside, self.active):
+            started = np.flatnonzero(inside & ~self.active)
+            ended = np.flatnonzero(self.active & ~inside)
+            grown = np.flatnonzero(inside & self.active & (speed > 1.25 * self.reported))
+            self.active = inside
+            self.onset[:] = speed
+            self.reported[started] = speed[started]
+            self.reported[grown] = speed[grown]
+            onsets = [
+                self._onset(int(i), float(t), float(speed[i]), float(delta[i]), i in grown)
+                for i in np.concatenate([started, grown])
+            ]
+            self.releases += [(self.names[i], t) for i in ended]
+            self.onsets.extend(ev for ev in onsets if not ev.update)
+        # the power with the committed onset speeds (the same values unless they changed)
+        power = self.power(ms) if changed else float(np.sum(values[:, law.POWER]))
         work = self._integral(t, power) if pts else 0.0
         self._points = (pts + [(t, power, work)])[-3:]
         return onsets
