@@ -68,13 +68,14 @@ class BandLayout:
         """The RCM layout of the pattern ``(rows, cols)`` (``n × n``), or ``None`` when a
         band would hold too many entries to pay (unless ``always``: small matrices, whose
         band may be the whole matrix)."""
-        pat = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-        pat = (pat + pat.T + sp.identity(n, format="csr")).tocsr()
+        diag = np.arange(n)
+        r = np.concatenate([rows, cols, diag])  # the pattern, its transpose, the diagonal
+        c = np.concatenate([cols, rows, diag])
+        pat = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))  # repeats summed
         perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
         inv = np.empty(n, np.int64)
-        inv[perm] = np.arange(n)
-        coo = pat.tocoo()
-        b = int(np.abs(inv[coo.row] - inv[coo.col]).max()) if coo.nnz else 0
+        inv[perm] = diag
+        b = int(np.abs(inv[r] - inv[c]).max()) if n else 0
         if not always and (b > MAX_HALF_BANDWIDTH or (3 * b + 1) * n > MAX_FILL_RATIO * pat.nnz):
             return None
         return cls(perm, b)

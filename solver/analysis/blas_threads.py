@@ -7,17 +7,29 @@ squeezer with central_differences, 53 ms per step with the default pool on 2 loa
 13 ms with one thread). ``single_blas_thread(system)`` limits the BLAS pool to one thread
 for a dense system (threadpoolctl, which finds the BLAS numpy and scipy loaded) and does
 nothing for a sparse one, whose SuperLU factorisations are single-threaded anyway.
+
+Finding the BLAS libraries reads the process's whole list of loaded libraries (about 1 ms,
+as much as 15 steps of a small compiled model), so it is done once per process, after
+NumPy's and SciPy's linear algebra are loaded.
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
+from functools import cache
+
+
+@cache
+def _controller():
+    import numpy.linalg  # noqa: F401  (their BLAS libraries loaded before the search)
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def single_blas_thread(system) -> AbstractContextManager:
     """A context in which BLAS uses one thread if ``system`` is dense."""
     if getattr(system, "sparse", True):
         return nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
+    return _controller().limit(limits=1, user_api="blas")
