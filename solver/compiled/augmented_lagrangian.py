@@ -42,16 +42,17 @@ from solver.compiled.band import entries_mat_t_vec, entries_mat_vec, lu_factor, 
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.system import (
     constraints,
+    driver_power,
     elastic_energy,
     forces,
     kinetic_energy,
     markers,
     mass,
     mass_times_jacobian,
+    nonconservative_power,
     potential_energy,
     secant_work,
     second_order,
-    state_power,
 )
 
 #: status codes of :func:`al_steps`
@@ -205,8 +206,8 @@ def al_step(
     the Newmark predictor when ``extrap``, else from ``q``), its matrices in the band
     layout ``lay`` (:mod:`solver.compiled.band`).
 
-    Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t)`` (the
-    last three at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``); λ
+    Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t, markers)``
+    (the last four at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``); λ
     is the index-1 ``λ* + σ + ρ`` with ``index1``, else ``λ* + σ`` (the state needs
     neither: only the drivers' power and the reported multipliers read it).
     After a failure only the first three count (every failure returns the same types: one
@@ -274,36 +275,36 @@ def al_step(
         lu = tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
         piv, ok = lu_factor(lu, lay)
         if not ok:
-            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         dq = -lu_solve(lu, piv, lay, res)
         if not all_finite(dq):
-            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+            return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         have_fac = True
         q = q + dq
         err_q = max_abs(dq)
     if not converged:
         err = max(err_q, err_phi)
-        return STATUS_NEWTON, it, err, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+        return STATUS_NEWTON, it, err, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
     mvals = mass(P, q, nm)
     alpha_p = ratio_p * m_ref
     pfac, ok = projector(lay, pt, mvals, jvals, alpha_p)
     if not ok:
-        return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+        return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     ptol = 1e-4 * tol
     mqd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qd, n)
     qd, _, _ = constrained_solve(
         pfac, lay, pt, mvals, jvals, mqd, -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
     )
     if not all_finite(qd):
-        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
     mqdd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
     qdd, sigma, _ = constrained_solve(
         pfac, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
     )
     if not all_finite(qdd):
-        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+        return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
     # the index-1 multipliers λ* + σ + ρ: M x + Φ_qᵀ ρ = Q − M q̈ − Φ_qᵀ (λ* + σ), Φ_q x = 0
     lam = lam_star + sigma
@@ -320,7 +321,7 @@ def al_step(
         )  # fmt: skip
         lam = lam + rho
     phiv = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, qd, m) + phit
-    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam, phi, phiv, phit
+    return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam, phi, phiv, phit, mk
 
 
 #: columns of the per-step scalars ``al_steps`` writes
@@ -372,10 +373,12 @@ def al_steps(
     drivers = False
     for i in range(P.pr_func.shape[0]):
         drivers = drivers or P.pr_func[i] >= 0
+    # the force elements' power at the start (the power record of each step's end after)
+    p_start = nonconservative_power(P, markers(P, q, qd, YES), q, qd, t) if secant else 0.0
     for k in range(n_steps):
         t1 = t + h
         index1 = multipliers or drivers or k == n_steps - 1
-        status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit = al_step(
+        status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit, mk1 = al_step(
             P,
             pt,
             lay,
@@ -398,12 +401,13 @@ def al_steps(
             status = STATUS_NONFINITE
         if status != STATUS_OK:
             return status, k, t1, it, err
-        mk1 = markers(P, q1, qd1, YES)
-        power1 = state_power(P, mk1, q1, qd1, t1, lam1, phit)
+        p_end = nonconservative_power(P, mk1, q1, qd1, t1)
+        power1 = p_end + driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += secant_work(P, q, qd, t, q1, qd1, t1, h)
+            work += secant_work(P, q, qd, t, q1, qd1, t1, h, p_start, p_end)
         power = power1
+        p_start = p_end
         t = t1
         extrap[0] = closer_to_extrapolation(q1, q, qd, a, h)
         q[:] = q1

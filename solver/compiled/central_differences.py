@@ -291,6 +291,10 @@ def cd_steps(
     """
     n, m = P.n, P.m
     inv2h = 0.5 / h
+    # the force elements' power at t (the power record of each step's end after)
+    p_start = (
+        ks.nonconservative_power(P, ks.markers(P, qm, qd0, YES), qm, qd0, t) if secant else 0.0
+    )
     for k in range(n_steps):
         guess = 3.0 * q - 3.0 * qm + qp if quadratic and have_qp else 2.0 * q - qm
         t1 = t + h
@@ -337,11 +341,13 @@ def cd_steps(
         if drivers and m:
             r, _ = _residual(P, pt, x2, qm, target, mh, inv2h, q, t1, elements, f0)
             lam = _multipliers(phiq_q, r, rtol)
-        power1 = ks.state_power(P, mk, q, qd, t1, lam, phit)
+        p_end = ks.nonconservative_power(P, mk, q, qd, t1)
+        power1 = p_end + ks.driver_power(P, lam, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += ks.secant_work(P, qm, qd0, t, q, qd, t1, h)
+            work += ks.secant_work(P, qm, qd0, t, q, qd, t1, h, p_start, p_end)
         power = power1
+        p_start = p_end
         qd0 = qd
         o_q[k] = q
         o_qd[k] = qd

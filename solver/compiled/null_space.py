@@ -33,15 +33,16 @@ from solver.kernels.system import (
     dense_forces,
     dense_mass,
     dense_mass_times_jacobian,
+    driver_power,
     elastic_energy,
     kinetic_energy,
     markers,
+    nonconservative_power,
     potential_energy,
     renormalise_parameters,
     scatter,
     secant_work,
     second_order,
-    state_power,
 )
 
 #: status codes of :func:`ns_steps`
@@ -360,6 +361,8 @@ def ns_steps(
     work = work0
     power = power0
     n = P.n
+    # the force elements' power at the start (the power record of each step's end after)
+    p_start = nonconservative_power(P, markers(P, q, qd, YES), q, qd, t) if secant else 0.0
     for k in range(n_steps):
         t1 = t + h
         status, it, err, q1, qd1, qdd1, lam1, rank1 = ns_step(
@@ -371,11 +374,13 @@ def ns_steps(
             return status, k, t1, it, err, rank
         mk = markers(P, q1, qd1, YES)
         phi, hq, phit, _ = dense_constraints(P, pt, mk, q1, qd1, t1)
-        power1 = state_power(P, mk, q1, qd1, t1, lam1, phit)
+        p_end = nonconservative_power(P, mk, q1, qd1, t1)
+        power1 = p_end + driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += secant_work(P, q, qd, t, q1, qd1, t1, h)
+            work += secant_work(P, q, qd, t, q1, qd1, t1, h, p_start, p_end)
         power = power1
+        p_start = p_end
         t = t1
         rank = rank1
         for i in range(n):

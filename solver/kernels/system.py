@@ -1348,19 +1348,22 @@ def state_power(P, mk, q, qd, t, lam, phit):
 
 
 @kernel(inline="always")
-def secant_work(P, q0, qd0, t0, q1, qd1, t1, dt):
+def secant_work(P, q0, qd0, t0, q1, qd1, t1, dt, p0, p1):
     """The work of the force elements over a step beyond the trapezoidal rule on their
-    power (:func:`polarised_work` along :func:`arc_increment`)."""
+    power (:func:`polarised_work` along :func:`arc_increment`); ``p0``, ``p1`` are their
+    power at each end with its own velocities (:func:`nonconservative_power` at
+    ``(q0, q̇0, t0)`` and ``(q1, q̇1, t1)``: the steppers' record of the power has them)."""
     v = arc_increment(P, q0, q1) / dt
     ends = np.zeros((2, 3))
+    ends[0, 1] = p0
+    ends[1, 1] = p1
     for e in range(2):
         q = q0 if e == 0 else q1
         qd = qd0 if e == 0 else qd1
         t = t0 if e == 0 else t1
         w = v - qd
-        mk = markers(P, q, v, YES)  # the positions once, then each velocity's u̇
+        mk = markers(P, q, v, YES)  # the positions once, then the other velocity's u̇
         ends[e, 0] = nonconservative_power(P, mk, q, v, t)
-        ends[e, 1] = nonconservative_power(P, with_velocities(P, mk, qd), q, qd, t)
         ends[e, 2] = nonconservative_power(P, with_velocities(P, mk, -w), q, -w, t)
     return polarised_work(dt, ends[0], ends[1])
 
