@@ -850,9 +850,15 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                     else:
                         e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
-    e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
-    e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
-    return _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    # element families a model has (a call passing a dozen arrays costs their reference
+    # counts even when it returns at once)
+    if P.cn_kind.shape[0]:
+        e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    if P.ln_cols.shape[0]:
+        e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    if P.ct_cols.shape[0]:
+        e, ed = _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    return e, ed
 
 
 @kernel
@@ -1164,7 +1170,11 @@ def potential_energy(P, q):
 def elastic_energy(P, mk, q):
     """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs,
     ``Σ K δⁿ⁺¹/(n + 1)`` of contacts and the strain energy of the flexible elements (J)."""
-    out = _flexible_energy_power(P, q, q, NO) + contact_elastic_energy(P, mk)
+    out = 0.0
+    if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
+        out += _flexible_energy_power(P, q, q, NO)
+    if P.cn_kind.shape[0]:
+        out += contact_elastic_energy(P, mk)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
@@ -1183,7 +1193,9 @@ def nonconservative_power(P, mk, q, qd, t):
     """Power (W) of dampers, actuators, joint loads, applied forces and torques, and of
     the flexible elements' internal damping; not of contacts, which integrate their own
     work over the accepted states (``solver.mechanics.forces.contact``)."""
-    out = _flexible_energy_power(P, q, qd, YES)
+    out = 0.0
+    if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
+        out += _flexible_energy_power(P, q, qd, YES)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     grad = np.zeros(9)
