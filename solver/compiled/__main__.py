@@ -1,5 +1,7 @@
 """``python -m solver.compiled``: compile (or load) every kernel of the solver
-(:func:`solver.analysis.warmup.main`; ``--quiet`` prints nothing)."""
+(:func:`solver.analysis.warmup.main`; ``--quiet`` prints nothing, ``--force`` runs the
+warm-up even where the cache is warm, ``--jobs 1`` compiles in this process only,
+``--parts a,b`` compiles those parts of ``solver.analysis.warmup.PARTS`` only)."""
 
 import sys
 
