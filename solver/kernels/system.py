@@ -1428,9 +1428,10 @@ def frame_evaluation(P, pt, mk, q, qd, t):
     for i in range(phi.shape[0]):
         err = max(err, abs(phi[i]))
         verr = max(verr, abs(phiv[i]))
-    speed = no_slip_rows(P, mk, q, qd, np.int64(0))[2]
-    for i in range(speed.shape[0]):
-        verr = max(verr, abs(speed[i]))
+    if P.rl_mk.shape[0]:  # the no-slip rows' B q̇
+        speed = no_slip_rows(P, mk, q, qd, np.int64(0))[2]
+        for i in range(speed.shape[0]):
+            verr = max(verr, abs(speed[i]))
     kin = kinetic_energy(P, q, qd)
     return kin, potential_energy(P, q), elastic_energy(P, mk, q), err, verr
 
