@@ -369,6 +369,8 @@ class MultibodySystem:
             r, c = np.concatenate([r, b.row0 + br]), np.concatenate([c, bc])
         keep = c >= 0
         self._phi_pattern = _Pattern(r, c, keep, (self.m, self.n), self.sparse)
+        self._zero_nh = np.zeros(self.m_nh)
+        #: the patterns of the no-slip rows' ``B``, ``∂(Bᵀμ)/∂q``, ``∂(B q̇)/∂q`` (or ``None``)
         self.no_slip_patterns = self._no_slip_pattern(q0)
         self._n_second = (len(pt.hk_r), len(pt.hd_r))
         self._second_patterns = (pt.hk_r, pt.hk_c, pt.hd_r, pt.hd_c)
@@ -383,7 +385,6 @@ class MultibodySystem:
     def _no_slip_pattern(self, q0: np.ndarray):
         """The patterns of ``B``, ``∂(Bᵀμ)/∂q`` and ``∂(B q̇)/∂q`` (``None`` without
         no-slip rows)."""
-        self._zero_nh = np.zeros(self.m_nh)
         if not self.m_nh:
             return None
         out = []
