@@ -57,6 +57,8 @@ def compiled_stepper(system, settings, formulation):
         return None
     if len(system.force_set.contacts):
         return None  # contacts commit their state at every accepted step, from Python
+    if system.m_nh:
+        return None  # no stepper imposes no-slip rows yet: the formulations' own steps
     if name == "AugmentedLagrangian":
         layout = band_layout(system)
         if layout is None:
@@ -350,14 +352,42 @@ def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
     from solver.compiled.lagrange_baumgarte import lb_accelerations
 
     P, pt = system.arrays, system.patterns
+    layout = saddle_layout(system)
 
     def rhs(q, qd, t):
         q = np.ascontiguousarray(q, dtype=float)
         qd = np.ascontiguousarray(qd, dtype=float)
-        ok, qdd, lam, power = lb_accelerations(P, pt, q, qd, float(t), alpha, beta, mu, RCOND)
+        ok, qdd, lam, power = lb_accelerations(
+            P, pt, layout, q, qd, float(t), alpha, beta, mu, RCOND
+        )
         return (qdd, lam, float(power)) if ok else None
 
     return rhs
+
+
+def saddle_layout(system):
+    """The storage layout ``[b, perm, slots]`` of the saddle-point matrix ``[[M, Φ_qᵀ, Bᵀ],
+    [Φ_q, −μI, 0], [B, 0, −μI]]`` (``k = n + m + m_nh`` unknowns) for
+    ``solver.compiled.lagrange_baumgarte.lb_accelerations``: band storage under the reverse
+    Cuthill–McKee renumbering ``perm`` with half-bandwidth ``b``, and the storage index of
+    every entry (``slots``)."""
+    from solver.analysis.banded import BandLayout
+
+    pt = system.packed_patterns
+    n, m, k = system.n, system.m, system.n + system.m + system.m_nh
+    pairs = [(np.asarray(pt.mass_r, np.int64), np.asarray(pt.mass_c, np.int64))]
+    phi_r, phi_c = np.asarray(pt.phi_r, np.int64), np.asarray(pt.phi_c, np.int64)
+    pairs += [(phi_c, n + phi_r), (n + phi_r, phi_c)]
+    if system.m_nh:
+        b_pattern = system.no_slip_patterns[0]
+        nh_r, nh_c = b_pattern.rows.astype(np.int64), b_pattern.cols.astype(np.int64)
+        pairs += [(nh_c, n + m + nh_r), (n + m + nh_r, nh_c)]
+    diag = np.arange(n, k, dtype=np.int64)
+    pairs.append((diag, diag))
+    rows = np.concatenate([r for r, _ in pairs])
+    cols = np.concatenate([c for _, c in pairs])
+    layout = BandLayout.build(rows, cols, k, always=True)
+    return np.concatenate([[layout.b], layout.perm, layout.slots(rows, cols)]).astype(np.int64)
 
 
 def al_parameters(params: dict) -> tuple[tuple, tuple]:

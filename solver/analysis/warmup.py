@@ -81,6 +81,25 @@ def warm_model_data() -> dict:
     }  # fmt: skip
 
 
+def rolling_disc_data() -> dict:
+    """A tilted disc rolling without slip on the ground plane (both no-slip rows)."""
+    return {
+        "biela": 1,
+        "name": "warm-up disc",
+        "gravity": [0, 0, -9.81],
+        "bodies": [
+            {"name": "disc", "mass": 2.0, "inertia": [0.125, 0.25, 0.125],
+             "position": [0, 0, 0.49], "orientation": {"axis": [1, 0, 0], "angle": 0.2},
+             "velocity": [1.0, 0, 0], "angular_velocity": [0, 2.0, 0.4]},
+        ],
+        "joints": [
+            {"name": "roll", "type": "rolling_disk", "body1": "ground", "body2": "disc",
+             "point": [0, 0, 0.49], "axis": [0, 0.98, 0.2], "radius": 0.5,
+             "normal": [0, 0, 1]},
+        ],
+    }  # fmt: skip
+
+
 def chain_data(n: int) -> dict:
     """A horizontal chain of ``n`` 1 m, 1 kg bars joined by spherical joints."""
     bodies = [
@@ -128,6 +147,8 @@ def workloads():
     for formulation in _OWN_PART:
         yield (formulation, f"time steps ({formulation})", model,
                {"formulation": formulation, "dt": 1e-3, "t_end": 0.003})  # fmt: skip
+    yield ("lagrange_baumgarte", "rolling discs", rolling_disc_data(),
+           {"formulation": "lagrange_baumgarte", "dt": 1e-3, "t_end": 0.003})  # fmt: skip
     yield ("kinematic", "kinematics", slider_crank_model(2, driven=True),
            {"analysis": "kinematic", "coordinates": "reference_point", "dt": 0.01,
             "t_end": 0.02})  # fmt: skip

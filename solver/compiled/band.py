@@ -81,16 +81,23 @@ def add_gram(ab, lay, vals, weight):
                 ab[ib * ldab + kv + ia - ib] += va * v[c]
 
 
-@kernel
+@kernel(inline="always")
 def lu_factor(ab, lay):
-    """LU with partial pivoting of the stored matrix, in place (LAPACK's ``gbtf2``):
-    ``(piv, ok)``; ``piv[j]`` is the row swapped with row ``j`` at step ``j``. ``ok`` is
-    false for a singular matrix (an exactly zero or NaN pivot column)."""
-    n = lay.perm.shape[0]
-    kl = lay.b
-    ku = lay.b
+    """LU with partial pivoting of the stored matrix of the layout ``lay``, in place
+    (:func:`lu_factor_band`)."""
+    return lu_factor_band(ab, lay.perm.shape[0], lay.b)
+
+
+@kernel
+def lu_factor_band(ab, n, b):
+    """LU with partial pivoting of the stored ``n × n`` matrix of half-bandwidth ``b``, in
+    place (LAPACK's ``gbtf2``): ``(piv, ok)``; ``piv[j]`` is the row swapped with row ``j``
+    at step ``j``; ``U[j, j]`` is then ``ab[j (3b + 1) + 2b]``. ``ok`` is false for a
+    singular matrix (an exactly zero or NaN pivot column)."""
+    kl = b
+    ku = b
     kv = kl + ku
-    ldab = lay.ldab
+    ldab = 3 * b + 1
     piv = np.empty(n, np.int64)
     ju = 0  # the last column reached by a row of U so far
     for j in range(n):

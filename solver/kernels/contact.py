@@ -45,14 +45,16 @@ OUTPUTS = 6
 
 
 @kernel
-def _seeded(x, col, width):
-    """The vector ``x`` (3,) as an input: derivative 1 at columns ``col … col + 2``."""
-    out = np.zeros((3, width))
+def _seed(out, x, col):
+    """``out`` (3, width) ← the vector ``x`` (3,) as an input: derivative 1 at columns
+    ``col … col + 2``, 0 at the others (in place: a law evaluation seeds 16 of them)."""
+    width = out.shape[1]
     for i in range(3):
         out[i, 0] = x[i]
+        for j in range(1, width):
+            out[i, j] = 0.0
         if width > 1:
             out[i, col + i] = 1.0
-    return out
 
 
 @kernel
@@ -132,14 +134,14 @@ def contact_law(u, ud, mk, kind, par, committed, width, loads):
 
     Writes the forces on the 8 slots into ``loads`` (8, 3, width), with their
     derivatives when ``width`` is ``WIDTH`` (zeros where a slot takes no force), and
-    returns the penetration δ (m), its rate δ̇ (m/s), the onset-speed estimate v* (m/s),
-    the elastic force ``K δⁿ``, the normal force ``F_N`` (N) and the power of damping and
-    friction (W, ≤ 0)."""
+    returns the penetration δ (m), its rate δ̇ (m/s), the onset-speed estimate v* (m/s;
+    in contact, δ > 0: 0 out of contact, where nothing reads it), the elastic force
+    ``K δⁿ``, the normal force ``F_N`` (N) and the power of damping and friction (W, ≤ 0)."""
     pos = np.empty((SLOTS, 3, width))
     vel = np.empty((SLOTS, 3, width))
     for s in range(SLOTS):
-        pos[s] = _seeded(u[mk[s]], 1 + 3 * s, width)
-        vel[s] = _seeded(ud[mk[s]], 1 + 3 * SLOTS + 3 * s, width)
+        _seed(pos[s], u[mk[s]], 1 + 3 * s)
+        _seed(vel[s], ud[mk[s]], 1 + 3 * SLOTS + 3 * s)
     c, cd, o, od = pos[0], vel[0], pos[4].copy(), vel[4]
     reach = par[RADIUS]  # δ = reach − distance
     if kind == PLANE:
@@ -161,17 +163,17 @@ def contact_law(u, ud, mk, kind, par, committed, width, loads):
         reach += par[RADIUS2]
         rate = -_dot(normal, cd - od)
     delta[0] += reach
+    loads[:] = 0.0
+    if delta[0] <= 0.0:  # no contact: no load (the usual case)
+        return delta[0], rate[0], 0.0, 0.0, 0.0, 0.0
     k, n, a = par[STIFFNESS], par[EXPONENT], par[FACTOR]
     zero = np.zeros(width)
-    depth = delta if delta[0] > 0.0 else zero
+    depth = delta
     elastic = k * _power(depth, n)
     approach = rate if rate[0] >= 0.0 else zero
     spring = (2.0 / (n + 1.0)) * k / par[MASS]
     vstar = _power(_product(approach, approach) + spring * _power(depth, n + 1.0), 0.5)
     vstar = _larger(vstar, _constant(MIN_IMPACT_SPEED, width))
-    loads[:] = 0.0
-    if delta[0] <= 0.0:  # no contact: no load (the usual case)
-        return delta[0], rate[0], vstar[0], 0.0, 0.0, 0.0
     fn = elastic
     if a > 0.0:
         onset = _larger(vstar, _constant(committed, width))

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.kernels import contact as cn
-from solver.kernels import loads
+from solver.kernels import loads, rolling
 from solver.kernels import primitives as prim
 from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import line_element
@@ -51,6 +51,13 @@ class SystemArrays(NamedTuple):
     pr_const: np.ndarray  # (ni,)
     pr_func: np.ndarray  # (ni,) int64
     pr_row: np.ndarray  # (ni,) int64 first row
+    # no-slip rows of rolling discs (``solver.kernels.rolling``; B q̇ = 0, their own
+    # numbering): markers (centre, ground normal, axle), the disc's first Euler-parameter
+    # column, radius, lateral (else longitudinal) direction
+    rl_mk: np.ndarray  # (nh, 3) int64
+    rl_pcol: np.ndarray  # (nh,) int64
+    rl_radius: np.ndarray  # (nh,)
+    rl_lateral: np.ndarray  # (nh,) bool
     # rigid bodies and point masses
     rig_off: np.ndarray  # (nr,) int64
     rig_mass: np.ndarray  # (nr,)
@@ -270,6 +277,179 @@ def position_constraints(P, mk, q, t, count):
     """``(Φ, entries of Φ_q)`` at ``(q, t)`` (markers evaluated without velocities)."""
     phi, _, _, vals = constraints(P, mk, q, q, t, count)
     return phi, vals
+
+
+# ---- rolling without slip ------------------------------------------------------------------
+
+
+@kernel
+def _no_slip_entries(P, mk, q, qd, mode, rows, cols, vals, gamma, speed):
+    """The entries of the no-slip rows ``B`` (row k: its centre marker's columns, then its
+    disc's Euler parameters; ``solver.kernels.rolling``; none written by a ``VALUES`` pass
+    with empty ``vals``) and, into ``gamma`` and ``speed`` when they have a place per row,
+    ``γ`` (``B q̈ = γ``) and ``B q̇``; returns the number of entries."""
+    values = mode == VALUES
+    entries = not values or vals.shape[0] > 0
+    want = gamma.shape[0] > 0
+    bp = np.zeros(4)
+    e = np.int64(0)
+    for k in range(P.rl_mk.shape[0]):
+        ic, inn, ia = P.rl_mk[k, 0], P.rl_mk[k, 1], P.rl_mk[k, 2]
+        o = P.rl_pcol[k]
+        ev, g, v = rolling.row(
+            mk.u, mk.ud, mk.jdq, ic, inn, ia, P.rl_lateral[k], P.rl_radius[k],
+            q[o : o + 4], qd[o : o + 4], bp,
+        )  # fmt: skip
+        if want:
+            gamma[k] = g
+            speed[k] = v
+        if not entries:
+            continue
+        for a in range(P.mk_ncols[ic]):
+            acc = ev[0] * mk.jac[ic, 0, a] + ev[1] * mk.jac[ic, 1, a] + ev[2] * mk.jac[ic, 2, a]
+            if values:
+                vals[e] = acc
+                e += 1
+            else:
+                e = _put(mode, e, rows, cols, vals, k, P.mk_cols[ic, a], acc)
+        for j in range(4):
+            if values:
+                vals[e] = bp[j]
+                e += 1
+            else:
+                e = _put(mode, e, rows, cols, vals, k, o + j, bp[j])
+    return e
+
+
+@kernel
+def _no_slip_second_entries(P, mk, q, qd, mu, mode, kr, kc, kv, dr, dc, dv):
+    """Entries of ``∂(Bᵀμ)/∂q`` (n×n, multipliers ``mu``) and ``∂(B q̇)/∂q`` (m_nh×n) of
+    the no-slip rows (``rolling.row_derivatives`` times the markers' Jacobians); returns
+    their counts."""
+    values = mode == VALUES
+    hca = np.zeros((3, 3))
+    kpp = np.zeros((4, 4))
+    kpa = np.zeros((4, 3))
+    da = np.zeros(3)
+    dp = np.zeros(4)
+    f = np.zeros(3)
+    w = np.zeros((4, P.mk_cols.shape[1]))
+    ek = np.int64(0)
+    ed = np.int64(0)
+    for k in range(P.rl_mk.shape[0]):
+        ic, inn, ia = P.rl_mk[k, 0], P.rl_mk[k, 1], P.rl_mk[k, 2]
+        o = P.rl_pcol[k]
+        ev = rolling.row_derivatives(
+            mk.u, mk.ud, ic, inn, ia, P.rl_lateral[k], P.rl_radius[k], q[o : o + 4],
+            qd[o : o + 4], mu[k], hca, kpp, kpa, da, dp,
+        )  # fmt: skip
+        nc = P.mk_ncols[ic]
+        na = P.mk_ncols[ia]
+        rigid_c = P.mk_kind[ic] == RIGID
+        oc = P.mk_cols[ic, 0] + 3
+        if rigid_c:  # ∂(J_cᵀ μe)/∂q: the centre marker's own term
+            for j in range(3):
+                f[j] = mu[k] * ev[j]
+            hf = force_hessian(P.mk_local[ic], f)
+            for x in range(4):
+                for y in range(4):
+                    if values:
+                        kv[ek] = hf[x, y]
+                        ek += 1
+                    else:
+                        ek = _put(mode, ek, kr, kc, kv, oc + x, oc + y, hf[x, y])
+        for x in range(3):  # J_cᵀ (μ ∂e/∂a) J_a
+            for b in range(na):
+                w[x, b] = hca[x, 0] * mk.jac[ia, 0, b] + hca[x, 1] * mk.jac[ia, 1, b]
+                w[x, b] += hca[x, 2] * mk.jac[ia, 2, b]
+        for a in range(nc):
+            for b in range(na):
+                acc = mk.jac[ic, 0, a] * w[0, b] + mk.jac[ic, 1, a] * w[1, b]
+                acc += mk.jac[ic, 2, a] * w[2, b]
+                if values:
+                    kv[ek] = acc
+                    ek += 1
+                else:
+                    ek = _put(mode, ek, kr, kc, kv, P.mk_cols[ic, a], P.mk_cols[ia, b], acc)
+        for x in range(4):  # 2Rμ L(k), 2Rμ E(p)ᵀ ∂k/∂a J_a
+            for y in range(4):
+                if values:
+                    kv[ek] = kpp[x, y]
+                    ek += 1
+                else:
+                    ek = _put(mode, ek, kr, kc, kv, o + x, o + y, kpp[x, y])
+            for b in range(na):
+                acc = kpa[x, 0] * mk.jac[ia, 0, b] + kpa[x, 1] * mk.jac[ia, 1, b]
+                acc += kpa[x, 2] * mk.jac[ia, 2, b]
+                if values:
+                    kv[ek] = acc
+                    ek += 1
+                else:
+                    ek = _put(mode, ek, kr, kc, kv, o + x, P.mk_cols[ia, b], acc)
+        if rigid_c:  # eᵀ ∂u̇_c/∂q: S(ṗ, s̄) in the centre marker's Euler-parameter columns
+            for b in range(4):
+                acc = ev[0] * mk.sjd[ic, 0, b] + ev[1] * mk.sjd[ic, 1, b]
+                acc += ev[2] * mk.sjd[ic, 2, b]
+                if values:
+                    dv[ed] = acc
+                    ed += 1
+                else:
+                    ed = _put(mode, ed, dr, dc, dv, k, oc + b, acc)
+        for b in range(na):
+            acc = da[0] * mk.jac[ia, 0, b] + da[1] * mk.jac[ia, 1, b] + da[2] * mk.jac[ia, 2, b]
+            if values:
+                dv[ed] = acc
+                ed += 1
+            else:
+                ed = _put(mode, ed, dr, dc, dv, k, P.mk_cols[ia, b], acc)
+        for b in range(4):
+            if values:
+                dv[ed] = dp[b]
+                ed += 1
+            else:
+                ed = _put(mode, ed, dr, dc, dv, k, o + b, dp[b])
+    return ek, ed
+
+
+@kernel(inline="always")
+def no_slip_rows(P, mk, q, qd, count):
+    """``(entries of B, γ, B q̇)`` of the no-slip rows at ``(q, q̇)`` (markers ``mk`` with
+    velocities; ``count`` entries, none for 0)."""
+    nh = P.rl_mk.shape[0]
+    vals = np.zeros(count)
+    gamma = np.zeros(nh)
+    speed = np.zeros(nh)
+    idx = np.zeros(0, np.int64)
+    _no_slip_entries(P, mk, q, qd, VALUES, idx, idx, vals, gamma, speed)
+    return vals, gamma, speed
+
+
+@kernel
+def no_slip_evaluation(P, mk, q, qd, mu, second, mode, n1, n2):
+    """The no-slip rows from Python, one compiled entry for the three passes (``mode``
+    ``COUNT``, ``PATTERN`` or ``VALUES``; markers ``mk`` at ``(q, q̇)``). Without
+    ``second``: the ``n1`` entries of ``B`` and, by a ``VALUES`` pass, ``γ`` and ``B q̇``;
+    with it: the ``n1`` entries of ``∂(Bᵀμ)/∂q`` and the ``n2`` of ``∂(B q̇)/∂q``.
+    Returns ``(γ, B q̇, rows, cols, values, rows, cols, values, n1, n2)``, empty arrays
+    where the pass gives none."""
+    idx = np.zeros(0, np.int64)
+    none = np.zeros(0)
+    nh = P.rl_mk.shape[0]
+    r1 = np.zeros(n1 if mode == PATTERN else 0, np.int64)
+    c1 = np.zeros(r1.shape[0], np.int64)
+    r2 = np.zeros(n2 if mode == PATTERN else 0, np.int64)
+    c2 = np.zeros(r2.shape[0], np.int64)
+    v1 = np.zeros(n1 if mode != COUNT else 0)
+    v2 = np.zeros(n2 if mode != COUNT else 0)
+    if not second:
+        gamma = np.zeros(nh if mode == VALUES else 0)
+        speed = np.zeros(gamma.shape[0])
+        n1 = _no_slip_entries(P, mk, q, qd, mode, r1, c1, v1, gamma, speed)
+        return gamma, speed, r1, c1, v1, idx, idx, none, n1, np.int64(0)
+    if mode != VALUES:
+        mu = np.ones(nh)
+    n1, n2 = _no_slip_second_entries(P, mk, q, qd, mu, mode, r1, c1, v1, r2, c2, v2)
+    return none, none, r1, c1, v1, r2, c2, v2, n1, n2
 
 
 @kernel
@@ -1249,8 +1429,8 @@ def energy_evaluation(P, mk, q, qd, t, what):
 @kernel
 def frame_evaluation(P, pt, mk, q, qd, t):
     """What the time loop records of a state, in one entry from Python: kinetic,
-    gravitational and elastic energy (J), ``max |Φ|`` and ``max |Φ_q q̇ + Φ_t|``
-    (markers ``mk`` at ``(q, q̇)``, with velocities)."""
+    gravitational and elastic energy (J), ``max |Φ|`` and the largest of ``|Φ_q q̇ + Φ_t|``
+    and the no-slip rows' ``|B q̇|`` (markers ``mk`` at ``(q, q̇)``, with velocities)."""
     phi, phit, _, jvals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
     phiv = phit.copy()
     for e in range(jvals.shape[0]):
@@ -1260,6 +1440,10 @@ def frame_evaluation(P, pt, mk, q, qd, t):
     for i in range(phi.shape[0]):
         err = max(err, abs(phi[i]))
         verr = max(verr, abs(phiv[i]))
+    if P.rl_mk.shape[0]:  # the no-slip rows' B q̇
+        speed = no_slip_rows(P, mk, q, qd, np.int64(0))[2]
+        for i in range(speed.shape[0]):
+            verr = max(verr, abs(speed[i]))
     kin = kinetic_energy(P, q, qd)
     return kin, potential_energy(P, q), elastic_energy(P, mk, q), err, verr
 

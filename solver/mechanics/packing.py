@@ -3,12 +3,12 @@
 :func:`pack` reads the system's coordinates, marker table, constraint primitives, rigid
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
-forces, torques, contacts) with their time functions, the flexible elements (elastic line,
-continuum), and lays them out as
+forces, torques, contacts) with their time functions, the no-slip rows of rolling discs,
+the flexible elements (elastic line, continuum), and lays them out as
 :class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
 do not evaluate yet (it is evaluated by the system's own Python code on top of them):
-body-axes loads on natural bodies, distributed loads, the other ANCF elements and
-their sliding joints, rolling without slip.
+body-axes loads on natural bodies, distributed loads, pulley contacts, the other ANCF
+elements and their sliding joints.
 """
 
 from __future__ import annotations
@@ -78,8 +78,6 @@ def python_parts(system) -> list[str]:
         out.append("flexible (ANCF) elements the kernels do not evaluate yet")
     if system.blocks:
         out.append("sliding joints on flexible bodies")
-    if system.m_nh:
-        out.append("rolling without slip")
     return out
 
 
@@ -120,6 +118,17 @@ def _primitives(system, functions: _Functions) -> dict:
         "pr_const": _floats(consts),
         "pr_func": _ints(funcs),
         "pr_row": _ints(rows),
+    }
+
+
+def _rolling(system) -> dict:
+    """The no-slip rows of rolling discs (``constraints.rolling.RollingNoSlip``)."""
+    rl = system.rolling
+    return {
+        "rl_mk": _ints(np.stack([rl.centre, rl.normal, rl.axle], axis=1), 3),
+        "rl_pcol": _ints(rl.pcol),
+        "rl_radius": _floats(rl.radius),
+        "rl_lateral": np.asarray(rl.lateral, dtype=np.bool_),
     }
 
 
@@ -238,6 +247,7 @@ def pack(system) -> SystemArrays:
         "m": int(system.m),
         **_markers(system),
         **_primitives(system, functions),
+        **_rolling(system),
         "rig_off": _ints(system.rigid.offsets),
         "rig_mass": _floats(system.rigid.mass),
         "rig_inertia": np.ascontiguousarray(system.rigid.inertia, float).reshape(-1, 3, 3),

@@ -240,12 +240,24 @@ class MultibodySystem:
             empty = sp.csr_matrix((0, self.n)) if self.sparse else np.zeros((0, self.n))
             return empty, np.zeros(0)
         ms = ms or self.markers.evaluate(q, qd)
-        (r, c, v), gamma = self.rolling.evaluate(ms, q, qd, self.markers.cols)
-        if self.sparse:
-            return sp.csr_matrix((v, (r, c)), shape=(self.m_nh, self.n)), gamma
-        b = np.zeros((self.m_nh, self.n))
-        np.add.at(b, (r, c), v)
-        return b, gamma
+        pattern = self.no_slip_patterns[0]
+        r = ks.no_slip_evaluation(
+            self.arrays, ms.arrays, _f64(q), _f64(qd), self._zero_nh, False, ks.VALUES,
+            pattern.count, 0,
+        )  # fmt: skip
+        return pattern.build(r[4]), r[0]
+
+    def velocity_second_order(self, q: np.ndarray, qd: np.ndarray, mu: np.ndarray, ms=None):
+        """``(∂(Bᵀμ)/∂q, ∂(B q̇)/∂q)`` of the no-slip rows, ``n × n`` and ``m_nh × n`` (dense
+        or sparse like ``Φ_q``), exact: the first at fixed multipliers μ, the second at
+        fixed q̇ (the terms an implicit integrator's Newton matrix needs)."""
+        ms = ms or self.markers.evaluate(q, qd)
+        _, pk, pd = self.no_slip_patterns
+        r = ks.no_slip_evaluation(
+            self.arrays, ms.arrays, _f64(q), _f64(qd), _f64(mu), True, ks.VALUES,
+            pk.count, pd.count,
+        )  # fmt: skip
+        return pk.build(r[4]), pd.build(r[7])
 
     def centre(self, body: str) -> np.ndarray:
         return np.zeros(3) if body == d.GROUND else self.slots[body].position0
@@ -320,8 +332,8 @@ class MultibodySystem:
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
     # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: ANCF
-    # elements other than the elastic line and sliding joints, rolling rows, natural-body
-    # and distributed loads, pulley contacts) is added here by those elements' own code.
+    # elements other than the elastic line and sliding joints, natural-body and
+    # distributed loads, pulley contacts) is added here by those elements' own code.
 
     def _pack(self) -> None:
         """The kernels' arrays and the fixed entry patterns of every matrix (built once,
@@ -357,6 +369,9 @@ class MultibodySystem:
             r, c = np.concatenate([r, b.row0 + br]), np.concatenate([c, bc])
         keep = c >= 0
         self._phi_pattern = _Pattern(r, c, keep, (self.m, self.n), self.sparse)
+        self._zero_nh = np.zeros(self.m_nh)
+        #: the patterns of the no-slip rows' ``B``, ``∂(Bᵀμ)/∂q``, ``∂(B q̇)/∂q`` (or ``None``)
+        self.no_slip_patterns = self._no_slip_pattern(q0)
         self._n_second = (len(pt.hk_r), len(pt.hd_r))
         self._second_patterns = (pt.hk_r, pt.hk_c, pt.hd_r, pt.hd_c)
         nn = (self.n, self.n)
@@ -366,6 +381,23 @@ class MultibodySystem:
             _Pattern(pt.fc_r, pt.fc_c, None, nn, self.sparse),
         )
         self._rigid_pattern = _Pattern(pt.rb_r, pt.rb_c, None, nn, self.sparse)
+
+    def _no_slip_pattern(self, q0: np.ndarray):
+        """The patterns of ``B``, ``∂(Bᵀμ)/∂q`` and ``∂(B q̇)/∂q`` (``None`` without
+        no-slip rows)."""
+        if not self.m_nh:
+            return None
+        out = []
+        for second, shapes in (
+            (False, [(self.m_nh, self.n)]),
+            (True, [(self.n, self.n), (self.m_nh, self.n)]),
+        ):
+            args = (self.arrays, self._markers0, q0, q0, self._zero_nh, second)
+            counts = ks.no_slip_evaluation(*args, ks.COUNT, 0, 0)[8:]
+            r = ks.no_slip_evaluation(*args, ks.PATTERN, *counts)
+            for (rows, cols), shape in zip(((r[2], r[3]), (r[5], r[6])), shapes, strict=False):
+                out.append(_Pattern(rows, cols, None, shape, self.sparse))
+        return tuple(out)
 
     def marker_state(self, q: np.ndarray, qd: np.ndarray | None = None) -> MarkerState:
         return self.markers.evaluate(q, np.zeros_like(q) if qd is None else qd)
@@ -571,10 +603,11 @@ class MultibodySystem:
 
     def frame_values(self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState):
         """``(kinetic, gravitational, elastic)`` energies (J) and ``(max |Φ|, max |Φ_q q̇ +
-        Φ_t|)`` at a state (markers ``ms`` at ``(q, q̇)``), in one kernel call for the
-        kernels' rows; ``None`` for systems with rows outside the kernels (sliding joints
-        on flexible bodies, rolling without slip), which evaluate them one by one."""
-        if self.blocks or self.m_nh:
+        Φ_t|)`` (with no-slip rows, ``max |B q̇|`` too) at a state (markers ``ms`` at
+        ``(q, q̇)``), in one kernel call for the kernels' rows; ``None`` for systems with
+        rows outside the kernels (sliding joints on flexible bodies), which evaluate them
+        one by one."""
+        if self.blocks:
             return None
         q64, qd64 = _f64(q), _f64(qd)
         kin, pot, ela, err, verr = ks.frame_evaluation(

@@ -1,19 +1,21 @@
 """The compiled right-hand side of ``lagrange_baumgarte``
 (``solver.compiled.lagrange_baumgarte``) gives the accelerations, multipliers and power of
 the formulation's NumPy saddle-point solve: on a model with every compiled joint, driver,
-time function and force element, on a model with contacts, and on the redundant Bricard mechanism, whose singular saddle-point matrix it
-hands back to the least-squares solve."""
+time function and force element, on a model with contacts, on rolling discs, and on the
+redundant Bricard mechanism, whose singular saddle-point matrix it hands back to the
+least-squares solve."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from solver.analysis.compiled_steps import lb_right_hand_side
+from solver.analysis.compiled_steps import lb_right_hand_side, saddle_layout
 from solver.analysis.dynamic import initial_state
 from solver.analysis.formulations import formulation_class
 from solver.analysis.simulate import settings_with
 from solver.analysis.warmup import warm_model_data
+from solver.mechanics.packing import python_parts
 from solver.mechanics.system import MultibodySystem
 from solver.model import load_model, model_from_data
 from tests.compiled.models import EXAMPLES
@@ -110,10 +112,30 @@ def test_singular_saddle_point_goes_to_least_squares():
     assert np.abs(got[0] - ref).max() < 1e-8 * max(1.0, np.abs(ref).max())
 
 
+def test_rolling_discs():
+    """The tricycle: its no-slip rows in the saddle-point matrix, ``B q̈ = γ_nh − α B q̇``,
+    and their multipliers after the joints'."""
+    system, formulation, state = _started(load_model(EXAMPLES / "tricycle.json"))
+    assert system.m_nh == 3
+    assert len(state.lam) == system.m + system.m_nh
+    _agree(formulation, system, state)
+
+
+def test_band_of_independent_pendulums():
+    """Newton's cradle's saddle-point matrix (five point masses, each on its string, k = 20)
+    renumbers into one block per ball (its coordinates and its string's multiplier):
+    half-bandwidth below 4, against 19 in the model's numbering."""
+    system = MultibodySystem(load_model(EXAMPLES / "newtons_cradle.json"))
+    layout = saddle_layout(system)
+    assert 0 < layout[0] < 4
+    assert sorted(layout[1:21]) == list(range(20))
+
+
 def test_not_for_systems_with_other_python_parts():
     from tests.compiled.models import flexible_data
 
     system = MultibodySystem(model_from_data(flexible_data()))
     assert lb_right_hand_side(system, 5.0, 5.0, 0.0) is not None  # kernels' beams
-    rolling = MultibodySystem(load_model(EXAMPLES / "tricycle.json"))
-    assert lb_right_hand_side(rolling, 5.0, 5.0, 0.0) is None
+    sliding = MultibodySystem(load_model(EXAMPLES / "ancf_sliding_ring.json"))
+    assert python_parts(sliding)
+    assert lb_right_hand_side(sliding, 5.0, 5.0, 0.0) is None

@@ -18,8 +18,9 @@ from tests.compiled.models import EXAMPLES, flexible_data
         lambda: model_from_data(warm_model_data()),
         lambda: model_from_data(flexible_data()),
         lambda: load_model(EXAMPLES / "newtons_cradle.json"),
+        lambda: load_model(EXAMPLES / "tricycle.json"),
     ],
-    ids=["rigid", "flexible", "contacts"],
+    ids=["rigid", "flexible", "contacts", "rolling"],
 )
 def test_frame_values_like_the_separate_evaluations(model):
     system = MultibodySystem(model())
@@ -37,12 +38,16 @@ def test_frame_values_like_the_separate_evaluations(model):
             float(np.abs(c.phi).max()),
             float(np.abs(c.phi_q @ qd + c.phi_t).max()),
         )
+        if system.m_nh:  # the no-slip rows' B q̇ as well
+            b, _ = system.velocity_constraints(q, qd, t, ms)
+            ref = (*ref[:4], max(ref[4], float(np.abs(b @ qd).max())))
+            assert np.abs(b @ qd).max() > 1e-3
         got = system.frame_values(q, qd, t, ms)
         assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
         assert ref[3] > 1e-4 and ref[4] > 1e-3  # off the constraints: errors that count
 
 
 def test_rows_outside_the_kernels_are_evaluated_one_by_one():
-    system = MultibodySystem(load_model(EXAMPLES / "tricycle.json"))  # rolling without slip
+    system = MultibodySystem(load_model(EXAMPLES / "ancf_sliding_ring.json"))  # sliding joint
     q, qd = system.q0, system.qd0
     assert system.frame_values(q, qd, 0.0, system.marker_state(q, qd)) is None

@@ -11,10 +11,14 @@ from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
 
 R = 0.5
+ECCENTRIC = (0.04, -0.03, 0.05)  # the disc centre away from its body's reference point
 
 
-def disc_model(slip="none", v=2.0, spin=None, tilt=0.0, gravity=(0, 0, -9.81)) -> dict:
-    """A thin disc (axle along y, tilted by ``tilt`` about x) on the ground plane z = 0."""
+def disc_model(
+    slip="none", v=2.0, spin=None, tilt=0.0, gravity=(0, 0, -9.81), offset=(0, 0, 0)
+) -> dict:
+    """A thin disc (axle along y, tilted by ``tilt`` about x) on the ground plane z = 0;
+    its centre of mass ``offset`` from its centre (an eccentric disc)."""
     c, s = np.cos(tilt), np.sin(tilt)
     axle = [0.0, c, s]
     centre = [0.0, 0.0, R * c]
@@ -28,7 +32,7 @@ def disc_model(slip="none", v=2.0, spin=None, tilt=0.0, gravity=(0, 0, -9.81)) -
                 "name": "disc",
                 "mass": 2.0,
                 "inertia": [0.125, 0.25, 0.125],  # axle = body y
-                "position": centre,
+                "position": list(np.add(centre, offset)),
                 "orientation": {"axis": [1, 0, 0], "angle": tilt},
                 "velocity": [v, 0, 0],
                 "angular_velocity": [spin * a for a in axle],
@@ -66,11 +70,11 @@ def test_row_counts_and_dof(slip):
     assert report.dof == 7 - 2 - rows
 
 
-@pytest.mark.parametrize("trial", range(3))
-def test_no_slip_rows_are_the_contact_point_velocity(trial):
+@pytest.mark.parametrize(("trial", "offset"), [(0, (0, 0, 0)), (1, (0, 0, 0)), (2, ECCENTRIC)])
+def test_no_slip_rows_are_the_contact_point_velocity(trial, offset):
     """B q̇ equals the velocity of the disc's material point at the contact, projected."""
     rng = np.random.default_rng(trial)
-    system = MultibodySystem(model_from_data(disc_model("none", tilt=0.4)))
+    system = MultibodySystem(model_from_data(disc_model("none", tilt=0.4, offset=offset)))
     q, qd, _ = random_state(system, rng)
     qd[3:7] -= (qd[3:7] @ q[3:7]) * q[3:7]  # on the unit sphere, as every motion is
     b, _ = system.velocity_constraints(q, qd)
@@ -79,7 +83,8 @@ def test_no_slip_rows_are_the_contact_point_velocity(trial):
     n = np.array([0.0, 0.0, 1.0])
     w = n - (axle @ n) * axle
     w /= np.linalg.norm(w)
-    contact = q[:3] - R * w
+    centre = q[:3] - a @ system.slots["disc"].rotation0.T @ np.asarray(offset, float)
+    contact = centre - R * w
     local = a.T @ (contact - q[:3])
 
     def material(x):
@@ -92,12 +97,15 @@ def test_no_slip_rows_are_the_contact_point_velocity(trial):
     assert b @ qd == pytest.approx([t @ vq, lat @ vq], abs=1e-6)
 
 
-@pytest.mark.parametrize("trial", range(3))
-def test_no_slip_gamma_matches_a_trajectory(trial):
+@pytest.mark.parametrize(
+    ("trial", "slip", "offset"),
+    [(0, "none", (0, 0, 0)), (1, "none", ECCENTRIC), (2, "lateral", ECCENTRIC)],
+)
+def test_no_slip_gamma_matches_a_trajectory(trial, slip, offset):
     """d/dt (B q̇) = B q̈ − γ along a smooth motion that keeps |p| = 1 (as every real
     motion does): q̇ and q̈ of the path by finite differences."""
     rng = np.random.default_rng(10 + trial)
-    system = MultibodySystem(model_from_data(disc_model("none", tilt=0.4)))
+    system = MultibodySystem(model_from_data(disc_model(slip, tilt=0.4, offset=offset)))
     q0, a1, a2 = random_state(system, rng)
 
     def path(tau):
@@ -220,26 +228,23 @@ def test_augmented_lagrangian_rolls_like_lagrange_baumgarte(slip):
     assert abs(ref.column("disc.y")[-1]) > (0.01 if slip == "none" else 5e-4)  # it moved sideways
 
 
-@pytest.mark.parametrize(("slip", "trial"), [("none", 0), ("lateral", 1), ("longitudinal", 2)])
-def test_no_slip_second_order_terms_match_finite_differences(slip, trial):
+@pytest.mark.parametrize(
+    ("slip", "trial", "offset"),
+    [("none", 0, (0, 0, 0)), ("lateral", 1, ECCENTRIC), ("longitudinal", 2, ECCENTRIC)],
+)
+def test_no_slip_second_order_terms_match_finite_differences(slip, trial, offset):
     """∂(Bᵀμ)/∂q and ∂(B q̇)/∂q (the implicit integrators' Newton terms) against central
     differences, at a random state off the unit sphere (the derivatives are exact for
-    the parametrisation, not only along the constraint manifold)."""
+    the parametrisation, not only along the constraint manifold); on an eccentric disc
+    the centre marker's own terms count too."""
     from tests.solver.test_constraints import assert_close, fd_jacobian
 
     rng = np.random.default_rng(20 + trial)
-    system = MultibodySystem(model_from_data(disc_model(slip, tilt=0.4)))
+    system = MultibodySystem(model_from_data(disc_model(slip, tilt=0.4, offset=offset)))
     q, qd, _ = random_state(system, rng)
     q[3:7] *= 1.1
     mu = rng.standard_normal(system.m_nh)
-    ms = system.marker_state(q, qd)
-    (kr, kc, kv), (dr, dc, dv) = system.rolling.second_order(
-        ms, q, qd, mu, system.markers.cols, system.markers.force_jacobian
-    )
-    k = np.zeros((system.n, system.n))
-    np.add.at(k, (kr, kc), kv)
-    d = np.zeros((system.m_nh, system.n))
-    np.add.at(d, (dr, dc), dv)
+    k, d = system.velocity_second_order(q, qd, mu)
 
     def b(x):
         return system.velocity_constraints(x, qd)[0]
@@ -247,3 +252,19 @@ def test_no_slip_second_order_terms_match_finite_differences(slip, trial):
     assert np.abs(k).max() > 0.1 and np.abs(d).max() > 0.1  # not trivially zero
     assert_close(k, fd_jacobian(lambda x: b(x).T @ mu, q))
     assert_close(d, fd_jacobian(lambda x: b(x) @ qd, q))
+
+
+def test_no_slip_in_natural_coordinates_is_refused_clearly():
+    """The no-slip rows need the disc's Euler parameters: a disc in natural coordinates
+    rolls without them ("slip": "free") or is refused, naming the joint."""
+    from solver.model import ModelError
+
+    data = disc_model("none")
+    data["solver"]["coordinates"] = "natural"
+    with pytest.raises(ModelError) as err:
+        MultibodySystem(model_from_data(data))
+    assert 'joints[0] "roll"' in str(err.value)
+    assert "natural coordinates" in str(err.value)
+    free = disc_model("free")
+    free["solver"]["coordinates"] = "natural"
+    assert MultibodySystem(model_from_data(free)).m_nh == 0

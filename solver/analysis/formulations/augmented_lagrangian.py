@@ -183,12 +183,8 @@ class AugmentedLagrangian(Formulation):
 
     def _rolling_stiffness(self, q, qd, ms, mu, bmat, alpha_v):
         """``∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q`` (sparse), the no-slip rows' Newton terms."""
-        s = self.system
-        (kr, kc, kv), (dr, dc, dv) = s.rolling.second_order(
-            ms, q, qd, mu, s.markers.cols, s.markers.force_jacobian
-        )
-        k = sp.csr_matrix((kv, (kr, kc)), shape=(s.n, s.n))
-        d = sp.csr_matrix((dv, (dr, dc)), shape=(s.m_nh, s.n))
+        k, d = self.system.velocity_second_order(q, qd, mu, ms)
+        k, d = sp.csr_matrix(k), sp.csr_matrix(d)
         return k + alpha_v * (sp.csr_matrix(bmat).T @ d)
 
     def _newton_correction(self, mass, kqd, stiff, phi_q, bmat, alpha, gp, bp, res, t1, h):

@@ -33,16 +33,8 @@ def rows(system: MultibodySystem, q: np.ndarray, qd: np.ndarray, t: float, ms=No
 def second_order(system: MultibodySystem, q: np.ndarray, v: np.ndarray, mu: np.ndarray):
     """``(∂(Bᵀμ)/∂q, ∂(B v)/∂q)``, dense ``n × n`` and ``m_nh × n`` (exact; the first at
     fixed μ, the second at fixed v)."""
-    s = system
-    ms = s.marker_state(q, v)
-    (kr, kc, kv), (dr, dc, dv) = s.rolling.second_order(
-        ms, q, v, mu, s.markers.cols, s.markers.force_jacobian
-    )
-    k = np.zeros((s.n, s.n))
-    np.add.at(k, (kr, kc), kv)
-    d = np.zeros((s.m_nh, s.n))
-    np.add.at(d, (dr, dc), dv)
-    return k, d
+    k, d = system.velocity_second_order(q, v, mu)
+    return dense(k), dense(d)
 
 
 def multipliers(phi_q: np.ndarray, b: np.ndarray, f: np.ndarray):

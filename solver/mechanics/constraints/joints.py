@@ -185,6 +185,13 @@ class JointBuilder:
                 "or put the plane on ground)",
                 "body1",
             )
+        if ctx.slots[b2].kind != "rigid":
+            raise UnsupportedFeature(
+                where,
+                "rolling without slip of a disc in natural coordinates is not available in "
+                'this version (use "coordinates": "reference_point", or "slip": "free")',
+                "body2",
+            )
         for lat, wanted in ((False, longitudinal), (True, lateral)):
             if wanted:
                 ctx.add_rolling_row(key, markers[1], markers[2], markers[3], b2, j.radius, lat)
