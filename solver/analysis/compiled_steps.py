@@ -57,6 +57,8 @@ def compiled_stepper(system, settings, formulation):
         return None
     if len(system.force_set.contacts):
         return None  # contacts commit their state at every accepted step, from Python
+    if name == "CentralDifferences" and system.blocks:
+        return None  # an ANCF sliding parameter has no mass: its own step (which fails)
     if name == "AugmentedLagrangian":
         layout = band_layout(system)
         if layout is None:
@@ -350,8 +352,11 @@ def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
     from solver.compiled.lagrange_baumgarte import lb_accelerations
 
     P, pt = system.arrays, system.patterns
+    blocks = bool(system.blocks)
 
     def rhs(q, qd, t):
+        if blocks:  # an ANCF sliding joint off its beam: the run's error
+            system.check_blocks(q, t)
         q = np.ascontiguousarray(q, dtype=float)
         qd = np.ascontiguousarray(qd, dtype=float)
         ok, qdd, lam, power = lb_accelerations(P, pt, q, qd, float(t), alpha, beta, mu, RCOND)
@@ -408,6 +413,12 @@ def al_failure(status: int, t: float, h: float, iterations: int, error: float) -
             t,
             "the projection of velocities or accelerations failed (non-finite values)",
             cal.HINT,
+        )
+    if status == cal.STATUS_OFF_BEAM:
+        return SimulationError(
+            t,
+            "the point of a sliding joint left its flexible body",
+            "keep the slider on the beam (shorter run, stops or a longer beam)",
         )
     if status == cal.STATUS_NONFINITE:
         return SimulationError(

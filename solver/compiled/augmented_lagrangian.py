@@ -51,6 +51,7 @@ from solver.kernels.system import (
     potential_energy,
     secant_work,
     second_order,
+    slider_off_beam,
     state_power,
 )
 
@@ -61,6 +62,7 @@ STATUS_NEWTON = 2  # the Newton iteration did not converge in max_iterations
 STATUS_PROJECTOR = 3  # M + α_p Φ_qᵀ Φ_q is singular
 STATUS_PROJECTION = 4  # a projection gave non-finite values
 STATUS_NONFINITE = 5  # the step's q or q̇ is non-finite (the time loop's check)
+STATUS_OFF_BEAM = 6  # an iterate put a sliding joint's point off its beam
 #: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
 PROJECTION_ITERATIONS = 20
 HINT = "a smaller dt, or another formulation (null_space, central_differences)"
@@ -234,6 +236,8 @@ def al_step(
     phi = np.zeros(m)
     phit = np.zeros(m)
     while True:
+        if slider_off_beam(P, q) >= 0:
+            return STATUS_OFF_BEAM, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
         qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
         mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
         if have_fac:  # multiplier update with Φ at the new positions
@@ -270,7 +274,7 @@ def al_step(
         if may_stop:  # the Jacobians at this state, not computed above
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
-        hv, _ = second_order(P, mk, qd, t1, lam, NO, pt.hk_r.shape[0], none)
+        hv, _ = second_order(P, mk, q, qd, t1, lam, NO, pt.hk_r.shape[0], none)
         lu = tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
         piv, ok = lu_factor(lu, lay)
         if not ok:
@@ -284,6 +288,8 @@ def al_step(
     if not converged:
         err = max(err_q, err_phi)
         return STATUS_NEWTON, it, err, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
+    if slider_off_beam(P, q) >= 0:  # after the last correction
+        return STATUS_OFF_BEAM, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
     mvals = mass(P, q, nm)
     alpha_p = ratio_p * m_ref

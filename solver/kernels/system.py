@@ -23,6 +23,7 @@ import numpy as np
 from solver.kernels import contact as cn
 from solver.kernels import loads
 from solver.kernels import primitives as prim
+from solver.kernels import sliding as sl
 from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import line_element
 from solver.kernels.jit import NO, YES, kernel
@@ -107,6 +108,16 @@ class SystemArrays(NamedTuple):
     cn_kind: np.ndarray  # (nn,) int64
     cn_par: np.ndarray  # (nn, contact.PARAMETERS)
     cn_onset: np.ndarray  # (nn,) m/s
+    # ANCF sliding joints (``solver.kernels.sliding``): point and locked-direction markers
+    # (−1: rotation free), the column of s, the first row; per joint its beam's first row
+    # in ``sl_nodes``, nodes, elements and d; the element length (m) and a planar beam's z
+    sl_mk: np.ndarray  # (nsl, 2) int64
+    sl_col: np.ndarray  # (nsl,) int64
+    sl_row: np.ndarray  # (nsl,) int64
+    sl_geo: np.ndarray  # (nsl, 4) int64: first node, nodes, elements, d
+    sl_par: np.ndarray  # (nsl, 2): l, z₀
+    # the columns of every node's r and r_x (d each, −1 padded), the beams one after another
+    sl_nodes: np.ndarray  # (nodes, 6) int64
 
 
 #: what an entries function does with its output arrays
@@ -201,6 +212,7 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
                         e += 1
                     else:
                         e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, a], acc)
+    e = _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals, e)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         row = P.norm_row0 + b
@@ -219,6 +231,117 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
             phit[row] = 0.0
             gamma[row] = -2.0 * vv
     return e
+
+
+@kernel
+def _slider_element(P, i, q, qd, h, e, ed, c):
+    """Sliding joint i's element at q: its nodal vectors and their rates into ``e``, ``ed``
+    ``(4, 3)``, the Hermite jet and the centreline there into ``h`` and ``c``
+    (:mod:`solver.kernels.sliding`); returns ``(j, j + 1 (its second node), d, nodes, first
+    node)`` (sliding joints run along open beams)."""
+    first, nn, ne, d = P.sl_geo[i, 0], P.sl_geo[i, 1], P.sl_geo[i, 2], P.sl_geo[i, 3]
+    length = P.sl_par[i, 0]
+    j, xi = sl.locate(q[P.sl_col[i]], length, ne)
+    jn = j + 1
+    for k in range(4):
+        node = first + (j if k < 2 else jn)
+        vec = k % 2
+        for b in range(3):
+            if b < d:
+                col = P.sl_nodes[node, vec * d + b]
+                e[k, b] = q[col]
+                ed[k, b] = qd[col]
+            else:
+                e[k, b] = 0.0
+                ed[k, b] = 0.0
+    sl.hermite_jet(xi, length, h)
+    sl.centreline(h, e, ed, d, c)
+    return j, jn, d, nn, first
+
+
+@kernel(inline="always")
+def _row_components(r, d):
+    """The components ``[lo, hi)`` of the nodal vectors that row r of a sliding joint
+    reads: its own for a point row (none for a planar beam's z row), all for the locked
+    rotation's."""
+    if r < sl.POINT_ROWS:
+        return (r, r + 1) if r < d else (r, r)
+    return 0, d
+
+
+@kernel
+def _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals, e):
+    """The sliding joints' Φ, Φ_t and γ (with ``want``) and their entries of Φ_q after the
+    count ``e`` (the new count): each row over its markers' columns, every node of its beam
+    (zero off the element the point is on: the pattern is the run's) and s."""
+    ns = P.sl_col.shape[0]
+    if ns == 0:
+        return e
+    values = mode == VALUES  # the evaluation pass writes its entries directly
+    h, ev, evd, c, ph, blk, eblk, sblk, quad = sl.scratch()
+    for i in range(ns):
+        j, jn, d, nn, first = _slider_element(P, i, q, qd, h, ev, evd, c)
+        col = P.sl_col[i]
+        kp = P.sl_mk[i, 0]
+        locked = P.sl_mk[i, 1] >= 0
+        kl = P.sl_mk[i, 1] if locked else kp
+        nr = sl.evaluate(
+            d, P.sl_par[i, 0], P.sl_par[i, 1], locked, mk.u[kp], mk.u[kl], mk.ud[kl], h, c,
+            qd[col], ph, blk, eblk, sblk, quad,
+        )  # fmt: skip
+        r0 = P.sl_row[i]
+        for r in range(nr):
+            slot = 0 if r < sl.POINT_ROWS else 1
+            k = kp if slot == 0 else kl
+            if want:
+                g = 0.0
+                for a in range(3):
+                    g += blk[slot, r, a] * mk.jdq[k, a]
+                phi[r0 + r] = ph[r]
+                phit[r0 + r] = 0.0
+                gamma[r0 + r] = -quad[r] - g
+            for x in range(P.mk_ncols[k]):
+                acc = 0.0
+                for a in range(3):
+                    acc += blk[slot, r, a] * mk.jac[k, a, x]
+                if values:
+                    vals[e] = acc
+                    e += 1
+                else:
+                    e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, x], acc)
+            lo, hi = _row_components(r, d)
+            if lo == hi:
+                continue
+            for p in range(nn):
+                for vec in range(2):
+                    for b in range(lo, hi):
+                        acc = 0.0
+                        if p == j:
+                            acc += eblk[r, vec, b]
+                        if p == jn:
+                            acc += eblk[r, 2 + vec, b]
+                        if values:
+                            vals[e] = acc
+                            e += 1
+                        else:
+                            node_col = P.sl_nodes[first + p, vec * d + b]
+                            e = _put(mode, e, rows, cols, vals, r0 + r, node_col, acc)
+            if values:
+                vals[e] = sblk[r]
+                e += 1
+            else:
+                e = _put(mode, e, rows, cols, vals, r0 + r, col, sblk[r])
+    return e
+
+
+@kernel
+def slider_off_beam(P, q):
+    """The first sliding joint whose point has left its beam at q (:func:`sliding.on_beam`),
+    or −1."""
+    for i in range(P.sl_col.shape[0]):
+        if not sl.on_beam(q[P.sl_col[i]], P.sl_par[i, 0], P.sl_geo[i, 2]):
+            return i
+    return -1
 
 
 def constraint_pattern(P, q, mk):
@@ -290,7 +413,7 @@ def _pairs(typ, i, j):
 
 
 @kernel
-def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
+def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd):
     """Entries of ``∂(Φ_qᵀλ)/∂q`` (n×n) and, with ``velocity``, ``∂(Φ_q q̇)/∂q`` (m×n);
     returns their counts ``(nk, nd)``."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
@@ -383,6 +506,7 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
                             ed += 1
                         else:
                             ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
+    ek, ed = _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b] + 3
         ln = lam[P.norm_row0 + b]
@@ -401,27 +525,159 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
     return ek, ed
 
 
+@kernel(inline="always")
+def _put_pair(mode, e, rows, cols, vals, r, c, v):
+    """The entry ``(r, c)`` and its mirror ``(c, r)``, both of value ``v``."""
+    if mode == VALUES:
+        vals[e] = v
+        vals[e + 1] = v
+        return e + 2
+    e = _put(mode, e, rows, cols, vals, r, c, v)
+    return _put(mode, e, rows, cols, vals, c, r, v)
+
+
+@kernel
+def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed):
+    """The sliding joints' entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q``
+    after the counts ``(ek, ed)`` (the new counts): the second derivatives over the local
+    variables (:func:`sliding.hessian`) through the direction marker's Jacobian and the
+    beam's columns, the rigid markers' own terms; every node of the beam, as in Φ_q."""
+    ns = P.sl_col.shape[0]
+    if ns == 0:
+        return ek, ed
+    h, ev, evd, c, ph, blk, eblk, sblk, quad = sl.scratch()
+    hve = np.zeros((3, 4, 3))
+    hvs = np.zeros(3)
+    hes = np.zeros((4, 3))
+    lr = np.zeros(4)
+    unit = np.zeros(4)
+    wv = np.zeros(3)
+    we = np.zeros((4, 3))
+    f = np.zeros(3)
+    for i in range(ns):
+        j, jn, d, nn, first = _slider_element(P, i, q, qd, h, ev, evd, c)
+        col = P.sl_col[i]
+        length = P.sl_par[i, 0]
+        kp = P.sl_mk[i, 0]
+        locked = P.sl_mk[i, 1] >= 0
+        kl = P.sl_mk[i, 1] if locked else kp
+        v = mk.u[kl]
+        nr = sl.evaluate(
+            d, length, P.sl_par[i, 1], locked, mk.u[kp], v, mk.ud[kl], h, c, qd[col], ph, blk,
+            eblk, sblk, quad,
+        )  # fmt: skip
+        r0 = P.sl_row[i]
+        for r in range(4):
+            lr[r] = lam[r0 + r] if r < nr else 0.0
+        hss = sl.hessian(d, length, locked, v, lr, h, c, hve, hvs, hes)
+        for slot in range(2 if locked else 1):  # ∂(J_slotᵀ f_slot)/∂q of rigid markers
+            k = kp if slot == 0 else kl
+            if P.mk_kind[k] != RIGID:
+                continue
+            for a in range(3):
+                acc = 0.0
+                for r in range(nr):
+                    acc += lr[r] * blk[slot, r, a]
+                f[a] = acc
+            hf = force_hessian(P.mk_local[k], f)
+            o = P.mk_cols[k, 0] + 3
+            for a in range(4):
+                for b in range(4):
+                    ek = _put(mode, ek, kr, kc, kv, o + a, o + b, hf[a, b])
+        if locked:  # (v, E) and (v, s) through the direction's Jacobian
+            for x in range(P.mk_ncols[kl]):
+                mc = P.mk_cols[kl, x]
+                for p in range(nn):
+                    for vec in range(2):
+                        for b in range(d):
+                            acc = 0.0
+                            for a in range(3):
+                                w = 0.0
+                                if p == j:
+                                    w += hve[a, vec, b]
+                                if p == jn:
+                                    w += hve[a, 2 + vec, b]
+                                acc += mk.jac[kl, a, x] * w
+                            node_col = P.sl_nodes[first + p, vec * d + b]
+                            ek = _put_pair(mode, ek, kr, kc, kv, mc, node_col, acc)
+                acc = 0.0
+                for a in range(3):
+                    acc += mk.jac[kl, a, x] * hvs[a]
+                ek = _put_pair(mode, ek, kr, kc, kv, mc, col, acc)
+        for p in range(nn):  # (E, s) and (s, s)
+            for vec in range(2):
+                for b in range(d):
+                    acc = 0.0
+                    if p == j:
+                        acc += hes[vec, b]
+                    if p == jn:
+                        acc += hes[2 + vec, b]
+                    node_col = P.sl_nodes[first + p, vec * d + b]
+                    ek = _put_pair(mode, ek, kr, kc, kv, node_col, col, acc)
+        ek = _put(mode, ek, kr, kc, kv, col, col, hss)
+        if not velocity:
+            continue
+        for r in range(nr):  # row r: its second derivatives times the rates
+            unit[:] = 0.0
+            unit[r] = 1.0
+            h1 = sl.hessian(d, length, locked, v, unit, h, c, hve, hvs, hes)
+            ws = sl.rate_terms(d, hve, hvs, hes, h1, mk.ud[kl], evd, qd[col], wv, we)
+            slot = 0 if r < sl.POINT_ROWS else 1
+            k = kp if slot == 0 else kl
+            if slot == 1:
+                for x in range(P.mk_ncols[kl]):
+                    acc = 0.0
+                    for a in range(3):
+                        acc += wv[a] * mk.jac[kl, a, x]
+                    ed = _put(mode, ed, dr, dc, dv, r0 + r, P.mk_cols[kl, x], acc)
+            if P.mk_kind[k] == RIGID:  # blocks ∂u̇/∂q: S(ṗ, s̄) in the Euler-parameter columns
+                o = P.mk_cols[k, 0] + 3
+                for b in range(4):
+                    acc = 0.0
+                    for a in range(3):
+                        acc += blk[slot, r, a] * mk.sjd[k, a, b]
+                    ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
+            lo, hi = _row_components(r, d)
+            if lo == hi:
+                continue
+            for p in range(nn):
+                for vec in range(2):
+                    for b in range(lo, hi):
+                        acc = 0.0
+                        if p == j:
+                            acc += we[vec, b]
+                        if p == jn:
+                            acc += we[2 + vec, b]
+                        node_col = P.sl_nodes[first + p, vec * d + b]
+                        ed = _put(mode, ed, dr, dc, dv, r0 + r, node_col, acc)
+            ed = _put(mode, ed, dr, dc, dv, r0 + r, col, ws)
+    return ek, ed
+
+
 def second_order_pattern(P, q, mk):
     """``((rows, cols) of ∂(Φ_qᵀλ)/∂q, (rows, cols) of ∂(Φ_q q̇)/∂q)`` (from Python)."""
     lam = np.zeros(0)  # the passes take λ = 1
-    nk, nd = second_order_evaluation(P, mk, q, 0.0, lam, YES, COUNT, 0, 0)[6:]
-    kr, kc, _, dr, dc, _, _, _ = second_order_evaluation(P, mk, q, 0.0, lam, YES, PATTERN, nk, nd)
+    nk, nd = second_order_evaluation(P, mk, q, q, 0.0, lam, YES, COUNT, 0, 0)[6:]
+    kr, kc, _, dr, dc, _, _, _ = second_order_evaluation(
+        P, mk, q, q, 0.0, lam, YES, PATTERN, nk, nd
+    )
     return kr, kc, dr, dc
 
 
 @kernel(inline="always")
-def second_order(P, mk, qd, t, lam, velocity, nk, nd):
-    """Entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q`` (else an empty array)."""
+def second_order(P, mk, q, qd, t, lam, velocity, nk, nd):
+    """Entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q`` (else an empty array)
+    at q with the rates ``qd`` (markers ``mk`` at ``(q, q̇)``)."""
     c = targets(P, t)
     kv = np.zeros(nk)
     dv = np.zeros(nd if velocity else 0)
     idx = np.zeros(0, np.int64)
-    _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, qd)
+    _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, q, qd)
     return kv, dv
 
 
 @kernel
-def second_order_evaluation(P, mk, qd, t, lam, velocity, mode, nk, nd):
+def second_order_evaluation(P, mk, q, qd, t, lam, velocity, mode, nk, nd):
     """The second derivatives of the constraints from Python, one compiled entry for all
     three passes (``mode`` ``COUNT``, ``PATTERN`` (both with ``λ = 1`` and velocities), or
     ``VALUES``: :func:`second_order`). Returns ``(kr, kc, kv, dr, dc, dv, nk, nd)``, the
@@ -429,17 +685,17 @@ def second_order_evaluation(P, mk, qd, t, lam, velocity, mode, nk, nd):
     where the pass gives none."""
     idx = np.zeros(0, np.int64)
     if mode == VALUES:
-        kv, dv = second_order(P, mk, qd, t, lam, velocity, nk, nd)
+        kv, dv = second_order(P, mk, q, qd, t, lam, velocity, nk, nd)
         return idx, idx, kv, idx, idx, dv, nk, nd
     c = targets(P, 0.0)
     none = np.zeros(0)
     lam = np.ones(P.m)
     if mode == COUNT:
-        nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, qd)
+        nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, q, qd)
         return idx, idx, none, idx, idx, none, nk, nd
     kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
     dr, dc, dv = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd)
-    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, qd)
+    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, q, qd)
     return kr, kc, none, dr, dc, none, nk, nd
 
 
@@ -1440,9 +1696,9 @@ def dense_forces(P, pt, mk, q, qd, t, inertial, jacobians):
 
 
 @kernel(inline="always")
-def dense_hessian(P, pt, mk, qd, t, lam):
+def dense_hessian(P, pt, mk, q, qd, t, lam):
     """``∂(Φ_qᵀλ)/∂q``, dense n×n."""
-    kv, _ = second_order(P, mk, qd, t, lam, NO, pt.hk_r.shape[0], np.int64(0))
+    kv, _ = second_order(P, mk, q, qd, t, lam, NO, pt.hk_r.shape[0], np.int64(0))
     return scatter(pt.hk_r, pt.hk_c, kv, P.n, P.n)
 
 

@@ -403,6 +403,7 @@ def test_every_status_has_a_message():
         cal.STATUS_PROJECTOR,
         cal.STATUS_PROJECTION,
         cal.STATUS_NONFINITE,
+        cal.STATUS_OFF_BEAM,
     ):
         err = al_failure(status, 0.5, 1e-3, 3, 1e-4)
         assert isinstance(err, SimulationError) and err.t == 0.5 and len(str(err)) > 30
