@@ -63,14 +63,15 @@ class BandLayout:
 
     @classmethod
     def build(
-        cls, rows: np.ndarray, cols: np.ndarray, n: int, always: bool = False
+        cls, rows: np.ndarray, cols: np.ndarray, n: int, always: bool = False, perm=None
     ) -> BandLayout | None:
-        """The RCM layout of the pattern ``(rows, cols)`` (``n × n``), or ``None`` when a
-        band would hold too many entries to pay (unless ``always``: small matrices, whose
-        band may be the whole matrix)."""
+        """The RCM layout of the pattern ``(rows, cols)`` (``n × n``; or the renumbering
+        ``perm`` given), or ``None`` when a band would hold too many entries to pay (unless
+        ``always``: small matrices, whose band may be the whole matrix)."""
         pat = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
         pat = (pat + pat.T + sp.identity(n, format="csr")).tocsr()
-        perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
+        if perm is None:
+            perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
         inv = np.empty(n, np.int64)
         inv[perm] = np.arange(n)
         coo = pat.tocoo()

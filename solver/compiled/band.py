@@ -7,7 +7,10 @@ renumbering of the coordinates that gathers every entry within ``|i − j| ≤ b
 diagonal (reverse Cuthill–McKee, chosen once per run from the entry patterns:
 ``solver.analysis.compiled_steps.band_layout``), the LU with partial pivoting costs
 ``n b (3b)`` instead of ``n³/3`` and the storage ``n (3b + 1)`` instead of ``n²``: small
-models keep their full band, chains and meshes a narrow one.
+models keep their full band, chains and meshes a narrow one. The factorisations skip the
+zeros of each column of L and row of U (exactly: a product with zero changes nothing), so
+that a band wider than its entries need (an ANCF sliding joint's entries span its whole
+beam) costs the work of the entries that hold values.
 
 :class:`Band` holds the layout: the renumbering ``perm`` (new → old) and its inverse,
 the half-bandwidth ``b`` (the lower and upper bandwidths are both ``b``), and, for each
@@ -92,6 +95,7 @@ def lu_factor(ab, lay):
     kv = kl + ku
     ldab = lay.ldab
     piv = np.empty(n, np.int64)
+    nz = np.empty(kl + 1, np.int64)  # the rows of a column's non-zero multipliers
     ju = 0  # the last column reached by a row of U so far
     for j in range(n):
         km = min(kl, n - 1 - j)
@@ -115,13 +119,19 @@ def lu_factor(ab, lay):
                 ab[s + p] = tmp
         if km > 0:
             inv = 1.0 / ab[base]
+            cnt = 0
             for r in range(1, km + 1):
-                ab[base + r] *= inv
+                v = ab[base + r] * inv
+                ab[base + r] = v
+                if v != 0.0:
+                    nz[cnt] = r
+                    cnt += 1
             for c in range(j + 1, ju + 1):
                 s = c * ldab + kv + j - c  # (j, c)
                 u = ab[s]
                 if u != 0.0:
-                    for r in range(1, km + 1):
+                    for k in range(cnt):
+                        r = nz[k]
                         ab[s + r] -= ab[base + r] * u
     return piv, True
 
@@ -136,6 +146,7 @@ def cholesky_factor(ab, lay):
     kl = lay.b
     kv = 2 * lay.b
     ldab = lay.ldab
+    nz = np.empty(kl + 1, np.int64)  # the rows of the column's non-zero entries of L
     for j in range(n):
         base = j * ldab + kv
         d = ab[base]
@@ -145,14 +156,20 @@ def cholesky_factor(ab, lay):
         ab[base] = d
         inv = 1.0 / d
         km = min(kl, n - 1 - j)
+        cnt = 0
         for r in range(1, km + 1):
-            ab[base + r] *= inv
-        for c in range(1, km + 1):  # the trailing block: A[j + r, j + c] −= L[j + r] L[j + c]
+            v = ab[base + r] * inv
+            ab[base + r] = v
+            if v != 0.0:
+                nz[cnt] = r
+                cnt += 1
+        for a in range(cnt):  # the trailing block: A[j + r, j + c] −= L[j + r] L[j + c]
+            c = nz[a]
             lc = ab[base + c]
-            if lc != 0.0:
-                cb = (j + c) * ldab + kv - c  # A[j + r, j + c] = ab[cb + r]
-                for r in range(c, km + 1):
-                    ab[cb + r] -= ab[base + r] * lc
+            cb = (j + c) * ldab + kv - c  # A[j + r, j + c] = ab[cb + r]
+            for k in range(a, cnt):
+                r = nz[k]
+                ab[cb + r] -= ab[base + r] * lc
     return True
 
 

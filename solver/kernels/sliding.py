@@ -213,15 +213,33 @@ def rate_terms(d, hve, hvs, hes, hss, vd, ed, sd, wv, we):
 
 @kernel(inline="always")
 def scratch():
-    """Work arrays of one joint: ``(h, e, ė, c, phi, blk, eblk, sblk, quad)``."""
+    """Work arrays of one joint, views of one allocation: ``(h, e, ė, c, phi, blk, eblk,
+    sblk, quad)`` (:func:`hermite_jet`, :func:`centreline`, :func:`evaluate`)."""
+    w = np.zeros(142)
     return (
-        np.zeros((4, 4)),
-        np.zeros((4, 3)),
-        np.zeros((4, 3)),
-        np.zeros((6, 3)),
-        np.zeros(4),
-        np.zeros((2, 4, 3)),
-        np.zeros((4, 4, 3)),
-        np.zeros(4),
-        np.zeros(4),
+        w[0:16].reshape((4, 4)),
+        w[16:28].reshape((4, 3)),
+        w[28:40].reshape((4, 3)),
+        w[40:58].reshape((6, 3)),
+        w[58:62],
+        w[62:86].reshape((2, 4, 3)),
+        w[86:134].reshape((4, 4, 3)),
+        w[134:138],
+        w[138:142],
+    )
+
+
+@kernel(inline="always")
+def second_scratch():
+    """Work arrays of :func:`hessian` and :func:`rate_terms`, views of one allocation:
+    ``(hve, hvs, hes, multipliers, wv, we, a 3-vector)``."""
+    w = np.zeros(73)
+    return (
+        w[0:36].reshape((3, 4, 3)),
+        w[36:39],
+        w[39:51].reshape((4, 3)),
+        w[51:55],
+        w[55:58],
+        w[58:70].reshape((4, 3)),
+        w[70:73],
     )

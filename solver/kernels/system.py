@@ -525,17 +525,6 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     return ek, ed
 
 
-@kernel(inline="always")
-def _put_pair(mode, e, rows, cols, vals, r, c, v):
-    """The entry ``(r, c)`` and its mirror ``(c, r)``, both of value ``v``."""
-    if mode == VALUES:
-        vals[e] = v
-        vals[e + 1] = v
-        return e + 2
-    e = _put(mode, e, rows, cols, vals, r, c, v)
-    return _put(mode, e, rows, cols, vals, c, r, v)
-
-
 @kernel
 def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed):
     """The sliding joints' entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q``
@@ -545,15 +534,9 @@ def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek
     ns = P.sl_col.shape[0]
     if ns == 0:
         return ek, ed
+    values = mode == VALUES  # the evaluation pass writes its entries directly
     h, ev, evd, c, ph, blk, eblk, sblk, quad = sl.scratch()
-    hve = np.zeros((3, 4, 3))
-    hvs = np.zeros(3)
-    hes = np.zeros((4, 3))
-    lr = np.zeros(4)
-    unit = np.zeros(4)
-    wv = np.zeros(3)
-    we = np.zeros((4, 3))
-    f = np.zeros(3)
+    hve, hvs, hes, lr, wv, we, f = sl.second_scratch()
     for i in range(ns):
         j, jn, d, nn, first = _slider_element(P, i, q, qd, h, ev, evd, c)
         col = P.sl_col[i]
@@ -583,28 +566,45 @@ def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek
             o = P.mk_cols[k, 0] + 3
             for a in range(4):
                 for b in range(4):
-                    ek = _put(mode, ek, kr, kc, kv, o + a, o + b, hf[a, b])
-        if locked:  # (v, E) and (v, s) through the direction's Jacobian
-            for x in range(P.mk_ncols[kl]):
-                mc = P.mk_cols[kl, x]
-                for p in range(nn):
-                    for vec in range(2):
-                        for b in range(d):
-                            acc = 0.0
-                            for a in range(3):
-                                w = 0.0
-                                if p == j:
-                                    w += hve[a, vec, b]
-                                if p == jn:
-                                    w += hve[a, 2 + vec, b]
-                                acc += mk.jac[kl, a, x] * w
+                    if values:
+                        kv[ek] = hf[a, b]
+                        ek += 1
+                    else:
+                        ek = _put(mode, ek, kr, kc, kv, o + a, o + b, hf[a, b])
+        # (v, E) and (v, s) through the direction's Jacobian, (E, s) and (s, s); each
+        # mixed term with its mirror
+        for x in range(P.mk_ncols[kl] if locked else 0):
+            mc = P.mk_cols[kl, x]
+            for p in range(nn):
+                for vec in range(2):
+                    for b in range(d):
+                        acc = 0.0
+                        for a in range(3):
+                            w = 0.0
+                            if p == j:
+                                w += hve[a, vec, b]
+                            if p == jn:
+                                w += hve[a, 2 + vec, b]
+                            acc += mk.jac[kl, a, x] * w
+                        if values:
+                            kv[ek] = acc
+                            kv[ek + 1] = acc
+                            ek += 2
+                        else:
                             node_col = P.sl_nodes[first + p, vec * d + b]
-                            ek = _put_pair(mode, ek, kr, kc, kv, mc, node_col, acc)
-                acc = 0.0
-                for a in range(3):
-                    acc += mk.jac[kl, a, x] * hvs[a]
-                ek = _put_pair(mode, ek, kr, kc, kv, mc, col, acc)
-        for p in range(nn):  # (E, s) and (s, s)
+                            ek = _put(mode, ek, kr, kc, kv, mc, node_col, acc)
+                            ek = _put(mode, ek, kr, kc, kv, node_col, mc, acc)
+            acc = 0.0
+            for a in range(3):
+                acc += mk.jac[kl, a, x] * hvs[a]
+            if values:
+                kv[ek] = acc
+                kv[ek + 1] = acc
+                ek += 2
+            else:
+                ek = _put(mode, ek, kr, kc, kv, mc, col, acc)
+                ek = _put(mode, ek, kr, kc, kv, col, mc, acc)
+        for p in range(nn):
             for vec in range(2):
                 for b in range(d):
                     acc = 0.0
@@ -612,23 +612,36 @@ def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek
                         acc += hes[vec, b]
                     if p == jn:
                         acc += hes[2 + vec, b]
-                    node_col = P.sl_nodes[first + p, vec * d + b]
-                    ek = _put_pair(mode, ek, kr, kc, kv, node_col, col, acc)
-        ek = _put(mode, ek, kr, kc, kv, col, col, hss)
+                    if values:
+                        kv[ek] = acc
+                        kv[ek + 1] = acc
+                        ek += 2
+                    else:
+                        node_col = P.sl_nodes[first + p, vec * d + b]
+                        ek = _put(mode, ek, kr, kc, kv, node_col, col, acc)
+                        ek = _put(mode, ek, kr, kc, kv, col, node_col, acc)
+        if values:
+            kv[ek] = hss
+            ek += 1
+        else:
+            ek = _put(mode, ek, kr, kc, kv, col, col, hss)
         if not velocity:
             continue
         for r in range(nr):  # row r: its second derivatives times the rates
-            unit[:] = 0.0
-            unit[r] = 1.0
-            h1 = sl.hessian(d, length, locked, v, unit, h, c, hve, hvs, hes)
+            lr[:] = 0.0
+            lr[r] = 1.0
+            h1 = sl.hessian(d, length, locked, v, lr, h, c, hve, hvs, hes)
             ws = sl.rate_terms(d, hve, hvs, hes, h1, mk.ud[kl], evd, qd[col], wv, we)
             slot = 0 if r < sl.POINT_ROWS else 1
             k = kp if slot == 0 else kl
-            if slot == 1:
-                for x in range(P.mk_ncols[kl]):
-                    acc = 0.0
-                    for a in range(3):
-                        acc += wv[a] * mk.jac[kl, a, x]
+            for x in range(P.mk_ncols[kl] if slot == 1 else 0):
+                acc = 0.0
+                for a in range(3):
+                    acc += wv[a] * mk.jac[kl, a, x]
+                if values:
+                    dv[ed] = acc
+                    ed += 1
+                else:
                     ed = _put(mode, ed, dr, dc, dv, r0 + r, P.mk_cols[kl, x], acc)
             if P.mk_kind[k] == RIGID:  # blocks ∂u̇/∂q: S(ṗ, s̄) in the Euler-parameter columns
                 o = P.mk_cols[k, 0] + 3
@@ -636,7 +649,11 @@ def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek
                     acc = 0.0
                     for a in range(3):
                         acc += blk[slot, r, a] * mk.sjd[k, a, b]
-                    ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
+                    if values:
+                        dv[ed] = acc
+                        ed += 1
+                    else:
+                        ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
             lo, hi = _row_components(r, d)
             if lo == hi:
                 continue
@@ -648,9 +665,17 @@ def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek
                             acc += we[vec, b]
                         if p == jn:
                             acc += we[2 + vec, b]
-                        node_col = P.sl_nodes[first + p, vec * d + b]
-                        ed = _put(mode, ed, dr, dc, dv, r0 + r, node_col, acc)
-            ed = _put(mode, ed, dr, dc, dv, r0 + r, col, ws)
+                        if values:
+                            dv[ed] = acc
+                            ed += 1
+                        else:
+                            node_col = P.sl_nodes[first + p, vec * d + b]
+                            ed = _put(mode, ed, dr, dc, dv, r0 + r, node_col, acc)
+            if values:
+                dv[ed] = ws
+                ed += 1
+            else:
+                ed = _put(mode, ed, dr, dc, dv, r0 + r, col, ws)
     return ek, ed
 
 
