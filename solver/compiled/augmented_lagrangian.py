@@ -117,10 +117,11 @@ def acceleration_variable(sch, qdd1, qdd, a):
 
 # ---- the constrained solve / projections (trapezoidal.constrained_solve) ------------------
 @kernel
-def constrained_solve(fac, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iterations):
+def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iterations):
     """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g`` (``M`` and ``Φ_q``
-    as entry values of the patterns ``pt``); ``fac`` is the Cholesky factor of ``M + α
-    Φ_qᵀΦ_q`` in the band layout ``lay`` (:func:`projector`). Iterated on increments from ``x0`` and ``σ = 0``; stops when
+    as entry values of the patterns ``pt``); ``fac`` and ``last`` are the Cholesky factor of
+    ``M + α Φ_qᵀΦ_q`` in the band layout ``lay`` (:func:`projector`). Iterated on increments
+    from ``x0`` and ``σ = 0``; stops when
     ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing. In place on a few
     vectors: the iteration runs several times per step."""
     m = g.shape[0]
@@ -139,7 +140,7 @@ def constrained_solve(fac, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iter
         r[:] = f
         band.add_mat_vec(pt.mass_r, pt.mass_c, mvals, x, -1.0, r)
         band.add_mat_t_vec(pt.phi_r, pt.phi_c, jvals, s, -1.0, r)
-        band.cholesky_solve_into(fac, lay.perm, lay.b, r, work, r)
+        band.cholesky_solve_into(fac, last, lay.perm, lay.b, r, work, r)
         for i in range(n):
             x[i] += r[i]
         if m == 0:
@@ -168,12 +169,13 @@ def _residual(pt, jvals, x, g, out):
 @kernel
 def projector(lay, pt, mvals, jvals, alpha_p):
     """Cholesky factor of ``M + α_p Φ_qᵀ Φ_q`` (symmetric, positive definite unless a
-    direction has neither mass nor a constraint) in the band layout: ``(factor, ok)``."""
+    direction has neither mass nor a constraint) in the band layout: ``(factor, its columns'
+    last non-zeros, ok)`` (``band.cholesky_factor``)."""
     ab = np.zeros(lay.perm.shape[0] * lay.ldab)
     band.add_entries(ab, lay.mass_s, mvals, 1.0)
     band.add_gram(ab, lay, jvals, alpha_p)
-    ok = band.cholesky_factor(ab, lay)
-    return ab, ok
+    last, ok = band.cholesky_factor(ab, lay)
+    return ab, last, ok
 
 
 @kernel
@@ -293,20 +295,20 @@ def al_step(
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
     mvals = mass(P, q, nm)
     alpha_p = ratio_p * m_ref
-    pfac, ok = projector(lay, pt, mvals, jvals, alpha_p)
+    pfac, plast, ok = projector(lay, pt, mvals, jvals, alpha_p)
     if not ok:
         return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     ptol = 1e-4 * tol
     mqd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qd, n)
     qd, _, _ = constrained_solve(
-        pfac, lay, pt, mvals, jvals, mqd, -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
+        pfac, plast, lay, pt, mvals, jvals, mqd, -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
     )
     if not all_finite(qd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
     mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
     mqdd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
     qdd, sigma, _ = constrained_solve(
-        pfac, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
+        pfac, plast, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
     )
     if not all_finite(qdd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi
@@ -321,7 +323,7 @@ def al_step(
             - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
         )
         _, rho, _ = constrained_solve(
-            pfac, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
+            pfac, plast, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
             PROJECTION_ITERATIONS,
         )  # fmt: skip
         lam = lam + rho

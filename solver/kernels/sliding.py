@@ -118,24 +118,25 @@ def centreline(h, e, ed, d, c):
 
 
 @kernel
-def evaluate(d, length, z0, locked, u, v, vd, h, c, sd, phi, blk, eblk, sblk, quad):
+def evaluate(d, length, z0, locked, u, ud, kp, kl, h, c, sd, phi, blk, eblk, sblk, quad):
     """The joint at a state: its row count, and per row r ``phi[r]``, the marker blocks
     ``blk[slot, r, :] = ∂Φ_r/∂u_slot``, ``eblk[r, i, b] = ∂Φ_r/∂E_ib``, ``sblk[r] = ∂Φ_r/∂s``
     and ``quad[r]``, the part of ``Φ̈_r`` quadratic in the rates not carried by the markers'
-    ``J̇q̇`` (``γ = −Σ blk J̇q̇ − quad``). ``u`` the point, ``v``, ``v̇`` the locked direction
-    (read when ``locked``), ``h``, ``c`` (:func:`hermite_jet`, :func:`centreline`) at the
-    joint's ξ, ``sd`` = ṡ. Every output is overwritten."""
+    ``J̇q̇`` (``γ = −Σ blk J̇q̇ − quad``). ``u``, ``ud``: the marker values and rates (the
+    point is marker ``kp``, the locked direction ``v`` marker ``kl``, read when
+    ``locked``), ``h``, ``c`` (:func:`hermite_jet`, :func:`centreline`) at the joint's ξ,
+    ``sd`` = ṡ. Every output is overwritten."""
     blk[:] = 0.0
     eblk[:] = 0.0
     for a in range(3):
         if a < d:
-            phi[a] = u[a] - c[R0, a]
+            phi[a] = u[kp, a] - c[R0, a]
             quad[a] = -2.0 * sd * c[V1, a] - sd * sd * c[R2, a]
             sblk[a] = -c[R1, a]
             for i in range(4):
                 eblk[a, i, a] = -h[0, i]
         else:  # the z row of a planar beam
-            phi[a] = u[a] - z0
+            phi[a] = u[kp, a] - z0
             quad[a] = 0.0
             sblk[a] = 0.0
         blk[0, a, a] = 1.0
@@ -146,13 +147,14 @@ def evaluate(d, length, z0, locked, u, v, vd, h, c, sd, phi, blk, eblk, sblk, qu
     qq = 0.0
     ss = 0.0
     for a in range(d):
-        acc += v[a] * c[R1, a]
+        v = u[kl, a]
+        acc += v * c[R1, a]
         rd = c[V1, a] + sd * c[R2, a]  # ṙ'
-        qq += 2.0 * vd[a] * rd + v[a] * (2.0 * sd * c[V2, a] + sd * sd * c[R3, a])
-        ss += v[a] * c[R2, a]
+        qq += 2.0 * ud[kl, a] * rd + v * (2.0 * sd * c[V2, a] + sd * sd * c[R3, a])
+        ss += v * c[R2, a]
         blk[1, r, a] = length * c[R1, a]
         for i in range(4):
-            eblk[r, i, a] = length * h[1, i] * v[a]
+            eblk[r, i, a] = length * h[1, i] * v
     phi[r] = length * acc
     quad[r] = length * qq
     sblk[r] = length * ss
@@ -160,11 +162,12 @@ def evaluate(d, length, z0, locked, u, v, vd, h, c, sd, phi, blk, eblk, sblk, qu
 
 
 @kernel
-def hessian(d, length, locked, v, lam, h, c, hve, hvs, hes):
+def hessian(d, length, locked, u, kl, lam, h, c, hve, hvs, hes):
     """The second derivatives of ``λ·Φ`` over the local variables that are not zero:
     ``hve[a, i, b]`` over (v_a, E_ib), ``hvs[a]`` over (v_a, s), ``hes[i, b]`` over (E_ib, s)
     (each overwritten); returns the one over (s, s). The point rows are linear in u and
-    in E; ``lam`` holds the multipliers of the joint's rows."""
+    in E; ``lam`` holds the multipliers of the joint's rows, ``v`` is marker ``kl`` of the
+    values ``u``."""
     hve[:] = 0.0
     hvs[:] = 0.0
     hss = 0.0
@@ -179,20 +182,21 @@ def hessian(d, length, locked, v, lam, h, c, hve, hvs, hes):
         return hss
     mu = length * lam[POINT_ROWS]
     for a in range(d):
+        v = u[kl, a]
         hvs[a] = mu * c[R2, a]
-        hss += mu * v[a] * c[R3, a]
+        hss += mu * v * c[R3, a]
         for i in range(4):
             hve[a, i, a] = mu * h[1, i]
-            hes[i, a] += mu * v[a] * h[2, i]
+            hes[i, a] += mu * v * h[2, i]
     return hss
 
 
 @kernel
-def rate_terms(d, hve, hvs, hes, hss, vd, ed, sd, wv, we):
+def rate_terms(d, hve, hvs, hes, hss, ud, kl, ed, sd, wv, we):
     """One row's second derivatives (:func:`hessian` with a unit multiplier on it)
-    contracted with the local rates (``v̇``, ``ė`` ``(4, 3)``, ṡ): that row of
-    ``∂(Φ_q q̇)/∂q`` over v (``wv``), E (``we``) and s (returned), before the markers'
-    ``∂u̇/∂q``."""
+    contracted with the local rates (``v̇``: marker ``kl`` of the rates ``ud``; ``ė``
+    ``(4, 3)``, ṡ): that row of ``∂(Φ_q q̇)/∂q`` over v (``wv``), E (``we``) and s
+    (returned), before the markers' ``∂u̇/∂q``."""
     ws = hss * sd
     for a in range(3):
         acc = hvs[a] * sd
@@ -200,12 +204,12 @@ def rate_terms(d, hve, hvs, hes, hss, vd, ed, sd, wv, we):
             for b in range(d):
                 acc += hve[a, i, b] * ed[i, b]
         wv[a] = acc
-        ws += hvs[a] * vd[a]
+        ws += hvs[a] * ud[kl, a]
     for i in range(4):
         for b in range(3):
             acc = hes[i, b] * sd
             for a in range(3):
-                acc += hve[a, i, b] * vd[a]
+                acc += hve[a, i, b] * ud[kl, a]
             we[i, b] = acc
             ws += hes[i, b] * ed[i, b]
     return ws

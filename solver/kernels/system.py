@@ -212,7 +212,8 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
                         e += 1
                     else:
                         e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, a], acc)
-    e = _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals, e)
+    if P.sl_col.shape[0]:  # a call counts each array it passes: none without sliders
+        e = _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals, e)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         row = P.norm_row0 + b
@@ -286,8 +287,8 @@ def _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals
         locked = P.sl_mk[i, 1] >= 0
         kl = P.sl_mk[i, 1] if locked else kp
         nr = sl.evaluate(
-            d, P.sl_par[i, 0], P.sl_par[i, 1], locked, mk.u[kp], mk.u[kl], mk.ud[kl], h, c,
-            qd[col], ph, blk, eblk, sblk, quad,
+            d, P.sl_par[i, 0], P.sl_par[i, 1], locked, mk.u, mk.ud, kp, kl, h, c, qd[col], ph,
+            blk, eblk, sblk, quad,
         )  # fmt: skip
         r0 = P.sl_row[i]
         for r in range(nr):
@@ -506,7 +507,8 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
                             ed += 1
                         else:
                             ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
-    ek, ed = _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed)
+    if P.sl_col.shape[0]:
+        ek, ed = _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b] + 3
         ln = lam[P.norm_row0 + b]
@@ -544,15 +546,14 @@ def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek
         kp = P.sl_mk[i, 0]
         locked = P.sl_mk[i, 1] >= 0
         kl = P.sl_mk[i, 1] if locked else kp
-        v = mk.u[kl]
         nr = sl.evaluate(
-            d, length, P.sl_par[i, 1], locked, mk.u[kp], v, mk.ud[kl], h, c, qd[col], ph, blk,
+            d, length, P.sl_par[i, 1], locked, mk.u, mk.ud, kp, kl, h, c, qd[col], ph, blk,
             eblk, sblk, quad,
         )  # fmt: skip
         r0 = P.sl_row[i]
         for r in range(4):
             lr[r] = lam[r0 + r] if r < nr else 0.0
-        hss = sl.hessian(d, length, locked, v, lr, h, c, hve, hvs, hes)
+        hss = sl.hessian(d, length, locked, mk.u, kl, lr, h, c, hve, hvs, hes)
         for slot in range(2 if locked else 1):  # ∂(J_slotᵀ f_slot)/∂q of rigid markers
             k = kp if slot == 0 else kl
             if P.mk_kind[k] != RIGID:
@@ -630,8 +631,8 @@ def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek
         for r in range(nr):  # row r: its second derivatives times the rates
             lr[:] = 0.0
             lr[r] = 1.0
-            h1 = sl.hessian(d, length, locked, v, lr, h, c, hve, hvs, hes)
-            ws = sl.rate_terms(d, hve, hvs, hes, h1, mk.ud[kl], evd, qd[col], wv, we)
+            h1 = sl.hessian(d, length, locked, mk.u, kl, lr, h, c, hve, hvs, hes)
+            ws = sl.rate_terms(d, hve, hvs, hes, h1, mk.ud, kl, evd, qd[col], wv, we)
             slot = 0 if r < sl.POINT_ROWS else 1
             k = kp if slot == 0 else kl
             for x in range(P.mk_ncols[kl] if slot == 1 else 0):
@@ -1131,9 +1132,14 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                     else:
                         e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
-    e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
-    e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
-    return _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    # a call counts each array it passes in and out: none for the kinds a model lacks
+    if P.cn_kind.shape[0]:
+        e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    if P.ln_cols.shape[0]:
+        e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    if P.ct_cols.shape[0]:
+        e, ed = _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    return e, ed
 
 
 @kernel
@@ -1445,7 +1451,9 @@ def potential_energy(P, q):
 def elastic_energy(P, mk, q):
     """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs,
     ``Σ K δⁿ⁺¹/(n + 1)`` of contacts and the strain energy of the flexible elements (J)."""
-    out = _flexible_energy_power(P, q, q, NO) + contact_elastic_energy(P, mk)
+    out = _flexible_energy_power(P, q, q, NO)
+    if P.cn_kind.shape[0]:
+        out += contact_elastic_energy(P, mk)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
