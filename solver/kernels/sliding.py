@@ -75,31 +75,6 @@ def locate(s, length, n_elements):
 
 
 @kernel
-def hermite_jet(xi, length, h):
-    """``h[k, i]``: the k-th x-derivative (k = 0…3, 1/m^k) of the cubic Hermite function i
-    at ξ (functions of r and r_x at ξ = 0, then at ξ = 1; García Vallejo (2006) (2.33))."""
-    ln = length
-    x2 = xi * xi
-    x3 = x2 * xi
-    h[0, 0] = 1.0 - 3.0 * x2 + 2.0 * x3
-    h[0, 1] = ln * (xi - 2.0 * x2 + x3)
-    h[0, 2] = 3.0 * x2 - 2.0 * x3
-    h[0, 3] = ln * (x3 - x2)
-    h[1, 0] = (6.0 * x2 - 6.0 * xi) / ln
-    h[1, 1] = 1.0 - 4.0 * xi + 3.0 * x2
-    h[1, 2] = (6.0 * xi - 6.0 * x2) / ln
-    h[1, 3] = 3.0 * x2 - 2.0 * xi
-    h[2, 0] = (12.0 * xi - 6.0) / (ln * ln)
-    h[2, 1] = (6.0 * xi - 4.0) / ln
-    h[2, 2] = (6.0 - 12.0 * xi) / (ln * ln)
-    h[2, 3] = (6.0 * xi - 2.0) / ln
-    h[3, 0] = 12.0 / (ln * ln * ln)
-    h[3, 1] = 6.0 / (ln * ln)
-    h[3, 2] = -12.0 / (ln * ln * ln)
-    h[3, 3] = 6.0 / (ln * ln)
-
-
-@kernel
 def centreline(h, e, ed, d, c):
     """``c[k, :d]``: ``r``, ``r'``, ``r''``, ``r'''`` (rows ``R0``…``R3``) from the Hermite
     jet ``h`` and the nodal vectors ``e`` ``(4, 3)``, then ``S_x ė`` and ``S_xx ė`` (rows
@@ -124,7 +99,7 @@ def evaluate(d, length, z0, locked, u, ud, kp, kl, h, c, sd, phi, blk, eblk, sbl
     and ``quad[r]``, the part of ``Φ̈_r`` quadratic in the rates not carried by the markers'
     ``J̇q̇`` (``γ = −Σ blk J̇q̇ − quad``). ``u``, ``ud``: the marker values and rates (the
     point is marker ``kp``, the locked direction ``v`` marker ``kl``, read when
-    ``locked``), ``h``, ``c`` (:func:`hermite_jet`, :func:`centreline`) at the joint's ξ,
+    ``locked``), ``h``, ``c`` (``hermite.hermite_jet``, :func:`centreline`) at the joint's ξ,
     ``sd`` = ṡ. Every output is overwritten."""
     blk[:] = 0.0
     eblk[:] = 0.0
@@ -218,7 +193,7 @@ def rate_terms(d, hve, hvs, hes, hss, ud, kl, ed, sd, wv, we):
 @kernel(inline="always")
 def scratch():
     """Work arrays of one joint, views of one allocation: ``(h, e, ė, c, phi, blk, eblk,
-    sblk, quad)`` (:func:`hermite_jet`, :func:`centreline`, :func:`evaluate`)."""
+    sblk, quad)`` (``hermite.hermite_jet``, :func:`centreline`, :func:`evaluate`)."""
     w = np.zeros(142)
     return (
         w[0:16].reshape((4, 4)),

@@ -25,7 +25,8 @@ from solver.kernels import loads
 from solver.kernels import primitives as prim
 from solver.kernels import sliding as sl
 from solver.kernels.continuum import continuum_element
-from solver.kernels.elastic_line import line_element
+from solver.kernels.elastic_line import line_element, line_work
+from solver.kernels.hermite import hermite_jet
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
 from solver.kernels.rotations import force_hessian, g_matrix, gjg, h_matrix, l_matrix, s_matrix
@@ -255,7 +256,7 @@ def _slider_element(P, i, q, qd, h, e, ed, c):
             else:
                 e[k, b] = 0.0
                 ed[k, b] = 0.0
-    sl.hermite_jet(xi, length, h)
+    hermite_jet(xi, length, h)
     sl.centreline(h, e, ed, d, c)
     return j, jn, d, nn, first
 
@@ -1284,14 +1285,14 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     wq = np.zeros((k, k))
     wqd = np.zeros((k, k))
     grad = np.zeros((2, k))
-    hess = np.zeros((2, k, k))
+    work = np.zeros(line_work(k))
     want = jac and mode == VALUES
     for i in range(ne):
         s = P.ln_set[i]
         cols = P.ln_cols[i]
         _gather(q, qd, cols, k, x, xd)
         gamma = P.ln_gamma[s]
-        line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, hess)
+        line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
         for j in range(k):
             out[cols[j]] += f[j]
         if jac:
@@ -1325,7 +1326,7 @@ def _flexible_energy_power(P, q, qd, damping):
     f = np.zeros(w)
     wk = np.zeros((w, w))
     grad = np.zeros((2, k))
-    hess = np.zeros((2, k, k))
+    work = np.zeros(line_work(k))
     for i in range(P.ln_cols.shape[0]):
         s = P.ln_set[i]
         gamma = P.ln_gamma[s] if damping else 0.0
@@ -1333,7 +1334,7 @@ def _flexible_energy_power(P, q, qd, damping):
             continue
         _gather(q, qd, P.ln_cols[i], k, x, xd)
         # line_element reads the first k entries (k = the B rows' width)
-        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, hess)
+        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work)
         out += pw if damping else u
     for i in range(P.ct_cols.shape[0]):
         s = P.ct_set[i]
