@@ -111,15 +111,16 @@ class _CompiledStepper:
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
                 clock["power"] = float(out[done - 1, mod.OUT_POWER])
             if status != mod.STATUS_OK:  # the NumPy step from the same state
-                yield from self._numpy_rest(last_state(), k, steps)
+                yield from self._numpy_rest(last_state(), k, steps, clock["work"])
                 return
 
-    def _numpy_rest(self, state: DynamicState, k: int, steps: int):
-        """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k)."""
+    def _numpy_rest(self, state: DynamicState, k: int, steps: int, work: float):
+        """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k,
+        when the work of forces and drivers was ``work``)."""
         from solver.analysis.dynamic import numpy_frames
 
         yield from numpy_frames(
-            self.system, self.settings, self.formulation, state, k, steps, first=False
+            self.system, self.settings, self.formulation, state, k, steps, False, work
         )
 
 
@@ -192,7 +193,7 @@ class CompiledCentralDifferences(_CompiledStepper):
                         "svd_next": (su, ss, svt) if have_svd else None,
                     },
                 )
-                yield from self._numpy_rest(look, k, steps)
+                yield from self._numpy_rest(look, k, steps, work)
                 return
 
 
