@@ -63,16 +63,17 @@ class BandLayout:
 
     @classmethod
     def build(
-        cls, rows: np.ndarray, cols: np.ndarray, n: int, always: bool = False
+        cls, rows: np.ndarray, cols: np.ndarray, n: int, always: bool = False, perm=None
     ) -> BandLayout | None:
-        """The RCM layout of the pattern ``(rows, cols)`` (``n × n``), or ``None`` when a
-        band would hold too many entries to pay (unless ``always``: small matrices, whose
-        band may be the whole matrix)."""
+        """The RCM layout of the pattern ``(rows, cols)`` (``n × n``; or the renumbering
+        ``perm`` given), or ``None`` when a band would hold too many entries to pay (unless
+        ``always``: small matrices, whose band may be the whole matrix)."""
         diag = np.arange(n)
         r = np.concatenate([rows, cols, diag])  # the pattern, its transpose, the diagonal
         c = np.concatenate([cols, rows, diag])
         pat = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))  # repeats summed
-        perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
+        if perm is None:
+            perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
         inv = np.empty(n, np.int64)
         inv[perm] = diag
         b = int(np.abs(inv[r] - inv[c]).max()) if n else 0

@@ -59,6 +59,8 @@ def compiled_stepper(system, settings, formulation):
         return None  # contacts commit their state at every accepted step, from Python
     if system.m_nh:
         return None  # no stepper imposes no-slip rows yet: the formulations' own steps
+    if name == "CentralDifferences" and system.blocks:
+        return None  # an ANCF sliding parameter has no mass: its own step (which fails)
     if name == "AugmentedLagrangian":
         layout = band_layout(system)
         if layout is None:
@@ -111,15 +113,16 @@ class _CompiledStepper:
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
                 clock["power"] = float(out[done - 1, mod.OUT_POWER])
             if status != mod.STATUS_OK:  # the NumPy step from the same state
-                yield from self._numpy_rest(last_state(), k, steps)
+                yield from self._numpy_rest(last_state(), k, steps, clock["work"])
                 return
 
-    def _numpy_rest(self, state: DynamicState, k: int, steps: int):
-        """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k)."""
+    def _numpy_rest(self, state: DynamicState, k: int, steps: int, work: float):
+        """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k,
+        when the work of forces and drivers was ``work``)."""
         from solver.analysis.dynamic import numpy_frames
 
         yield from numpy_frames(
-            self.system, self.settings, self.formulation, state, k, steps, first=False
+            self.system, self.settings, self.formulation, state, k, steps, False, work
         )
 
 
@@ -192,7 +195,7 @@ class CompiledCentralDifferences(_CompiledStepper):
                         "svd_next": (su, ss, svt) if have_svd else None,
                     },
                 )
-                yield from self._numpy_rest(look, k, steps)
+                yield from self._numpy_rest(look, k, steps, work)
                 return
 
 
@@ -224,24 +227,42 @@ def _frame(row, q, qd, qdd, mod) -> Frame:
 def band_layout(system):
     """The band layout (``solver.compiled.band.Band``) of the system's iteration matrices
     (:func:`band_of_patterns`), or ``None`` for a sparse system whose band would not pay (a
-    general sparse LU serves it better); small (dense) systems always get one."""
+    general sparse LU serves it better); small (dense) systems always get one.
+
+    An ANCF sliding joint's entries span its whole beam (its element changes during the
+    run), of which only the element it is on holds values: the renumbering follows the
+    entries that hold values at the start (``_entries_at_start``), which keeps the
+    factorisations' fill, and so their work, to that of one element; the band holds them
+    all."""
     pt = system.packed_patterns
-    return band_of_patterns(pt, system.n, system.m, always=not system.sparse)
+    start = _entries_at_start(system) if system.blocks else None
+    return band_of_patterns(pt, system.n, system.m, always=not system.sparse, order=start)
 
 
-def band_of_patterns(pt, n: int, m: int, always: bool = True):
-    """The reverse Cuthill–McKee band layout of the union of the patterns ``pt``
-    (``solver.kernels.system.Patterns``) of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``,
-    ``∂(Φ_qᵀλ)/∂q``, ``∂(M a)/∂q`` and ``Φ_qᵀΦ_q`` (``n`` coordinates, ``m`` rows), with the
-    storage index of every entry; ``None`` when the band would not pay, unless ``always``."""
-    from solver.analysis.banded import BandLayout
-    from solver.compiled.band import Band
+def _entries_at_start(system):
+    """``system``'s patterns without the entries of ``Φ_q`` and ``∂(Φ_qᵀλ)/∂q`` (``λ = 1``)
+    that are zero at ``(q0, q̇0)``."""
+    from solver.kernels import system as ks
+    from solver.kernels.jit import NO
 
+    pt, P = system.packed_patterns, system.arrays
+    q0, qd0 = _own(system.q0), _own(system.qd0)
+    mk = system.markers.evaluate(q0, qd0).arrays
+    jv = ks.constraint_evaluation(P, mk, q0, qd0, 0.0, ks.VALUES, len(pt.phi_r))[5]
+    ones = np.ones(system.m)
+    hv = ks.second_order_evaluation(P, mk, q0, qd0, 0.0, ones, NO, ks.VALUES, len(pt.hk_r), 0)[2]
+    phi, hk = jv != 0.0, hv != 0.0
+    return pt._replace(phi_r=pt.phi_r[phi], phi_c=pt.phi_c[phi], hk_r=pt.hk_r[hk], hk_c=pt.hk_c[hk])
+
+
+def _union(pt, m: int):
+    """The entries ``(rows, cols)`` of the matrices of ``pt`` and of ``Φ_qᵀΦ_q`` (the
+    columns met in one row of Φ_q, pairwise), and ``(entry lists, Φ_q's rows: ptr,
+    order)``."""
     phi_r = np.asarray(pt.phi_r, np.int64)
     phi_c = np.asarray(pt.phi_c, np.int64)
     order = np.argsort(phi_r, kind="stable").astype(np.int64)
     ptr = np.searchsorted(phi_r[order], np.arange(m + 1)).astype(np.int64)
-    # the columns met in one row of Φ_q, pairwise: the pattern of Φ_qᵀΦ_q
     per_row = [phi_c[order[lo:hi]] for lo, hi in zip(ptr[:-1], ptr[1:], strict=True)]
     gram_r = [np.repeat(c, len(c)) for c in per_row]
     gram_c = [np.tile(c, len(c)) for c in per_row]
@@ -250,12 +271,29 @@ def band_of_patterns(pt, n: int, m: int, always: bool = True):
     lists = [(np.asarray(r, np.int64), np.asarray(c, np.int64)) for r, c in lists]
     rows = np.concatenate([r for r, _ in lists] + gram_r).astype(np.int64)
     cols = np.concatenate([c for _, c in lists] + gram_c).astype(np.int64)
-    layout = BandLayout.build(rows, cols, n, always=always)
+    return rows, cols, lists, ptr, order
+
+
+def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None):
+    """The reverse Cuthill–McKee band layout of the union of the patterns ``pt``
+    (``solver.kernels.system.Patterns``) of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``,
+    ``∂(Φ_qᵀλ)/∂q``, ``∂(M a)/∂q`` and ``Φ_qᵀΦ_q`` (``n`` coordinates, ``m`` rows), with the
+    storage index of every entry; ``None`` when the band would not pay, unless ``always``.
+    ``order``: other patterns (a part of ``pt``'s) to take the renumbering from; the band
+    is still wide enough for every entry of ``pt``."""
+    from solver.analysis.banded import BandLayout
+    from solver.compiled.band import Band
+
+    rows, cols, lists, ptr, order_phi = _union(pt, m)
+    perm = None
+    if order is not None:
+        perm = BandLayout.build(*_union(order, m)[:2], n, always=True).perm
+    layout = BandLayout.build(rows, cols, n, always=always, perm=perm)
     if layout is None:
         return None
     slots = [layout.slots(r, c).astype(np.int64) for r, c in lists]
-    ic = layout.inv[phi_c].astype(np.int64)
-    return Band(layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order)
+    ic = layout.inv[np.asarray(pt.phi_c, np.int64)].astype(np.int64)
+    return Band(layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order_phi)
 
 
 class CompiledAugmentedLagrangian(_CompiledStepper):
@@ -353,8 +391,11 @@ def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
 
     P, pt = system.arrays, system.patterns
     layout = saddle_layout(system)
+    blocks = bool(system.blocks)
 
     def rhs(q, qd, t):
+        if blocks:  # an ANCF sliding joint off its beam: the run's error
+            system.check_blocks(q, t)
         q = np.ascontiguousarray(q, dtype=float)
         qd = np.ascontiguousarray(qd, dtype=float)
         ok, qdd, lam, power = lb_accelerations(
@@ -438,6 +479,12 @@ def al_failure(status: int, t: float, h: float, iterations: int, error: float) -
             t,
             "the projection of velocities or accelerations failed (non-finite values)",
             cal.HINT,
+        )
+    if status == cal.STATUS_OFF_BEAM:
+        return SimulationError(
+            t,
+            "the point of a sliding joint left its flexible body",
+            "keep the slider on the beam (shorter run, stops or a longer beam)",
         )
     if status == cal.STATUS_NONFINITE:
         return SimulationError(

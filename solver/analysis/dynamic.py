@@ -129,13 +129,14 @@ def numpy_frames(
     k0: int,
     steps: int,
     first: bool = True,
+    work: float = 0.0,
 ) -> Iterator[tuple[Frame, int]]:
     """The time loop from ``state`` at step ``k0`` to step ``steps``: the frame of
     ``state`` itself (unless ``first`` is false), then each step's (the work of forces
-    is counted from ``k0``)."""
+    goes on from ``work``, J, done up to ``k0``)."""
     contacts = system.force_set.contacts
     meter = PowerMeter(system)
-    work, power_prev = 0.0, None
+    power_prev = None
     prev = None  # the previous step's PowerMeter.state
     # an adaptive integrator takes many steps per dt: there the power is the better record
     secant = meter.forces and not getattr(formulation, "adaptive", False)

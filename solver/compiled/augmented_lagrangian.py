@@ -40,6 +40,7 @@ import numpy as np
 from solver.compiled import band
 from solver.compiled.band import entries_mat_t_vec, entries_mat_vec, lu_factor, lu_solve
 from solver.kernels.jit import NO, YES, kernel
+from solver.kernels.markers import MarkerValues
 from solver.kernels.system import (
     constraints,
     driver_power,
@@ -53,6 +54,7 @@ from solver.kernels.system import (
     potential_energy,
     secant_work,
     second_order,
+    slider_off_beam,
 )
 
 #: status codes of :func:`al_steps`
@@ -62,6 +64,7 @@ STATUS_NEWTON = 2  # the Newton iteration did not converge in max_iterations
 STATUS_PROJECTOR = 3  # M + α_p Φ_qᵀ Φ_q is singular
 STATUS_PROJECTION = 4  # a projection gave non-finite values
 STATUS_NONFINITE = 5  # the step's q or q̇ is non-finite (the time loop's check)
+STATUS_OFF_BEAM = 6  # an iterate put a sliding joint's point off its beam
 #: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
 PROJECTION_ITERATIONS = 20
 HINT = "a smaller dt, or another formulation (null_space, central_differences)"
@@ -116,10 +119,11 @@ def acceleration_variable(sch, qdd1, qdd, a):
 
 # ---- the constrained solve / projections (trapezoidal.constrained_solve) ------------------
 @kernel
-def constrained_solve(fac, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iterations):
+def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iterations):
     """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g`` (``M`` and ``Φ_q``
-    as entry values of the patterns ``pt``); ``fac`` is the Cholesky factor of ``M + α
-    Φ_qᵀΦ_q`` in the band layout ``lay`` (:func:`projector`). Iterated on increments from ``x0`` and ``σ = 0``; stops when
+    as entry values of the patterns ``pt``); ``fac`` and ``last`` are the Cholesky factor of
+    ``M + α Φ_qᵀΦ_q`` in the band layout ``lay`` (:func:`projector`). Iterated on increments
+    from ``x0`` and ``σ = 0``; stops when
     ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing. In place on a few
     vectors: the iteration runs several times per step."""
     m = g.shape[0]
@@ -138,7 +142,7 @@ def constrained_solve(fac, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iter
         r[:] = f
         band.add_mat_vec(pt.mass_r, pt.mass_c, mvals, x, -1.0, r)
         band.add_mat_t_vec(pt.phi_r, pt.phi_c, jvals, s, -1.0, r)
-        band.cholesky_solve_into(fac, lay.perm, lay.b, r, work, r)
+        band.cholesky_solve_into(fac, last, lay.perm, lay.b, r, work, r)
         for i in range(n):
             x[i] += r[i]
         if m == 0:
@@ -167,12 +171,13 @@ def _residual(pt, jvals, x, g, out):
 @kernel
 def projector(lay, pt, mvals, jvals, alpha_p):
     """Cholesky factor of ``M + α_p Φ_qᵀ Φ_q`` (symmetric, positive definite unless a
-    direction has neither mass nor a constraint) in the band layout: ``(factor, ok)``."""
+    direction has neither mass nor a constraint) in the band layout: ``(factor, its columns'
+    last non-zeros, ok)`` (``band.cholesky_factor``)."""
     ab = np.zeros(lay.perm.shape[0] * lay.ldab)
     band.add_entries(ab, lay.mass_s, mvals, 1.0)
     band.add_gram(ab, lay, jvals, alpha_p)
-    ok = band.cholesky_factor(ab, lay)
-    return ab, ok
+    last, ok = band.cholesky_factor(ab, lay)
+    return ab, last, ok
 
 
 @kernel
@@ -188,6 +193,13 @@ def tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp):
     band.add_entries(ab, lay.hk_s, hv, c2)
     band.add_gram(ab, lay, jvals, alpha * c2)
     return ab
+
+
+@kernel(inline="always")
+def _no_markers():
+    """An empty marker table."""
+    empty = np.zeros((0, 3))
+    return MarkerValues(empty, empty, np.zeros((0, 3, 1)), empty, np.zeros((0, 3, 4)))
 
 
 @kernel(inline="always")
@@ -234,7 +246,10 @@ def al_step(
     qdd = qdd0
     phi = np.zeros(m)
     phit = np.zeros(m)
+    mk = _no_markers()  # (what a failure before the first evaluation returns)
     while True:
+        if slider_off_beam(P, q) >= 0:
+            return STATUS_OFF_BEAM, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
         mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
         if have_fac:  # multiplier update with Φ at the new positions
@@ -271,7 +286,7 @@ def al_step(
         if may_stop:  # the Jacobians at this state, not computed above
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
-        hv, _ = second_order(P, mk, qd, t1, lam, NO, pt.hk_r.shape[0], none)
+        hv, _ = second_order(P, mk, q, qd, t1, lam, NO, pt.hk_r.shape[0], none)
         lu = tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
         piv, ok = lu_factor(lu, lay)
         if not ok:
@@ -285,23 +300,25 @@ def al_step(
     if not converged:
         err = max(err_q, err_phi)
         return STATUS_NEWTON, it, err, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
+    if slider_off_beam(P, q) >= 0:  # after the last correction
+        return STATUS_OFF_BEAM, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
     mvals = mass(P, q, nm)
     alpha_p = ratio_p * m_ref
-    pfac, ok = projector(lay, pt, mvals, jvals, alpha_p)
+    pfac, plast, ok = projector(lay, pt, mvals, jvals, alpha_p)
     if not ok:
         return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     ptol = 1e-4 * tol
     mqd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qd, n)
     qd, _, _ = constrained_solve(
-        pfac, lay, pt, mvals, jvals, mqd, -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
+        pfac, plast, lay, pt, mvals, jvals, mqd, -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
     )
     if not all_finite(qd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
     mqdd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
     qdd, sigma, _ = constrained_solve(
-        pfac, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
+        pfac, plast, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
     )
     if not all_finite(qdd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
@@ -316,7 +333,7 @@ def al_step(
             - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
         )
         _, rho, _ = constrained_solve(
-            pfac, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
+            pfac, plast, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
             PROJECTION_ITERATIONS,
         )  # fmt: skip
         lam = lam + rho

@@ -7,7 +7,10 @@ renumbering of the coordinates that gathers every entry within ``|i − j| ≤ b
 diagonal (reverse Cuthill–McKee, chosen once per run from the entry patterns:
 ``solver.analysis.compiled_steps.band_layout``), the LU with partial pivoting costs
 ``n b (3b)`` instead of ``n³/3`` and the storage ``n (3b + 1)`` instead of ``n²``: small
-models keep their full band, chains and meshes a narrow one.
+models keep their full band, chains and meshes a narrow one. The factorisations skip the
+zeros of each column of L and row of U (exactly: a product with zero changes nothing), so
+that a band wider than its entries need (an ANCF sliding joint's entries span its whole
+beam) costs the work of the entries that hold values.
 
 :class:`Band` holds the layout: the renumbering ``perm`` (new → old) and its inverse,
 the half-bandwidth ``b`` (the lower and upper bandwidths are both ``b``), and, for each
@@ -92,13 +95,18 @@ def lu_factor(ab, lay):
 def lu_factor_band(ab, n, b):
     """LU with partial pivoting of the stored ``n × n`` matrix of half-bandwidth ``b``, in
     place (LAPACK's ``gbtf2``): ``(piv, ok)``; ``piv[j]`` is the row swapped with row ``j``
-    at step ``j``; ``U[j, j]`` is then ``ab[j (3b + 1) + 2b]``. ``ok`` is false for a
-    singular matrix (an exactly zero or NaN pivot column)."""
+    at step ``j``, ``piv[n + j]`` the offset below the diagonal of column j's last non-zero
+    multiplier and ``piv[2n + j]`` the first row of column j's non-zeros in U (the solves'
+    ranges); ``U[j, j]`` is then ``ab[j (3b + 1) + 2b]``. ``ok`` is false for a singular
+    matrix (an exactly zero or NaN pivot column)."""
     kl = b
     ku = b
     kv = kl + ku
     ldab = 3 * b + 1
-    piv = np.empty(n, np.int64)
+    piv = np.empty(3 * n, np.int64)
+    for j in range(n):
+        piv[2 * n + j] = j
+    nz = np.empty(kl + 1, np.int64)  # the rows of a column's non-zero multipliers
     ju = 0  # the last column reached by a row of U so far
     for j in range(n):
         km = min(kl, n - 1 - j)
@@ -120,53 +128,73 @@ def lu_factor_band(ab, n, b):
                 tmp = ab[s]
                 ab[s] = ab[s + p]
                 ab[s + p] = tmp
+        cnt = 0
         if km > 0:
             inv = 1.0 / ab[base]
             for r in range(1, km + 1):
-                ab[base + r] *= inv
-            for c in range(j + 1, ju + 1):
-                s = c * ldab + kv + j - c  # (j, c)
-                u = ab[s]
-                if u != 0.0:
-                    for r in range(1, km + 1):
-                        ab[s + r] -= ab[base + r] * u
+                v = ab[base + r] * inv
+                ab[base + r] = v
+                if v != 0.0:
+                    nz[cnt] = r
+                    cnt += 1
+        piv[n + j] = nz[cnt - 1] if cnt else 0
+        for c in range(j + 1, ju + 1):
+            s = c * ldab + kv + j - c  # (j, c)
+            u = ab[s]
+            if u != 0.0:
+                if piv[2 * n + c] > j:  # row j is U's first non-zero in column c
+                    piv[2 * n + c] = j
+                for k in range(cnt):
+                    r = nz[k]
+                    ab[s + r] -= ab[base + r] * u
     return piv, True
 
 
 @kernel
 def cholesky_factor(ab, lay):
     """``L Lᵀ`` of the stored symmetric positive definite matrix, in place in its lower
-    band (``L[j + r, j]`` where ``A[j + r, j]`` was; the upper band is not read): ``ok``,
-    false when a pivot is not positive (the matrix is singular or indefinite). Half the
-    work of :func:`lu_factor` and no row interchanges."""
+    band (``L[j + r, j]`` where ``A[j + r, j]`` was; the upper band is not read):
+    ``(last, ok)``, ``last[j]`` the offset below the diagonal of column j's last non-zero
+    (the solves' ranges), ``ok`` false when a pivot is not positive (the matrix is singular
+    or indefinite). Half the work of :func:`lu_factor` and no row interchanges."""
     n = lay.perm.shape[0]
     kl = lay.b
     kv = 2 * lay.b
     ldab = lay.ldab
+    last = np.zeros(n, np.int64)
+    nz = np.empty(kl + 1, np.int64)  # the rows of the column's non-zero entries of L
     for j in range(n):
         base = j * ldab + kv
         d = ab[base]
         if not d > 0.0:
-            return False
+            return last, False
         d = np.sqrt(d)
         ab[base] = d
         inv = 1.0 / d
         km = min(kl, n - 1 - j)
+        cnt = 0
         for r in range(1, km + 1):
-            ab[base + r] *= inv
-        for c in range(1, km + 1):  # the trailing block: A[j + r, j + c] −= L[j + r] L[j + c]
+            v = ab[base + r] * inv
+            ab[base + r] = v
+            if v != 0.0:
+                nz[cnt] = r
+                cnt += 1
+        last[j] = nz[cnt - 1] if cnt else 0
+        for a in range(cnt):  # the trailing block: A[j + r, j + c] −= L[j + r] L[j + c]
+            c = nz[a]
             lc = ab[base + c]
-            if lc != 0.0:
-                cb = (j + c) * ldab + kv - c  # A[j + r, j + c] = ab[cb + r]
-                for r in range(c, km + 1):
-                    ab[cb + r] -= ab[base + r] * lc
-    return True
+            cb = (j + c) * ldab + kv - c  # A[j + r, j + c] = ab[cb + r]
+            for k in range(a, cnt):
+                r = nz[k]
+                ab[cb + r] -= ab[base + r] * lc
+    return last, True
 
 
 @kernel
-def cholesky_solve_into(ab, perm, b, rhs, work, out):
+def cholesky_solve_into(ab, last, perm, b, rhs, work, out):
     """``x`` with ``L Lᵀ x = rhs`` (original numbering) into ``out`` from
-    :func:`cholesky_factor`'s ``L`` (``work``: n values of scratch; ``rhs`` may be ``out``)."""
+    :func:`cholesky_factor`'s ``L`` and ``last`` (``work``: n values of scratch; ``rhs``
+    may be ``out``)."""
     n = perm.shape[0]
     kv = 2 * b
     ldab = 3 * b + 1
@@ -178,12 +206,12 @@ def cholesky_solve_into(ab, perm, b, rhs, work, out):
         xj = x[j] / ab[base]
         x[j] = xj
         if xj != 0.0:
-            for r in range(1, min(b, n - 1 - j) + 1):
+            for r in range(1, last[j] + 1):
                 x[j + r] -= ab[base + r] * xj
     for j in range(n - 1, -1, -1):  # Lᵀ x = y
         base = j * ldab + kv
         acc = x[j]
-        for r in range(1, min(b, n - 1 - j) + 1):
+        for r in range(1, last[j] + 1):
             acc -= ab[base + r] * x[j + r]
         x[j] = acc / ab[base]
     for i in range(n):
@@ -204,7 +232,6 @@ def lu_solve_into(ab, piv, perm, b, rhs, work, out):
     """:func:`lu_solve` into ``out`` (``work``: n values of scratch), for the layout's
     ``perm`` and half-bandwidth ``b``; ``rhs`` may be ``out``."""
     n = perm.shape[0]
-    kl = b
     kv = 2 * b
     ldab = 3 * b + 1
     x = work
@@ -219,14 +246,14 @@ def lu_solve_into(ab, piv, perm, b, rhs, work, out):
         xj = x[j]
         if xj != 0.0:
             base = j * ldab + kv
-            for r in range(1, min(kl, n - 1 - j) + 1):
+            for r in range(1, piv[n + j] + 1):
                 x[j + r] -= ab[base + r] * xj
     for j in range(n - 1, -1, -1):
         base = j * ldab + kv
         xj = x[j] / ab[base]
         x[j] = xj
         if xj != 0.0:
-            for i in range(max(0, j - kv), j):
+            for i in range(piv[2 * n + j], j):
                 x[i] -= ab[base + i - j] * xj
     for i in range(n):
         out[perm[i]] = x[i]

@@ -43,6 +43,7 @@ from solver.kernels.system import (
     scatter,
     secant_work,
     second_order,
+    slider_off_beam,
 )
 
 #: status codes of :func:`ns_steps`
@@ -50,6 +51,7 @@ STATUS_OK = 0
 STATUS_NEWTON = 1  # no convergence in max_iterations, or a non-finite correction
 STATUS_SINGULAR = 2  # the reduced Newton matrix is singular
 STATUS_NONFINITE = 3  # the step's q or q̇ is non-finite
+STATUS_OFF_BEAM = 4  # an iterate put a sliding joint's point off its beam
 
 #: columns of the per-step scalars ``ns_steps`` writes (as ``augmented_lagrangian.OUT_*``)
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
@@ -232,11 +234,11 @@ def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
     ∂(Φ_qᵀλ)/∂q``, ``C = −∂Q/∂q̇``, ``Ḣ = ∂(Φ_q q̇)/∂q``, ``Ḧ = ∂(Φ_q q̈)/∂q``."""
     n, m = P.n, P.m
     nk, nd = pt.hk_r.shape[0], pt.hd_r.shape[0]
-    kv, dv = second_order(P, mk, qd, t, lam, YES, nk, nd)
+    kv, dv = second_order(P, mk, q, qd, t, lam, YES, nk, nd)
     k_lam = scatter(pt.hk_r, pt.hk_c, kv, n, n)
     hd = scatter(pt.hd_r, pt.hd_c, dv, m, n)
     mk2 = markers(P, q, qdd, YES)
-    _, dv2 = second_order(P, mk2, qdd, t, np.zeros(m), YES, nk, nd)
+    _, dv2 = second_order(P, mk2, q, qdd, t, np.zeros(m), YES, nk, nd)
     hdd = scatter(pt.hd_r, pt.hd_c, dv2, m, n)
     _, kq, kqd = dense_forces(P, pt, mk, q, qd, t, YES, YES)
     k = dense_mass_times_jacobian(P, pt, q, qdd) - kq + k_lam
@@ -313,6 +315,8 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
     hd = np.zeros((m, n))
     hdd = np.zeros((m, n))
     for it in range(1, max_it + 1):
+        if slider_off_beam(P, x) >= 0:
+            return STATUS_OFF_BEAM, it, err, x, v, a, np.zeros(m), rank
         scale = max(1.0, max_abs(x))
         mk = markers(P, x, v, YES)
         phi, hq, phit, gamma = dense_constraints(P, pt, mk, x, v, t1)
@@ -342,6 +346,8 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
         if not np.isfinite(err):
             return STATUS_NEWTON, it, err, x, v, a, lam, here
         if err <= tol * scale:
+            if slider_off_beam(P, x) >= 0:
+                return STATUS_OFF_BEAM, it, err, x, v, a, lam, here
             return STATUS_OK, it, err, x, v, a, lam, here
     return STATUS_NEWTON, max_it, err, x, v, a, np.zeros(m), rank
 

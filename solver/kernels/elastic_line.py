@@ -128,14 +128,21 @@ def _h_times_b(h, Bg, out):
             )
 
 
+@kernel(inline="always")
+def line_work(k):
+    """The length of :func:`line_element`'s work array for elements of ``k`` coordinates."""
+    return 76 + 4 * k
+
+
 @kernel
-def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, hess):
+def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     """One element: ``F = F_e + F_d`` into ``force`` ``(k,)`` and, with ``jacobian``,
     ``∂F/∂e`` into ``kq`` and ``∂F/∂ė`` into ``kqd`` ``(k, k)`` (all overwritten; ``kqd``
-    stays zero without damping). ``grad`` ``(2, k)`` is a work array (``hess`` is not
-    used: the Jacobians are summed over ``(p, q)`` at each point, ``Bgᵀ X Bg`` with the
-    4×4 ``X = Σ_s c_s (∇_pq s ∇_pq sᵀ) + (c_s s + damping) H_pq s``). Returns ``(U,
-    P_d)``: strain energy (J) and damping power ``F_d·ė`` (W)."""
+    stays zero without damping). ``grad`` ``(2, k)`` and ``work`` (:func:`line_work`
+    values; passed rather than allocated per element) are work arrays (the Jacobians are
+    summed over ``(p, q)`` at each point, ``Bgᵀ X Bg`` with the 4×4 ``X = Σ_s c_s (∇_pq s
+    ∇_pq sᵀ) + (c_s s + damping) H_pq s``). Returns ``(U, P_d)``: strain energy (J) and
+    damping power ``F_d·ė`` (W)."""
     G = B.shape[0]
     k = B.shape[2]
     damped = gamma > 0.0
@@ -145,12 +152,12 @@ def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, hess):
         kqd[:] = 0.0
     energy = 0.0
     power = 0.0
-    gpq = np.empty((2, 4))
-    hpq = np.empty((2, 4, 4))
-    x = np.empty((4, 4))
-    y = np.empty((4, 4))
-    xb = np.empty((4, k))
-    bed = np.empty(4)
+    gpq = work[0:8].reshape((2, 4))
+    hpq = work[8:40].reshape((2, 4, 4))
+    x = work[40:56].reshape((4, 4))
+    y = work[56:72].reshape((4, 4))
+    bed = work[72:76]
+    xb = work[76 : 76 + 4 * k].reshape((4, k))
     for g in range(G):
         Bg = B[g]
         strains = strains_pq(Bg, e, gpq, hpq, jacobian)
@@ -224,11 +231,11 @@ def line_internal(B, coef, gamma, E, Ed, jacobian):
     energy = np.zeros(n)
     power = 0.0
     grad = np.zeros((2, k))
-    hess = np.zeros((2, k, k))
+    work = np.zeros(line_work(k))
     wq = np.zeros((k, k))
     wqd = np.zeros((k, k))
     for i in range(n):
-        u, p = line_element(B, coef, gamma, E[i], Ed[i], jacobian, force[i], wq, wqd, grad, hess)
+        u, p = line_element(B, coef, gamma, E[i], Ed[i], jacobian, force[i], wq, wqd, grad, work)
         energy[i] = u
         power += p
         if jacobian:

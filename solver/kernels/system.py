@@ -23,8 +23,10 @@ import numpy as np
 from solver.kernels import contact as cn
 from solver.kernels import loads, rolling
 from solver.kernels import primitives as prim
+from solver.kernels import sliding as sl
 from solver.kernels.continuum import continuum_element
-from solver.kernels.elastic_line import line_element
+from solver.kernels.elastic_line import line_element, line_work
+from solver.kernels.hermite import hermite_jet
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
 from solver.kernels.rotations import force_hessian, g_matrix, gjg, h_matrix, l_matrix, s_matrix
@@ -114,6 +116,16 @@ class SystemArrays(NamedTuple):
     cn_kind: np.ndarray  # (nn,) int64
     cn_par: np.ndarray  # (nn, contact.PARAMETERS)
     cn_onset: np.ndarray  # (nn,) m/s
+    # ANCF sliding joints (``solver.kernels.sliding``): point and locked-direction markers
+    # (−1: rotation free), the column of s, the first row; per joint its beam's first row
+    # in ``sl_nodes``, nodes, elements and d; the element length (m) and a planar beam's z
+    sl_mk: np.ndarray  # (nsl, 2) int64
+    sl_col: np.ndarray  # (nsl,) int64
+    sl_row: np.ndarray  # (nsl,) int64
+    sl_geo: np.ndarray  # (nsl, 4) int64: first node, nodes, elements, d
+    sl_par: np.ndarray  # (nsl, 2): l, z₀
+    # the columns of every node's r and r_x (d each, −1 padded), the beams one after another
+    sl_nodes: np.ndarray  # (nodes, 6) int64
 
 
 #: what an entries function does with its output arrays
@@ -208,6 +220,8 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
                         e += 1
                     else:
                         e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, a], acc)
+    if P.sl_col.shape[0]:  # a call counts each array it passes: none without sliders
+        e = _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals, e)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         row = P.norm_row0 + b
@@ -226,6 +240,117 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
             phit[row] = 0.0
             gamma[row] = -2.0 * vv
     return e
+
+
+@kernel
+def _slider_element(P, i, q, qd, h, e, ed, c):
+    """Sliding joint i's element at q: its nodal vectors and their rates into ``e``, ``ed``
+    ``(4, 3)``, the Hermite jet and the centreline there into ``h`` and ``c``
+    (:mod:`solver.kernels.sliding`); returns ``(j, j + 1 (its second node), d, nodes, first
+    node)`` (sliding joints run along open beams)."""
+    first, nn, ne, d = P.sl_geo[i, 0], P.sl_geo[i, 1], P.sl_geo[i, 2], P.sl_geo[i, 3]
+    length = P.sl_par[i, 0]
+    j, xi = sl.locate(q[P.sl_col[i]], length, ne)
+    jn = j + 1
+    for k in range(4):
+        node = first + (j if k < 2 else jn)
+        vec = k % 2
+        for b in range(3):
+            if b < d:
+                col = P.sl_nodes[node, vec * d + b]
+                e[k, b] = q[col]
+                ed[k, b] = qd[col]
+            else:
+                e[k, b] = 0.0
+                ed[k, b] = 0.0
+    hermite_jet(xi, length, h)
+    sl.centreline(h, e, ed, d, c)
+    return j, jn, d, nn, first
+
+
+@kernel(inline="always")
+def _row_components(r, d):
+    """The components ``[lo, hi)`` of the nodal vectors that row r of a sliding joint
+    reads: its own for a point row (none for a planar beam's z row), all for the locked
+    rotation's."""
+    if r < sl.POINT_ROWS:
+        return (r, r + 1) if r < d else (r, r)
+    return 0, d
+
+
+@kernel
+def _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals, e):
+    """The sliding joints' Φ, Φ_t and γ (with ``want``) and their entries of Φ_q after the
+    count ``e`` (the new count): each row over its markers' columns, every node of its beam
+    (zero off the element the point is on: the pattern is the run's) and s."""
+    ns = P.sl_col.shape[0]
+    if ns == 0:
+        return e
+    values = mode == VALUES  # the evaluation pass writes its entries directly
+    h, ev, evd, c, ph, blk, eblk, sblk, quad = sl.scratch()
+    for i in range(ns):
+        j, jn, d, nn, first = _slider_element(P, i, q, qd, h, ev, evd, c)
+        col = P.sl_col[i]
+        kp = P.sl_mk[i, 0]
+        locked = P.sl_mk[i, 1] >= 0
+        kl = P.sl_mk[i, 1] if locked else kp
+        nr = sl.evaluate(
+            d, P.sl_par[i, 0], P.sl_par[i, 1], locked, mk.u, mk.ud, kp, kl, h, c, qd[col], ph,
+            blk, eblk, sblk, quad,
+        )  # fmt: skip
+        r0 = P.sl_row[i]
+        for r in range(nr):
+            slot = 0 if r < sl.POINT_ROWS else 1
+            k = kp if slot == 0 else kl
+            if want:
+                g = 0.0
+                for a in range(3):
+                    g += blk[slot, r, a] * mk.jdq[k, a]
+                phi[r0 + r] = ph[r]
+                phit[r0 + r] = 0.0
+                gamma[r0 + r] = -quad[r] - g
+            for x in range(P.mk_ncols[k]):
+                acc = 0.0
+                for a in range(3):
+                    acc += blk[slot, r, a] * mk.jac[k, a, x]
+                if values:
+                    vals[e] = acc
+                    e += 1
+                else:
+                    e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, x], acc)
+            lo, hi = _row_components(r, d)
+            if lo == hi:
+                continue
+            for p in range(nn):
+                for vec in range(2):
+                    for b in range(lo, hi):
+                        acc = 0.0
+                        if p == j:
+                            acc += eblk[r, vec, b]
+                        if p == jn:
+                            acc += eblk[r, 2 + vec, b]
+                        if values:
+                            vals[e] = acc
+                            e += 1
+                        else:
+                            node_col = P.sl_nodes[first + p, vec * d + b]
+                            e = _put(mode, e, rows, cols, vals, r0 + r, node_col, acc)
+            if values:
+                vals[e] = sblk[r]
+                e += 1
+            else:
+                e = _put(mode, e, rows, cols, vals, r0 + r, col, sblk[r])
+    return e
+
+
+@kernel
+def slider_off_beam(P, q):
+    """The first sliding joint whose point has left its beam at q (:func:`sliding.on_beam`),
+    or −1."""
+    for i in range(P.sl_col.shape[0]):
+        if not sl.on_beam(q[P.sl_col[i]], P.sl_par[i, 0], P.sl_geo[i, 2]):
+            return i
+    return -1
 
 
 def constraint_pattern(P, q, mk):
@@ -470,7 +595,7 @@ def _pairs(typ, i, j):
 
 
 @kernel
-def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
+def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd):
     """Entries of ``∂(Φ_qᵀλ)/∂q`` (n×n) and, with ``velocity``, ``∂(Φ_q q̇)/∂q`` (m×n);
     returns their counts ``(nk, nd)``."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
@@ -563,6 +688,8 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
                             ed += 1
                         else:
                             ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
+    if P.sl_col.shape[0]:
+        ek, ed = _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b] + 3
         ln = lam[P.norm_row0 + b]
@@ -581,27 +708,183 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, qd):
     return ek, ed
 
 
+@kernel
+def _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed):
+    """The sliding joints' entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q``
+    after the counts ``(ek, ed)`` (the new counts): the second derivatives over the local
+    variables (:func:`sliding.hessian`) through the direction marker's Jacobian and the
+    beam's columns, the rigid markers' own terms; every node of the beam, as in Φ_q."""
+    ns = P.sl_col.shape[0]
+    if ns == 0:
+        return ek, ed
+    values = mode == VALUES  # the evaluation pass writes its entries directly
+    h, ev, evd, c, ph, blk, eblk, sblk, quad = sl.scratch()
+    hve, hvs, hes, lr, wv, we, f = sl.second_scratch()
+    for i in range(ns):
+        j, jn, d, nn, first = _slider_element(P, i, q, qd, h, ev, evd, c)
+        col = P.sl_col[i]
+        length = P.sl_par[i, 0]
+        kp = P.sl_mk[i, 0]
+        locked = P.sl_mk[i, 1] >= 0
+        kl = P.sl_mk[i, 1] if locked else kp
+        nr = sl.evaluate(
+            d, length, P.sl_par[i, 1], locked, mk.u, mk.ud, kp, kl, h, c, qd[col], ph, blk,
+            eblk, sblk, quad,
+        )  # fmt: skip
+        r0 = P.sl_row[i]
+        for r in range(4):
+            lr[r] = lam[r0 + r] if r < nr else 0.0
+        hss = sl.hessian(d, length, locked, mk.u, kl, lr, h, c, hve, hvs, hes)
+        for slot in range(2 if locked else 1):  # ∂(J_slotᵀ f_slot)/∂q of rigid markers
+            k = kp if slot == 0 else kl
+            if P.mk_kind[k] != RIGID:
+                continue
+            for a in range(3):
+                acc = 0.0
+                for r in range(nr):
+                    acc += lr[r] * blk[slot, r, a]
+                f[a] = acc
+            hf = force_hessian(P.mk_local[k], f)
+            o = P.mk_cols[k, 0] + 3
+            for a in range(4):
+                for b in range(4):
+                    if values:
+                        kv[ek] = hf[a, b]
+                        ek += 1
+                    else:
+                        ek = _put(mode, ek, kr, kc, kv, o + a, o + b, hf[a, b])
+        # (v, E) and (v, s) through the direction's Jacobian, (E, s) and (s, s); each
+        # mixed term with its mirror
+        for x in range(P.mk_ncols[kl] if locked else 0):
+            mc = P.mk_cols[kl, x]
+            for p in range(nn):
+                for vec in range(2):
+                    for b in range(d):
+                        acc = 0.0
+                        for a in range(3):
+                            w = 0.0
+                            if p == j:
+                                w += hve[a, vec, b]
+                            if p == jn:
+                                w += hve[a, 2 + vec, b]
+                            acc += mk.jac[kl, a, x] * w
+                        if values:
+                            kv[ek] = acc
+                            kv[ek + 1] = acc
+                            ek += 2
+                        else:
+                            node_col = P.sl_nodes[first + p, vec * d + b]
+                            ek = _put(mode, ek, kr, kc, kv, mc, node_col, acc)
+                            ek = _put(mode, ek, kr, kc, kv, node_col, mc, acc)
+            acc = 0.0
+            for a in range(3):
+                acc += mk.jac[kl, a, x] * hvs[a]
+            if values:
+                kv[ek] = acc
+                kv[ek + 1] = acc
+                ek += 2
+            else:
+                ek = _put(mode, ek, kr, kc, kv, mc, col, acc)
+                ek = _put(mode, ek, kr, kc, kv, col, mc, acc)
+        for p in range(nn):
+            for vec in range(2):
+                for b in range(d):
+                    acc = 0.0
+                    if p == j:
+                        acc += hes[vec, b]
+                    if p == jn:
+                        acc += hes[2 + vec, b]
+                    if values:
+                        kv[ek] = acc
+                        kv[ek + 1] = acc
+                        ek += 2
+                    else:
+                        node_col = P.sl_nodes[first + p, vec * d + b]
+                        ek = _put(mode, ek, kr, kc, kv, node_col, col, acc)
+                        ek = _put(mode, ek, kr, kc, kv, col, node_col, acc)
+        if values:
+            kv[ek] = hss
+            ek += 1
+        else:
+            ek = _put(mode, ek, kr, kc, kv, col, col, hss)
+        if not velocity:
+            continue
+        for r in range(nr):  # row r: its second derivatives times the rates
+            lr[:] = 0.0
+            lr[r] = 1.0
+            h1 = sl.hessian(d, length, locked, mk.u, kl, lr, h, c, hve, hvs, hes)
+            ws = sl.rate_terms(d, hve, hvs, hes, h1, mk.ud, kl, evd, qd[col], wv, we)
+            slot = 0 if r < sl.POINT_ROWS else 1
+            k = kp if slot == 0 else kl
+            for x in range(P.mk_ncols[kl] if slot == 1 else 0):
+                acc = 0.0
+                for a in range(3):
+                    acc += wv[a] * mk.jac[kl, a, x]
+                if values:
+                    dv[ed] = acc
+                    ed += 1
+                else:
+                    ed = _put(mode, ed, dr, dc, dv, r0 + r, P.mk_cols[kl, x], acc)
+            if P.mk_kind[k] == RIGID:  # blocks ∂u̇/∂q: S(ṗ, s̄) in the Euler-parameter columns
+                o = P.mk_cols[k, 0] + 3
+                for b in range(4):
+                    acc = 0.0
+                    for a in range(3):
+                        acc += blk[slot, r, a] * mk.sjd[k, a, b]
+                    if values:
+                        dv[ed] = acc
+                        ed += 1
+                    else:
+                        ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
+            lo, hi = _row_components(r, d)
+            if lo == hi:
+                continue
+            for p in range(nn):
+                for vec in range(2):
+                    for b in range(lo, hi):
+                        acc = 0.0
+                        if p == j:
+                            acc += we[vec, b]
+                        if p == jn:
+                            acc += we[2 + vec, b]
+                        if values:
+                            dv[ed] = acc
+                            ed += 1
+                        else:
+                            node_col = P.sl_nodes[first + p, vec * d + b]
+                            ed = _put(mode, ed, dr, dc, dv, r0 + r, node_col, acc)
+            if values:
+                dv[ed] = ws
+                ed += 1
+            else:
+                ed = _put(mode, ed, dr, dc, dv, r0 + r, col, ws)
+    return ek, ed
+
+
 def second_order_pattern(P, q, mk):
     """``((rows, cols) of ∂(Φ_qᵀλ)/∂q, (rows, cols) of ∂(Φ_q q̇)/∂q)`` (from Python)."""
     lam = np.zeros(0)  # the passes take λ = 1
-    nk, nd = second_order_evaluation(P, mk, q, 0.0, lam, YES, COUNT, 0, 0)[6:]
-    kr, kc, _, dr, dc, _, _, _ = second_order_evaluation(P, mk, q, 0.0, lam, YES, PATTERN, nk, nd)
+    nk, nd = second_order_evaluation(P, mk, q, q, 0.0, lam, YES, COUNT, 0, 0)[6:]
+    kr, kc, _, dr, dc, _, _, _ = second_order_evaluation(
+        P, mk, q, q, 0.0, lam, YES, PATTERN, nk, nd
+    )
     return kr, kc, dr, dc
 
 
 @kernel(inline="always")
-def second_order(P, mk, qd, t, lam, velocity, nk, nd):
-    """Entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q`` (else an empty array)."""
+def second_order(P, mk, q, qd, t, lam, velocity, nk, nd):
+    """Entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q`` (else an empty array)
+    at q with the rates ``qd`` (markers ``mk`` at ``(q, q̇)``)."""
     c = targets(P, t)
     kv = np.zeros(nk)
     dv = np.zeros(nd if velocity else 0)
     idx = np.zeros(0, np.int64)
-    _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, qd)
+    _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, q, qd)
     return kv, dv
 
 
 @kernel
-def second_order_evaluation(P, mk, qd, t, lam, velocity, mode, nk, nd):
+def second_order_evaluation(P, mk, q, qd, t, lam, velocity, mode, nk, nd):
     """The second derivatives of the constraints from Python, one compiled entry for all
     three passes (``mode`` ``COUNT``, ``PATTERN`` (both with ``λ = 1`` and velocities), or
     ``VALUES``: :func:`second_order`). Returns ``(kr, kc, kv, dr, dc, dv, nk, nd)``, the
@@ -609,17 +892,17 @@ def second_order_evaluation(P, mk, qd, t, lam, velocity, mode, nk, nd):
     where the pass gives none."""
     idx = np.zeros(0, np.int64)
     if mode == VALUES:
-        kv, dv = second_order(P, mk, qd, t, lam, velocity, nk, nd)
+        kv, dv = second_order(P, mk, q, qd, t, lam, velocity, nk, nd)
         return idx, idx, kv, idx, idx, dv, nk, nd
     c = targets(P, 0.0)
     none = np.zeros(0)
     lam = np.ones(P.m)
     if mode == COUNT:
-        nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, qd)
+        nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, q, qd)
         return idx, idx, none, idx, idx, none, nk, nd
     kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
     dr, dc, dv = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd)
-    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, qd)
+    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, q, qd)
     return kr, kc, none, dr, dc, none, nk, nd
 
 
@@ -1030,8 +1313,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                     else:
                         e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
-    # element families a model has (a call passing a dozen arrays costs their reference
-    # counts even when it returns at once)
+    # a call counts each array it passes in and out: none for the kinds a model lacks
     if P.cn_kind.shape[0]:
         e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.ln_cols.shape[0]:
@@ -1183,14 +1465,14 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     wq = np.zeros((k, k))
     wqd = np.zeros((k, k))
     grad = np.zeros((2, k))
-    hess = np.zeros((2, k, k))
+    work = np.zeros(line_work(k))
     want = jac and mode == VALUES
     for i in range(ne):
         s = P.ln_set[i]
         cols = P.ln_cols[i]
         _gather(q, qd, cols, k, x, xd)
         gamma = P.ln_gamma[s]
-        line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, hess)
+        line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
         for j in range(k):
             out[cols[j]] += f[j]
         if jac:
@@ -1224,7 +1506,7 @@ def _flexible_energy_power(P, q, qd, damping):
     f = np.zeros(w)
     wk = np.zeros((w, w))
     grad = np.zeros((2, k))
-    hess = np.zeros((2, k, k))
+    work = np.zeros(line_work(k))
     for i in range(P.ln_cols.shape[0]):
         s = P.ln_set[i]
         gamma = P.ln_gamma[s] if damping else 0.0
@@ -1232,7 +1514,7 @@ def _flexible_energy_power(P, q, qd, damping):
             continue
         _gather(q, qd, P.ln_cols[i], k, x, xd)
         # line_element reads the first k entries (k = the B rows' width)
-        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, hess)
+        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work)
         out += pw if damping else u
     for i in range(P.ct_cols.shape[0]):
         s = P.ct_set[i]
@@ -1639,9 +1921,9 @@ def dense_forces(P, pt, mk, q, qd, t, inertial, jacobians):
 
 
 @kernel(inline="always")
-def dense_hessian(P, pt, mk, qd, t, lam):
+def dense_hessian(P, pt, mk, q, qd, t, lam):
     """``∂(Φ_qᵀλ)/∂q``, dense n×n."""
-    kv, _ = second_order(P, mk, qd, t, lam, NO, pt.hk_r.shape[0], np.int64(0))
+    kv, _ = second_order(P, mk, q, qd, t, lam, NO, pt.hk_r.shape[0], np.int64(0))
     return scatter(pt.hk_r, pt.hk_c, kv, P.n, P.n)
 
 

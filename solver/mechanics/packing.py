@@ -4,11 +4,11 @@
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
 forces, torques, contacts) with their time functions, the no-slip rows of rolling discs,
-the flexible elements (elastic line, continuum), and lays them out as
-:class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
-do not evaluate yet (it is evaluated by the system's own Python code on top of them):
-body-axes loads on natural bodies, distributed loads, pulley contacts, the other ANCF
-elements and their sliding joints.
+the flexible elements (elastic line, continuum), the ANCF sliding joints, and lays them
+out as :class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the
+kernels do not evaluate yet (it is evaluated by the system's own Python code on top of
+them): body-axes loads on natural bodies, distributed loads, pulley contacts, the other
+ANCF elements.
 """
 
 from __future__ import annotations
@@ -76,8 +76,6 @@ def python_parts(system) -> list[str]:
         out.append("pulley contacts")
     if any(getattr(kind, "python_beams", None) for kind in system.kinds):
         out.append("flexible (ANCF) elements the kernels do not evaluate yet")
-    if system.blocks:
-        out.append("sliding joints on flexible bodies")
     return out
 
 
@@ -239,6 +237,40 @@ def _continuum_elements(system) -> dict:
     }
 
 
+def _sliders(system) -> dict:
+    """The ANCF sliding joints (``ancf.sliding.SlidingJoints``, the system's constraint
+    blocks): markers, s column, first row, and the r and r_x columns of their beams' nodes
+    (each beam once)."""
+    mk, col, row, geo, par, nodes = [], [], [], [], [], []
+    first: dict[int, int] = {}  # beam → its first row in ``nodes``
+    count = 0
+    for block in system.blocks:
+        for r0, slider in zip(block.start, block.sliders, strict=True):
+            beam = slider.beam
+            if id(beam) not in first:
+                first[id(beam)] = count
+                vc = beam.vector_cols  # (nodes, vectors, d)
+                table = np.full((beam.n_nodes, 6), -1, np.int64)
+                table[:, : 2 * beam.d] = vc[:, :2].reshape(beam.n_nodes, -1)
+                nodes.append(table)
+                count += beam.n_nodes
+            mk.append((slider.marker, -1 if slider.lock is None else slider.lock))
+            col.append(slider.col)
+            row.append(block.row0 + r0)
+            geo.append((first[id(beam)], beam.n_nodes, beam.n_elements, beam.d))
+            par.append((slider.l, slider.z0))
+    return {
+        "sl_mk": _ints(mk, 2),
+        "sl_col": _ints(col),
+        "sl_row": _ints(row),
+        "sl_geo": _ints(geo, 4),
+        "sl_par": _floats(par, 2),
+        "sl_nodes": np.ascontiguousarray(
+            np.concatenate(nodes) if nodes else np.zeros((0, 6)), np.int64
+        ),
+    }
+
+
 def pack(system) -> SystemArrays:
     """The kernel arrays of ``system`` (see the module docstring)."""
     functions = _Functions()
@@ -259,6 +291,7 @@ def pack(system) -> SystemArrays:
         **_forces(system, functions),
         **_line_elements(system),
         **_continuum_elements(system),
+        **_sliders(system),
     }
     fields["fn"] = functions.table()
     return SystemArrays(**fields)

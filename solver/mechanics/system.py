@@ -306,7 +306,7 @@ class MultibodySystem:
         for g in self.groups:
             self.group_rows.append(row)
             row += g.rows * len(g)
-        for b in self.blocks:  # rows a body kind evaluates itself (ANCF sliding joints)
+        for b in self.blocks:  # rows a body kind adds (ANCF sliding joints)
             b.row0 = row
             row += b.rows
         self.n_norm = len(self.rigid)
@@ -331,9 +331,9 @@ class MultibodySystem:
 
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
-    # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: ANCF
-    # elements other than the elastic line and sliding joints, natural-body and
-    # distributed loads, pulley contacts) is added here by those elements' own code.
+    # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: some
+    # ANCF elements, natural-body and distributed loads, pulley contacts) is added here by
+    # those elements' own code.
 
     def _pack(self) -> None:
         """The kernels' arrays and the fixed entry patterns of every matrix (built once,
@@ -364,9 +364,6 @@ class MultibodySystem:
         self.patterns = patterns_struct(pt)  # passed to the kernels
         r, c = pt.phi_r, pt.phi_c
         self._n_phi = len(r)
-        for b in self.blocks:  # a body kind's rows (their columns may move: a superset)
-            br, bc = b.pattern()
-            r, c = np.concatenate([r, b.row0 + br]), np.concatenate([c, bc])
         keep = c >= 0
         self._phi_pattern = _Pattern(r, c, keep, (self.m, self.n), self.sparse)
         self._zero_nh = np.zeros(self.m_nh)
@@ -418,11 +415,10 @@ class MultibodySystem:
         """
         key = (q.tobytes(), b"" if qd is None else qd.tobytes(), float(t))
         last = self.__dict__.get("_last_constraints")
-        if last is not None and last[0] == key and not self.blocks:
+        if last is not None and last[0] == key:
             return last[1]
-        same_q = (
-            last is not None and not self.blocks and last[0][0] == key[0] and last[0][2] == key[2]
-        )
+        same_q = last is not None and last[0][0] == key[0] and last[0][2] == key[2]
+        self.check_blocks(q, t)
         qd = self._zero_n if qd is None else qd
         ms = ms or self.markers.evaluate(q, qd)
         q = _f64(q)
@@ -430,14 +426,6 @@ class MultibodySystem:
         phi, phit, gamma, _, _, vals, _ = ks.constraint_evaluation(
             self.arrays, ms.arrays, q, qd, float(t), ks.VALUES, self._n_phi
         )
-        if self.blocks:
-            parts = [vals]
-            for b in self.blocks:
-                ev = b.evaluate(ms, q, qd, t)
-                rows = slice(b.row0, b.row0 + b.rows)
-                phi[rows], phit[rows], gamma[rows] = ev.phi, ev.phit, ev.gamma
-                parts.append(ev.vals)
-            vals = np.concatenate(parts)
         phi_q = last[1].phi_q if same_q else self._phi_pattern.build(vals)
         out = ConstraintEval(phi, phi_q, phit, gamma)
         self._last_constraints = (key, out)
@@ -446,12 +434,10 @@ class MultibodySystem:
     def position_constraints(self, q: np.ndarray, t: float = 0.0):
         """``(Φ, Φ_q)`` at ``(q, t)`` alone — what a position-level Newton iteration needs
         (no velocities: neither Φ_t nor γ are formed). Equal to ``constraints(q, ·, t)``'s."""
-        if self.blocks:
-            c = self.constraints(q, None, t)
-            return c.phi, c.phi_q
         last = self.__dict__.get("_last_constraints")
         if last is not None and last[0][0] == q.tobytes() and last[0][2] == float(t):
             return last[1].phi, last[1].phi_q  # Φ and Φ_q do not depend on q̇
+        self.check_blocks(q, t)
         ms = self.markers.positions(q)
         q = _f64(q)
         phi, _, _, _, _, vals, _ = ks.constraint_evaluation(
@@ -476,22 +462,25 @@ class MultibodySystem:
         row r of ``∂(Φ_q q̇)/∂q`` is ``Σ_ij u̇_iᵀ f_r,ij J_j + Σ_i g_riᵀ ∂u̇_i/∂q``.
         Time enters only through ``c(t)``, which the second derivatives do not see.
         """
+        self.check_blocks(q, t)
         ms = ms or self.markers.evaluate(q, qd)
         lam = _f64(lam)
+        q = _f64(q)
         qd = _f64(qd)
         nk, nd = self._n_second
         r = ks.second_order_evaluation(
-            self.arrays, ms.arrays, qd, float(t), lam, velocity, ks.VALUES, nk, nd
+            self.arrays, ms.arrays, q, qd, float(t), lam, velocity, ks.VALUES, nk, nd
         )
         kv, dv = r[2], r[5]
         kr, kc, dr, dc = self._second_patterns
-        kparts, dparts = [(kr, kc, kv)], [(dr, dc, dv)]
+        k = _build([(kr, kc, kv)], (self.n, self.n), self.sparse)
+        return k, (_build([(dr, dc, dv)], (self.m, self.n), self.sparse) if velocity else None)
+
+    def check_blocks(self, q: np.ndarray, t: float) -> None:
+        """The run's ``SimulationError`` for a state the kinds' constraint blocks cannot
+        take (an ANCF sliding joint's point off its beam)."""
         for b in self.blocks:
-            (r, c, v), (r2, c2, v2) = b.second_order(ms, q, qd, lam[b.row0 : b.row0 + b.rows], t)
-            kparts.append((r, c, v))
-            dparts.append((b.row0 + r2, c2, v2))
-        k = _build(kparts, (self.n, self.n), self.sparse)
-        return k, (_build(dparts, (self.m, self.n), self.sparse) if velocity else None)
+            b.check(q, t)
 
     def mass(self, q: np.ndarray, copy: bool = True):
         """Mass matrix ``M(q)`` (``copy=False``: the kept matrix itself, for callers that
@@ -604,11 +593,7 @@ class MultibodySystem:
     def frame_values(self, q: np.ndarray, qd: np.ndarray, t: float, ms: MarkerState):
         """``(kinetic, gravitational, elastic)`` energies (J) and ``(max |Φ|, max |Φ_q q̇ +
         Φ_t|)`` (with no-slip rows, ``max |B q̇|`` too) at a state (markers ``ms`` at
-        ``(q, q̇)``), in one kernel call for the kernels' rows; ``None`` for systems with
-        rows outside the kernels (sliding joints on flexible bodies), which evaluate them
-        one by one."""
-        if self.blocks:
-            return None
+        ``(q, q̇)``), in one kernel call."""
         q64, qd64 = _f64(q), _f64(qd)
         kin, pot, ela, err, verr = ks.frame_evaluation(
             self.arrays, self.patterns, ms.arrays, q64, qd64, float(t)

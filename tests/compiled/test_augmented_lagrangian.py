@@ -119,8 +119,8 @@ def test_constrained_solve_like_trapezoidal():
         a = mass + alpha * jac.T @ jac
         x, s, it = constrained_solve(Factorized(a), mass, jac, f, g, alpha, 1e-14, x0=x0)
         lay, pt, mv, jv = _band_of(mass, jac)
-        fac, ok = cal.projector(lay, pt, mv, jv, alpha)
-        cx, cs, cit = cal.constrained_solve(fac, lay, pt, mv, jv, f, g, alpha, 1e-14, x0, 20)
+        fac, last, ok = cal.projector(lay, pt, mv, jv, alpha)
+        cx, cs, cit = cal.constrained_solve(fac, last, lay, pt, mv, jv, f, g, alpha, 1e-14, x0, 20)
         # the same stopping rules; at a 1e-14 tolerance the last bits may decide one more
         assert ok and abs(cit - it) <= 1
         assert np.abs(cx - x).max() < 1e-10
@@ -403,6 +403,7 @@ def test_every_status_has_a_message():
         cal.STATUS_PROJECTOR,
         cal.STATUS_PROJECTION,
         cal.STATUS_NONFINITE,
+        cal.STATUS_OFF_BEAM,
     ):
         err = al_failure(status, 0.5, 1e-3, 3, 1e-4)
         assert isinstance(err, SimulationError) and err.t == 0.5 and len(str(err)) > 30

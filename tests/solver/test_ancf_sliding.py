@@ -25,7 +25,12 @@ def fd(fun, x, h=1e-7):
 
 
 def slider_model(
-    kind="ancf_beam2d", body="point_mass", elements=3, coordinates="reference_point", rotation=None
+    kind="ancf_beam2d",
+    body="point_mass",
+    elements=3,
+    coordinates="reference_point",
+    rotation=None,
+    element=None,
 ):
     start, end = (0.0, 0.0, 0.0), (1.2, 0.3, 0.0 if kind == "ancf_beam2d" else 0.4)
     p = tuple(0.4 * b for b in end)  # inside element 1 of 3
@@ -37,6 +42,8 @@ def slider_model(
         "material": dict(STEEL),
         "section": dict(SECTION),
     }
+    if element is not None:
+        bar["element"] = element
     if body == "point_mass":
         other = {"name": "m", "type": "point_mass", "mass": 0.3, "position": list(p)}
     else:
@@ -63,6 +70,7 @@ def slider_model(
 CASES = [
     ("ancf_beam2d", "point_mass", "reference_point"),
     ("ancf_beam2d", "rigid", "reference_point"),
+    ("ancf_beam2d:continuum", "rigid", "reference_point"),  # r_y in each node, not read
     ("ancf_cable", "rigid", "reference_point"),
     ("ancf_beam3d", "rigid", "reference_point"),
     ("ancf_beam3d", "rigid", "natural"),
@@ -73,7 +81,8 @@ CASES = [
 @pytest.mark.parametrize("kind,body,coordinates", CASES)
 @pytest.mark.parametrize("where", [0.45, 0.99, 1.01])  # s/l: inside, either side of a node
 def test_sliding_jacobian_gamma_and_hessians(kind, body, coordinates, where):
-    s = MultibodySystem(slider_model(kind, body, coordinates=coordinates))
+    kind, _, element = kind.partition(":")
+    s = MultibodySystem(slider_model(kind, body, coordinates=coordinates, element=element or None))
     rng = np.random.default_rng(3)
     q = s.q0 + 0.01 * rng.standard_normal(s.n)
     qd = rng.standard_normal(s.n)
@@ -172,12 +181,30 @@ def test_point_mass_slides_down_a_stiff_incline_like_a_free_particle():
     assert np.abs(normal).max() < 5e-6
 
 
-def test_leaving_the_beam_stops_the_run_naming_the_joint():
+@pytest.mark.parametrize("formulation", ["augmented_lagrangian", "null_space"])
+def test_leaving_the_beam_stops_the_run_naming_the_joint(formulation):
+    """Both compiled steppers leave the step that puts the point off the beam to their
+    formulation, which names the joint."""
     m, _, _ = incline(elements=4, t_end=1.0, dt=5e-3, s0=0.95)
-    res = simulate(m)
+    res = simulate(m, formulation=formulation)
     assert res.status == "failed"
     assert 'sliding joint "S" left flexible body "bar"' in res.message
+    assert "internal" not in res.message and "Traceback" not in res.message
     assert 0.25 < res.t[-1] < 0.28  # s = 1.125 m (half an element past the end) at t = 0.267 s
+
+
+def test_compiled_lagrange_baumgarte_accelerations_stop_off_the_beam():
+    from solver.analysis.compiled_steps import lb_right_hand_side
+    from solver.errors import SimulationError
+
+    m, _, _ = incline(elements=4, s0=0.95)
+    s = MultibodySystem(m)
+    rhs = lb_right_hand_side(s, 1.0, 1.0, 0.0)
+    rhs(s.q0, s.qd0, 0.0)  # on the beam (None: singular, left to the formulation's solve)
+    q = s.q0.copy()
+    q[s.slots["bar"].owner.slide_cols["S"]] = 1.2  # the beam is 1 m long, elements 0.25 m
+    with pytest.raises(SimulationError, match='sliding joint "S" left flexible body "bar"'):
+        rhs(q, s.qd0, 0.5)
 
 
 def test_energy_is_conserved_with_a_slider_on_a_flexible_pendulum():

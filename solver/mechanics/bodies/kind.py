@@ -68,9 +68,11 @@ class BodyKind:
         return {}
 
     def constraint_blocks(self) -> list:
-        """Constraint rows evaluated by the kind itself from ``q`` (e.g. ANCF sliding
-        joints): objects with ``rows``, ``items()``, ``pattern()``, ``evaluate`` and
-        ``second_order`` (see ``ancf.sliding.SlidingJoints``); built in ``build_constraints``."""
+        """Constraint rows a kind adds besides its primitives (ANCF sliding joints, which
+        the kernels evaluate: ``ancf.sliding.SlidingJoints``, laid out by ``packing``):
+        objects with ``rows``, ``row0`` (set by the system), ``items()`` and ``check(q, t)``
+        (the run's ``SimulationError`` for a state they cannot take); built in
+        ``build_constraints``."""
         return []
 
     # dynamics ------------------------------------------------------------------------

@@ -496,7 +496,7 @@ class AncfBodies(BodyKind):
         items: dict[str, list] = {}
         names = {b.name: b for b in self.beams}
         shared = ctx.sharing.joints if getattr(ctx, "sharing", None) is not None else set()
-        self.sliding = SlidingJoints(ctx.markers)
+        self.sliding = SlidingJoints()
         for i, j in enumerate(ctx.model.joints):
             if j.name in self.slide_cols:
                 where = f'joints[{i}] "{j.name}"'

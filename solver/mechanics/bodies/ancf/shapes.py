@@ -21,38 +21,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.kernels.hermite import hermite_jet
+
 
 def hermite(xi, length: float, derivative: int = 0) -> np.ndarray:
-    """The four cubic Hermite functions or their ``derivative``-th x-derivative, ``(..., 4)``."""
-    xi = np.asarray(xi, float)
-    ln = length
-    if derivative == 0:
-        cols = (
-            1.0 - 3.0 * xi**2 + 2.0 * xi**3,
-            ln * (xi - 2.0 * xi**2 + xi**3),
-            3.0 * xi**2 - 2.0 * xi**3,
-            ln * (-(xi**2) + xi**3),
-        )
-    elif derivative == 1:
-        cols = (
-            (-6.0 * xi + 6.0 * xi**2) / ln,
-            1.0 - 4.0 * xi + 3.0 * xi**2,
-            (6.0 * xi - 6.0 * xi**2) / ln,
-            -2.0 * xi + 3.0 * xi**2,
-        )
-    elif derivative == 2:
-        cols = (
-            (-6.0 + 12.0 * xi) / ln**2,
-            (-4.0 + 6.0 * xi) / ln,
-            (6.0 - 12.0 * xi) / ln**2,
-            (-2.0 + 6.0 * xi) / ln,
-        )
-    elif derivative == 3:
-        cols = (12.0 / ln**3, 6.0 / ln**2, -12.0 / ln**3, 6.0 / ln**2)
-        cols = tuple(np.full(xi.shape, c) for c in cols)
-    else:
+    """The four cubic Hermite functions or their ``derivative``-th x-derivative, ``(..., 4)``
+    (``solver.kernels.hermite.hermite_jet`` at each point)."""
+    if derivative not in (0, 1, 2, 3):
         raise ValueError("derivative must be 0, 1, 2 or 3")
-    return np.stack(np.broadcast_arrays(*cols), axis=-1)
+    xi = np.asarray(xi, float)
+    out = np.empty(xi.shape + (4,))
+    jet = np.empty((4, 4))
+    for index in np.ndindex(xi.shape):
+        hermite_jet(float(xi[index]), float(length), jet)
+        out[index] = jet[derivative]
+    return out
 
 
 def _continuum(xi, coords, length: float, derivative: str) -> np.ndarray:
