@@ -19,8 +19,9 @@ from tests.compiled.models import EXAMPLES, flexible_data
         lambda: model_from_data(flexible_data()),
         lambda: load_model(EXAMPLES / "newtons_cradle.json"),
         lambda: load_model(EXAMPLES / "tricycle.json"),
+        lambda: load_model(EXAMPLES / "ancf_sliding_ring.json"),
     ],
-    ids=["rigid", "flexible", "contacts", "rolling"],
+    ids=["rigid", "flexible", "contacts", "rolling", "sliding"],
 )
 def test_frame_values_like_the_separate_evaluations(model):
     system = MultibodySystem(model())
@@ -45,9 +46,3 @@ def test_frame_values_like_the_separate_evaluations(model):
         got = system.frame_values(q, qd, t, ms)
         assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
         assert ref[3] > 1e-4 and ref[4] > 1e-3  # off the constraints: errors that count
-
-
-def test_rows_outside_the_kernels_are_evaluated_one_by_one():
-    system = MultibodySystem(load_model(EXAMPLES / "ancf_sliding_ring.json"))  # sliding joint
-    q, qd = system.q0, system.qd0
-    assert system.frame_values(q, qd, 0.0, system.marker_state(q, qd)) is None
