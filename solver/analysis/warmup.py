@@ -12,11 +12,12 @@ part warm. The command line and the workbench compile the parts a run needs
 them all.
 
 Compiling is single-threaded, and the big compiled functions (each formulation's time
-steps, with every kernel they call) are independent: with ``jobs = 2`` a second process
-compiles the parts of ``SECOND_JOB`` while this one compiles the augmented Lagrangian's
-(both compile the system's kernels they share; Numba's cache writes are atomic file
-replacements, and the same sources give the same code). On two cores the cold compile of
-everything takes about two thirds of the time of one process."""
+steps, with every kernel they call) are independent: with ``jobs = 2`` (``python -m
+solver.compiled --jobs 2``) a second process compiles the parts of ``SECOND_JOB`` while
+this one compiles the augmented Lagrangian's. Both compile the system's kernels they share
+(Numba's cache writes are atomic file replacements, and the same sources give the same
+code), about half again the CPU time of one process: it pays only with a second core
+to spare, so one process is the default."""
 
 from __future__ import annotations
 
@@ -208,23 +209,16 @@ SECOND_JOB = (
 )
 
 
-def default_jobs() -> int:
-    """Compiling processes for :func:`warm`: 2 on a machine with two cores or more."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 2 if (cores or 1) >= 2 else 1
-
-
 def warm(
     progress: Callable[[str], None] | None = None,
     force: bool = False,
     parts: Iterable[str] | None = None,
-    jobs: int | None = None,
+    jobs: int = 1,
 ) -> float:
     """Compile (or load) the kernels of ``parts`` (default: every part) by the runs of
     :func:`workloads`, skipping the parts already warm for these sources (``force``: run
-    them anyway); ``progress`` gets a line per run. With ``jobs`` 2 (default: 2 on two
-    cores or more) and parts for both, a second process compiles those of ``SECOND_JOB``
-    meanwhile. Returns the seconds taken."""
+    them anyway); ``progress`` gets a line per run. With ``jobs`` 2 and parts for both, a
+    second process compiles those of ``SECOND_JOB`` meanwhile. Returns the seconds taken."""
     from solver.analysis.simulate import simulate
     from solver.kernels import jit
     from solver.model import model_from_data
@@ -232,7 +226,6 @@ def warm(
     start = time.perf_counter()
     wanted = set(PARTS if parts is None else parts)
     todo = [w for w in workloads() if w[0] in wanted and (force or not cache.is_warm(w[0]))]
-    jobs = default_jobs() if jobs is None else jobs
     second = sorted({w[0] for w in todo} & set(SECOND_JOB), key=PARTS.index)
     child = None
     if jit.ENABLED and jobs > 1 and second and len(second) < len({w[0] for w in todo}):
@@ -332,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         say,
         force="--force" in argv,
         parts=None if parts is None else [p for p in parts.split(",") if p],
-        jobs=None if jobs is None else int(jobs),
+        jobs=1 if jobs is None else int(jobs),
     )
     if not quiet:
         print(f"compiled code ready in {seconds:.1f} s", file=sys.stderr)
