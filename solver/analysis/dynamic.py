@@ -63,22 +63,11 @@ def velocity_error(system: MultibodySystem, state: DynamicState, c, ms) -> float
 
 
 def state_frame(
-    system: MultibodySystem, state: DynamicState, ms, c, work: float, substep=None
+    system: MultibodySystem, state: DynamicState, ms, work: float, substep=None
 ) -> Frame:
     """The frame of ``state``: its energies, ``work`` done so far (J) and constraint errors
-    (``ms``: its marker state; ``c``: its constraints, or ``None`` when the kernels give
-    them, ``MultibodySystem.frame_values``)."""
+    (``ms``: its marker state; ``MultibodySystem.frame_values``)."""
     values = system.frame_values(state.q, state.qd, state.t, ms)
-    if values is None:
-        if c is None:
-            c = system.constraints(state.q, state.qd, state.t, ms)
-        values = (
-            system.kinetic_energy(state.q, state.qd),
-            system.gravitational_energy(state.q),
-            system.elastic_energy(state.q, ms),
-            float(np.abs(c.phi).max()) if len(c.phi) else 0.0,
-            velocity_error(system, state, c, ms),
-        )
     return Frame(
         t=state.t,
         q=state.q.copy(),
@@ -177,6 +166,6 @@ def numpy_frames(
         power_prev = power
         prev = cur
         work_done = work + (contacts.work(state.t) if len(contacts) else 0.0)
-        frame = state_frame(system, state, ms, c, work_done, substep)
+        frame = state_frame(system, state, ms, work_done, substep)
         if k > k0 or first:
             yield frame, k

@@ -184,8 +184,7 @@ def modes_frames(
 
         result.modes = steady_motion_modes(system, state.q, state.qd, 0.0, tol=settings.tolerance)
         ms = system.marker_state(state.q, state.qd)
-        c = system.constraints(state.q, state.qd, state.t, ms)
-        yield state_frame(system, state, ms, c, 0.0), 0  # the steady state: no work yet
+        yield state_frame(system, state, ms, 0.0), 0  # the steady state: no work yet
         return
     load_steps = int(settings.parameters.get("load_steps", 1) or 1)
     sol = static_equilibrium(
