@@ -40,7 +40,7 @@ from solver.results import Frame
 #: steps per compiled call (the frames of a call are yielded one by one)
 CHUNK = 64
 #: pivot ratio below which a saddle-point matrix counts as singular
-#: (``solver.analysis.linalg.solve_or_lstsq``'s default)
+#: (``solver.analysis.linalg.saddle_solve``'s LU test)
 RCOND = 1e-13
 
 

@@ -63,24 +63,47 @@ def saddle_solve(m, a, f: np.ndarray, g: np.ndarray, mu: float = 0.0):
     if mu > 0.0:
         kkt[range(n, n + k), range(n, n + k)] = -mu
     rhs = np.concatenate([f, g])
-    sol = solve_or_lstsq(kkt, rhs)
+    sol = _lu_solve(kkt, rhs)
+    if sol is None and mu == 0.0:
+        sol = _redundant_saddle(kkt, np.asarray(a), rhs, n)
+    if sol is None:
+        sol, *_ = sla.lstsq(kkt, rhs, lapack_driver="gelsd", cond=1e-13)
     return sol[:n], sol[n:]
 
 
-def solve_or_lstsq(a: np.ndarray, b: np.ndarray, rcond: float = 1e-13) -> np.ndarray:
-    """``a x = b`` by LU when ``a`` is well conditioned, else minimum-norm least squares.
-
-    The LU pivots tell: a (numerically) singular matrix — redundant constraints, a
-    singular position — falls back to the SVD-based solve.
-    """
+def _lu_solve(a: np.ndarray, b: np.ndarray, rcond: float = 1e-13):
+    """``a x = b`` by LU, or ``None`` when the pivots show ``a`` (numerically) singular
+    (redundant constraints, a singular position): ``|U_ii|`` below ``rcond`` times the
+    largest."""
     lu, piv, info = sla.lapack.dgetrf(a)
     d = np.abs(np.diag(lu))
     if info == 0 and d.min() > rcond * d.max():
         x, info = sla.lapack.dgetrs(lu, piv, b)
         if info == 0:
             return x
-    x, *_ = sla.lstsq(a, b, lapack_driver="gelsd", cond=rcond)
-    return x
+    return None
+
+
+def _redundant_saddle(kkt: np.ndarray, a: np.ndarray, rhs: np.ndarray, n: int):
+    """The saddle-point solve when ``a`` has dependent rows, or ``None`` when it has not.
+
+    With ``U₀`` an orthonormal basis of the null space of ``aᵀ`` (the SVD of ``a``), the
+    matrix ``[[M, aᵀ], [a, −U₀U₀ᵀ]]`` is regular wherever the saddle-point matrix is regular
+    but for those rows, and its solution has ``U₀ᵀλ = −U₀ᵀg`` (0 for consistent
+    constraints): the same ``x`` and the minimum-norm λ, those of the least-squares solve
+    of the singular matrix, at the cost of an SVD of ``a`` and an LU instead of an SVD of
+    the whole matrix.
+    """
+    if a.size == 0:
+        return None
+    u, sv, _ = np.linalg.svd(a, full_matrices=True)
+    rank = int(np.sum(sv > _rank_tolerance(a.shape, sv)))
+    if rank == a.shape[0]:
+        return None
+    u0 = u[:, rank:]
+    kkt = kkt.copy()
+    kkt[n:, n:] -= u0 @ u0.T
+    return _lu_solve(kkt, rhs)
 
 
 def _rank_tolerance(shape, s: np.ndarray) -> float:

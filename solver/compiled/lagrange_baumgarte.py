@@ -18,7 +18,7 @@ the multipliers' diagonal. Its band LU with partial pivoting
 matrix for every example, the small full ones included, where the band is the whole
 matrix. When its pivots say it is (numerically) singular,
 ``|U_ii|`` below ``rcond`` times the largest, the kernel declines and the formulation's
-least-squares solve takes over (``solver.analysis.linalg.solve_or_lstsq`` makes the same
+least-squares solve takes over (``solver.analysis.linalg.saddle_solve`` makes the same
 test on its own LU). SI units; ``M q̈ = Q − Φ_qᵀ λ − Bᵀ λ_nh``.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.analysis.linalg import rank_and_left_null_space, rank_and_null_spaces
+from solver.analysis.linalg import rank_and_left_null_space, rank_and_null_spaces, saddle_solve
 
 RNG = np.random.default_rng(7)
 
@@ -32,3 +32,46 @@ def test_left_null_space_matches_the_full_svd(shape, dependent):
 def test_empty_matrix():
     rank, s, left = rank_and_left_null_space(np.zeros((0, 4)))
     assert rank == 0 and len(s) == 0 and left.shape == (0, 0)
+
+
+def _redundant_saddle(n, k, dependent, spd=True):
+    """A mass matrix, constraint rows with ``dependent`` repeated combinations, and a
+    consistent right-hand side."""
+    b = RNG.standard_normal((n, n))
+    m = b @ b.T + n * np.eye(n) if spd else np.diag(np.r_[np.ones(n - 1), 0.0])
+    a = RNG.standard_normal((k, n))
+    for j in range(dependent):
+        a[k - 1 - j] = RNG.standard_normal(k - dependent) @ a[: k - dependent]
+    g = a @ RNG.standard_normal(n)  # consistent: in the range of a
+    return m, a, RNG.standard_normal(n), g
+
+
+@pytest.mark.parametrize("dependent", [1, 4])
+def test_saddle_solve_with_redundant_rows_gives_the_minimum_norm_multipliers(dependent):
+    n, k = 14, 9
+    m, a, f, g = _redundant_saddle(n, k, dependent)
+    x, lam = saddle_solve(m, a, f, g)
+    # the reference: the least-squares (SVD) solve of the whole singular matrix
+    kkt = np.block([[m, a.T], [a, np.zeros((k, k))]])
+    ref = np.linalg.lstsq(kkt, np.r_[f, g], rcond=1e-13)[0]
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(x, ref[:n], atol=1e-9 * scale)
+    np.testing.assert_allclose(lam, ref[n:], atol=1e-9 * scale)
+    np.testing.assert_allclose(m @ x + a.T @ lam, f, atol=1e-9 * scale)
+    np.testing.assert_allclose(a @ x, g, atol=1e-9 * scale)
+    _, _, left = rank_and_left_null_space(a)
+    assert left.shape[1] == dependent
+    assert np.abs(left.T @ lam).max() < 1e-9 * scale  # no share along aᵀ's null space
+
+
+def test_saddle_solve_with_a_singular_mass_matrix_and_redundant_rows():
+    # M not positive definite: the least-squares solve of the whole matrix
+    n, k = 6, 4
+    m, a, f, g = _redundant_saddle(n, k, 1, spd=False)
+    a[0, n - 1] = 1.0  # the massless coordinate is constrained
+    a[k - 1] = 2.0 * a[0]
+    g = a @ RNG.standard_normal(n)
+    x, lam = saddle_solve(m, a, f, g)
+    kkt = np.block([[m, a.T], [a, np.zeros((k, k))]])
+    ref = np.linalg.lstsq(kkt, np.r_[f, g], rcond=1e-13)[0]
+    np.testing.assert_allclose(np.r_[x, lam], ref, atol=1e-9 * np.abs(ref).max())
