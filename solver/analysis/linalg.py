@@ -35,7 +35,8 @@ def saddle_solve(m, a, f: np.ndarray, g: np.ndarray, mu: float = 0.0):
     saddle-point system itself).
 
     With redundant rows in ``a`` the matrix is singular; ``x`` is still unique when the
-    constraints are consistent, and the least-squares solve returns the minimum-norm λ.
+    constraints are consistent, and λ is the minimum-norm one (that of the least-squares
+    solve).
     μ > 0 (units 1/mass) is Tikhonov regularisation: a constraint direction whose singular
     value σ in the mass metric is well above √μ is enforced to a relative ``μ/σ²``, one
     near a singular position (σ → 0) only in proportion to σ²/μ, so ``x`` stays bounded
