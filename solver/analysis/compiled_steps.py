@@ -153,7 +153,7 @@ class CompiledCentralDifferences(_CompiledStepper):
         phit = _own(s.constraints(qm, qd0, t).phi_t)
         power = _state_power(s, qm, qd0, t, lam, phit)
         elements = len(s.force_set) > 0 or s.kernel_elements
-        secant = len(s.force_set) > 0 or s.kernel_damping
+        secant = s.nonconservative
         drivers = bool(np.any(s.packed.pr_func >= 0))
         work = 0.0
         k = 0
@@ -322,7 +322,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         extrap = np.array([bool(state.extra.get("extrapolate", True))])  # the predictor
         phit = s.constraints(q, qd, t).phi_t
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
-        secant = len(s.force_set) > 0 or s.kernel_damping
+        secant = s.nonconservative
 
         def advance(todo, out, bq, bqd, bqdd):
             status, done, _, _, _ = cal.al_steps(
@@ -359,7 +359,7 @@ class CompiledNullSpace(_CompiledStepper):
         rank = int(stepper.rank_at(q, t))
         phit = s.constraints(q, qd, t).phi_t
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
-        secant = len(s.force_set) > 0 or s.kernel_damping
+        secant = s.nonconservative
         ranks = [rank]  # the rank reached, for the next chunk
 
         def advance(todo, out, bq, bqd, bqdd):

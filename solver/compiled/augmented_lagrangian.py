@@ -376,6 +376,8 @@ def al_steps(
     work of forces and drivers since the start (``work0`` at ``t0``, where their power was
     ``power0``: trapezoidal rule on the power plus, with ``secant``, the force elements'
     :func:`solver.kernels.system.secant_work`) and the power), the ``out_*`` arrays its state.
+    ``secant`` false says the force elements do no non-conservative work
+    (``MultibodySystem.nonconservative``): their power is not evaluated.
     The multipliers ``λ`` are the index-1 ones at every step with ``multipliers``, else only
     where they count: at every step with drivers (their power), at the last step (the state
     handed on).
@@ -418,7 +420,7 @@ def al_steps(
             status = STATUS_NONFINITE
         if status != STATUS_OK:
             return status, k, t1, it, err
-        p_end = nonconservative_power(P, mk1, q1, qd1, t1)
+        p_end = nonconservative_power(P, mk1, q1, qd1, t1) if secant else 0.0
         power1 = p_end + driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:

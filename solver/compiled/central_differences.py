@@ -282,7 +282,8 @@ def cd_steps(
     qp = q(t−h))`` (``have_qp``: qp is known, for the quadratic predictor) and, when
     ``have_svd``, the SVD ``(su, ss, svt)`` of Φ_q at q. ``elements``: the model has force
     elements; ``drivers``: driven constraints (their power needs the multipliers);
-    ``secant``: add the force elements' ``secant_work``; ``qd0``, ``work`` and ``power``:
+    ``secant``: the force elements do non-conservative work (``MultibodySystem.
+    nonconservative``): add their power and ``secant_work``; ``qd0``, ``work`` and ``power``:
     the velocity, the work done so far and the power at t.
 
     Row k of ``out`` gets step k's scalars (``OUT_*``), the ``o_*`` arrays its state.
@@ -341,7 +342,7 @@ def cd_steps(
         if drivers and m:
             r, _ = _residual(P, pt, x2, qm, target, mh, inv2h, q, t1, elements, f0)
             lam = _multipliers(phiq_q, r, rtol)
-        p_end = ks.nonconservative_power(P, mk, q, qd, t1)
+        p_end = ks.nonconservative_power(P, mk, q, qd, t1) if secant else 0.0
         power1 = p_end + ks.driver_power(P, lam, phit)
         work += 0.5 * (power + power1) * h
         if secant:

@@ -380,7 +380,7 @@ def ns_steps(
             return status, k, t1, it, err, rank
         mk = markers(P, q1, qd1, YES)
         phi, hq, phit, _ = dense_constraints(P, pt, mk, q1, qd1, t1)
-        p_end = nonconservative_power(P, mk, q1, qd1, t1)
+        p_end = nonconservative_power(P, mk, q1, qd1, t1) if secant else 0.0
         power1 = p_end + driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:

@@ -350,6 +350,18 @@ class MultibodySystem:
         #: (elastic forces), and whether some of them are damped (non-conservative power)
         self.kernel_elements = len(lines) + len(continua) > 0
         self.kernel_damping = bool(np.any(lines > 0.0) or np.any(continua))
+        fs = self.force_set
+        springs = len(pk.sp_mk) + len(pk.jt_mk)
+        conservative = (
+            len(fs) - len(fs.contacts) == springs  # only springs and joint springs
+            and not np.any(pk.sp_par[:, 1]) and not np.any(pk.sp_func >= 0)  # undamped, no actuator
+            and not np.any(pk.jt_par[:, 1]) and not np.any(pk.jt_func >= 0)
+        )  # fmt: skip
+        #: whether some force element does non-conservative work (dampers, actuators, force
+        #: and torque functions, applied loads, damped flexible elements): the steps then
+        #: integrate its power (``solver.kernels.system.nonconservative_power``); contacts
+        #: integrate their own work
+        self.nonconservative = self.kernel_damping or not conservative
         #: whether ``Q`` is the weights alone (no force element, no flexible element)
         self.gravity_only = (
             len(self.force_set) == 0

@@ -83,3 +83,50 @@ def test_secant_work_of_a_torque_is_torque_times_angle():
     trapezoid = 0.5 * dt * (prev[3] + cur[3])  # power trapezoid: |τ| ω dt
     work = trapezoid + meter.secant_correction(prev, cur, dt)
     assert work == pytest.approx(np.linalg.norm(tau) * angle, rel=1e-13)
+
+
+def _spring_model(**spring) -> dict:
+    """A ball on a spring to the ground."""
+    return {
+        "biela": 1,
+        "name": "ball on a spring",
+        "bodies": [{"name": "ball", "mass": 1.0, "inertia": [0.1, 0.1, 0.1]}],
+        "forces": [
+            {
+                "name": "S",
+                "type": "spring_damper",
+                "body1": "ground",
+                "point1": [0, 0, 1],
+                "body2": "ball",
+                "point2": [0, 0, 0],
+                "stiffness": 100.0,
+                "free_length": 0.5,
+                **spring,
+            }
+        ],
+        "solver": {"analysis": "dynamic"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_spring_model(), False),
+        (_spring_model(damping=0.0), False),
+        (_spring_model(damping=2.0), True),
+        (_spring_model(actuator={"expression": "0.5*sin(t)"}), True),
+        (_model(1.0), True),  # an applied torque
+        ({**_spring_model(), "forces": []}, False),
+    ],
+)
+def test_nonconservative_says_whether_the_force_elements_have_power(data, expected):
+    system = MultibodySystem(model_from_data(data))
+    assert system.nonconservative is expected
+    rng = np.random.default_rng(3)
+    q = system.q0 + 0.05 * rng.standard_normal(system.n)
+    qd = rng.standard_normal(system.n)
+    power = system.element_power(q, qd, 0.7)
+    if expected:
+        assert abs(power) > 1e-6
+    else:  # the steps skip the power of such a model: it must be zero
+        assert power == 0.0
