@@ -1,6 +1,6 @@
 """CPU time per step of Biela against Exudyn on models with force elements, alternately.
 
-    python -m benchmarks.exudyn_ratio [--repeats 5] [--t-end 1.0] [--examples]
+    python -m benchmarks.exudyn_ratio [--repeats 5] [--t-end 1.0] [--case four-bar] [--examples]
 
 Cases (Δt = 1 ms, ``--t-end`` of simulated time, Biela's augmented Lagrangian against
 Exudyn's implicit generalized-α, ρ∞ = 0.9, both with their own dense or sparse solvers as
@@ -61,10 +61,12 @@ CASES = {
 }
 
 
-def compare(repeats: int, t_end: float, dt: float = 1e-3) -> None:
+def compare(repeats: int, t_end: float, dt: float = 1e-3, only: str = "") -> None:
     print(f"Δt = {dt:g} s, {t_end:g} s simulated, median of {repeats} alternate repeats")
     print(f"{'case':24s} {'Biela ms/step':>14s} {'Exudyn ms/step':>15s} {'ratio':>7s}  path")
     for name, make in CASES.items():
+        if only not in name:
+            continue
         model = make()
         sparse = sum(7 for _ in model.bodies) > 300
         ours, theirs, path = [], [], ""
@@ -87,6 +89,7 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--t-end", type=float, default=1.0)
     parser.add_argument("--examples", action="store_true")
+    parser.add_argument("--case", default="", help="only the cases whose name contains this")
     args = parser.parse_args(argv)
     compile_solver()
     if args.examples:
@@ -95,7 +98,7 @@ def main(argv=None) -> None:
         examples([])
         return
     run_biela(four_bar_without_motor(), "augmented_lagrangian", 1e-3, 0.01)  # loaded once
-    compare(args.repeats, args.t_end)
+    compare(args.repeats, args.t_end, only=args.case)
 
 
 if __name__ == "__main__":

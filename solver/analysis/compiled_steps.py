@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+import scipy.sparse as sp
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import DynamicState
@@ -263,14 +264,14 @@ def _union(pt, m: int):
     phi_c = np.asarray(pt.phi_c, np.int64)
     order = np.argsort(phi_r, kind="stable").astype(np.int64)
     ptr = np.searchsorted(phi_r[order], np.arange(m + 1)).astype(np.int64)
-    per_row = [phi_c[order[lo:hi]] for lo, hi in zip(ptr[:-1], ptr[1:], strict=True)]
-    gram_r = [np.repeat(c, len(c)) for c in per_row]
-    gram_c = [np.tile(c, len(c)) for c in per_row]
+    n = int(phi_c.max()) + 1 if len(phi_c) else 0
+    pattern = sp.csr_matrix((np.ones(len(phi_r)), (phi_r, phi_c)), shape=(m, n))
+    gram = (pattern.T @ pattern).tocoo()  # the column pairs of each row of Φ_q
     lists = [(pt.mass_r, pt.mass_c), (pt.fk_r, pt.fk_c), (pt.fc_r, pt.fc_c)]
     lists += [(pt.hk_r, pt.hk_c), (pt.rb_r, pt.rb_c)]
     lists = [(np.asarray(r, np.int64), np.asarray(c, np.int64)) for r, c in lists]
-    rows = np.concatenate([r for r, _ in lists] + gram_r).astype(np.int64)
-    cols = np.concatenate([c for _, c in lists] + gram_c).astype(np.int64)
+    rows = np.concatenate([r for r, _ in lists] + [gram.row]).astype(np.int64)
+    cols = np.concatenate([c for _, c in lists] + [gram.col]).astype(np.int64)
     return rows, cols, lists, ptr, order
 
 

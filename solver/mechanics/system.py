@@ -122,6 +122,18 @@ def _plus(a, b):
     return a + (b.toarray() if sp.issparse(b) else b)
 
 
+def _omega_form() -> np.ndarray:
+    """``(16, 3)``: ``ω = vec(p ṗᵀ) @ _OMEGA`` is ``2 E(p) ṗ``, the global angular velocity
+    of the Euler parameters ``p`` (unit) and their rates ``ṗ``."""
+    t = np.zeros((4, 4, 3))
+    for i, (a, b, c) in enumerate(((1, 2, 3), (2, 3, 1), (3, 1, 2))):
+        t[0, a, i], t[a, 0, i], t[b, c, i], t[c, b, i] = 2.0, -2.0, 2.0, -2.0
+    return t.reshape(16, 3)
+
+
+_OMEGA = _omega_form()
+
+
 class MultibodySystem:
     """Coordinates, constraints and forces of a model (reference-point coordinates)."""
 
@@ -669,13 +681,11 @@ class MultibodySystem:
             rows = np.empty((len(blk), 13))
             rows[:, :3] = blk[:, :3]
             e = blk[:, 3:]
-            p = rows[:, 3:7]
-            np.divide(e, np.sqrt(np.einsum("ij,ij->i", e, e))[:, None], out=p)
+            p = e / np.sqrt((e * e).sum(axis=1, keepdims=True))
+            rows[:, 3:7] = p
             rows[:, 7:10] = dblk[:, :3]
-            (p0, p1, p2, p3), (d0, d1, d2, d3) = p.T, dblk[:, 3:].T
-            rows[:, 10] = 2.0 * (p0 * d1 - d0 * p1 + p2 * d3 - p3 * d2)  # 2 (p0 ė − ṗ0 e + e × ė)
-            rows[:, 11] = 2.0 * (p0 * d2 - d0 * p2 + p3 * d1 - p1 * d3)
-            rows[:, 12] = 2.0 * (p0 * d3 - d0 * p3 + p1 * d2 - p2 * d1)
+            # ω = 2 (p0 ė − ṗ0 e + e × ė): bilinear in (p, ṗ), one product for all bodies
+            rows[:, 10:] = (p[:, :, None] * dblk[:, None, 3:]).reshape(-1, 16) @ _OMEGA
         for name, s in self.slots.items():
             if s.owner is not None:
                 out[name] = s.owner.state(s, q, qd)
