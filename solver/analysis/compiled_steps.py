@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-import scipy.sparse as sp
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import DynamicState
@@ -209,19 +208,20 @@ def _state_power(system, q, qd, t: float, lam, phit) -> float:
 
 def _frame(row, q, qd, qdd, mod) -> Frame:
     """The frame of a row of a compiled stepper's scalars (a list of floats, columns
-    ``mod.OUT_*``)."""
+    ``mod.OUT_*``); ``q``, ``q̇``, ``q̈`` are views: every chunk has buffers of its own.
+    (Positional arguments, in ``Frame``'s field order: one frame per step.)"""
     return Frame(
-        t=row[mod.OUT_T],
-        q=q,  # views: every chunk has buffers of its own
-        qd=qd,
-        kinetic=row[mod.OUT_KIN],
-        potential=row[mod.OUT_POT],
-        elastic=row[mod.OUT_ELA],
-        work=row[mod.OUT_WORK],
-        constraint_position=row[mod.OUT_PHI],
-        constraint_velocity=row[mod.OUT_PHIV],
-        iterations=int(row[mod.OUT_ITS]),
-        qdd=qdd,
+        row[mod.OUT_T],
+        q,
+        qd,
+        row[mod.OUT_KIN],
+        row[mod.OUT_POT],
+        row[mod.OUT_ELA],
+        row[mod.OUT_WORK],
+        row[mod.OUT_PHI],
+        row[mod.OUT_PHIV],
+        int(row[mod.OUT_ITS]),
+        qdd,
     )
 
 
@@ -264,14 +264,19 @@ def _union(pt, m: int):
     phi_c = np.asarray(pt.phi_c, np.int64)
     order = np.argsort(phi_r, kind="stable").astype(np.int64)
     ptr = np.searchsorted(phi_r[order], np.arange(m + 1)).astype(np.int64)
-    n = int(phi_c.max()) + 1 if len(phi_c) else 0
-    pattern = sp.csr_matrix((np.ones(len(phi_r)), (phi_r, phi_c)), shape=(m, n))
-    gram = (pattern.T @ pattern).tocoo()  # the column pairs of each row of Φ_q
+    # the column pairs of each row of Φ_q: entry e of a row of k entries is paired with
+    # the k entries of its row
+    c = phi_c[order]
+    count = np.diff(ptr)
+    per = np.repeat(count, count)  # the length of each entry's row
+    gram_r = np.repeat(c, per)
+    start = np.repeat(np.repeat(ptr[:-1], count), per)
+    gram_c = c[start + np.arange(len(gram_r)) - np.repeat(np.cumsum(per) - per, per)]
     lists = [(pt.mass_r, pt.mass_c), (pt.fk_r, pt.fk_c), (pt.fc_r, pt.fc_c)]
     lists += [(pt.hk_r, pt.hk_c), (pt.rb_r, pt.rb_c)]
     lists = [(np.asarray(r, np.int64), np.asarray(c, np.int64)) for r, c in lists]
-    rows = np.concatenate([r for r, _ in lists] + [gram.row]).astype(np.int64)
-    cols = np.concatenate([c for _, c in lists] + [gram.col]).astype(np.int64)
+    rows = np.concatenate([r for r, _ in lists] + [gram_r]).astype(np.int64)
+    cols = np.concatenate([c for _, c in lists] + [gram_c]).astype(np.int64)
     return rows, cols, lists, ptr, order
 
 
