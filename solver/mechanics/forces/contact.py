@@ -309,9 +309,7 @@ class Contacts:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The kernels' contact fields of ``SystemArrays`` (``cn_onset`` is :attr:`onset`
-        itself: what :meth:`accept` commits, the kernels read)."""
-        if not hasattr(self, "mk"):
-            self.freeze()
+        itself: what :meth:`accept` commits, the kernels read; after :meth:`freeze`)."""
         return {"cn_mk": self.mk, "cn_kind": self.kind, "cn_par": self.par, "cn_onset": self.onset}
 
     def _law(self, ms: MarkerState) -> np.ndarray:
