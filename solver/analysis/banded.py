@@ -69,9 +69,12 @@ class BandLayout:
         ``perm`` given), or ``None`` when a band would hold too many entries to pay (unless
         ``always``: small matrices, whose band may be the whole matrix)."""
         diag = np.arange(n)
-        r = np.concatenate([rows, cols, diag])  # the pattern, its transpose, the diagonal
-        c = np.concatenate([cols, rows, diag])
-        pat = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))  # repeats summed
+        # the pattern, its transpose and the diagonal, each position once, row by row
+        keys = np.unique(np.concatenate([rows * n + cols, cols * n + rows, diag * (n + 1)]))
+        r, c = np.divmod(keys, n)
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(r, minlength=n), out=ptr[1:])
+        pat = sp.csr_matrix((np.ones(len(keys)), c, ptr), shape=(n, n))
         if perm is None:
             perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
         inv = np.empty(n, np.int64)
