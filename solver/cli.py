@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import re
@@ -263,6 +264,35 @@ def _open_outputs(args, columns: list[str], modes: bool):
     return stream, summary
 
 
+class _StartUp:
+    """Python's cyclic garbage collector paused while a run starts: importing NumPy, SciPy
+    and Numba and loading the compiled code make hundreds of thousands of long-lived
+    objects that its collections would scan again and again (about a tenth of a second of
+    a short run). :meth:`resume` (the first frames are out) freezes what the start-up made,
+    so that later collections skip it, and turns the collector back on; leaving the block
+    undoes both."""
+
+    def __enter__(self) -> _StartUp:
+        self.paused = gc.isenabled()
+        self.frozen = False
+        gc.disable()
+        return self
+
+    def resume(self) -> None:
+        if self.paused:
+            gc.freeze()
+            self.frozen = True
+            gc.enable()
+            self.paused = False
+
+    def __exit__(self, *exc) -> None:
+        if self.paused:
+            gc.enable()
+            self.paused = False
+        if self.frozen:
+            gc.unfreeze()
+
+
 def _compiled_ready(quiet: bool, model=None, **overrides) -> None:
     """On a cold cache (the first run after an install or an update) compile the kernels
     that a run of ``model`` with ``overrides`` needs (``warmup.compiled_parts``; no model: the
@@ -273,25 +303,27 @@ def _compiled_ready(quiet: bool, model=None, **overrides) -> None:
     parts = ("augmented_lagrangian",) if model is None else compiled_parts(model, **overrides)
     if is_compiled(parts):
         return
+    gc.enable()  # compiling makes garbage for minutes
     _say("biela: compiling the solver's code once (first run after an install or an update)")
     seconds = compile_solver(None if quiet else lambda line: _say(f"biela: {line}"), parts)
     _say(f"biela: compiled in {seconds:.0f} s; later runs load it from the cache")
 
 
 def _run(args) -> int:
-    from solver.model import ModelError, load_model
+    with _StartUp() as start_up:
+        from solver.model import ModelError, load_model
 
-    try:  # which compiled parts the run needs (a bad file is reported by the run itself)
-        model = load_model(args.model)
-    except ModelError:
-        model = None
-    overrides = {k: getattr(args, k) for k in ("analysis", "formulation", "coordinates")}
-    _compiled_ready(args.quiet, model, **overrides)
-    with _Interrupt() as interrupt:
-        return _run_interruptible(args, interrupt)
+        try:  # which compiled parts the run needs (a bad file is reported by the run itself)
+            model = load_model(args.model)
+        except ModelError:
+            model = None
+        overrides = {k: getattr(args, k) for k in ("analysis", "formulation", "coordinates")}
+        _compiled_ready(args.quiet, model, **overrides)
+        with _Interrupt() as interrupt:
+            return _run_interruptible(args, interrupt, start_up)
 
 
-def _run_interruptible(args, interrupt: _Interrupt) -> int:
+def _run_interruptible(args, interrupt: _Interrupt, start_up: _StartUp) -> int:
     from solver.analysis.simulate import Simulation, settings_with
     from solver.model import ModelError, load_model
     from solver.run_progress import Progress
@@ -345,7 +377,9 @@ def _run_interruptible(args, interrupt: _Interrupt) -> int:
     write_error = None
     frames = iter(simulation)
     try:
-        for frame in frames:
+        for count, frame in enumerate(frames):
+            if count == 1:  # the first steps are loaded and taken: the start-up is over
+                start_up.resume()
             if progress is not None:
                 progress.update(frame.t)
     except ModelError as exc:  # refused when the steps start (e.g. a joint a formulation lacks)
