@@ -43,3 +43,33 @@ def test_errors_keep_their_code_and_message(tmp_path):
     assert "mass" in done.stderr
     done = _biela("run", str(tmp_path / "missing.json"))
     assert done.returncode == 1 and "missing.json" in done.stderr
+
+
+def test_a_run_pauses_the_garbage_collector_only_while_it_starts(tmp_path, monkeypatch):
+    """The collector is off while the run starts, on again (the start-up's objects frozen)
+    once the first steps are out, and as it was when ``main`` returns."""
+    import gc
+
+    from solver import cli
+
+    seen = []
+    real = cli._StartUp.resume
+
+    def resume(self):
+        seen.append(("before", gc.isenabled(), gc.get_freeze_count()))
+        real(self)
+        seen.append(("after", gc.isenabled(), gc.get_freeze_count()))
+
+    monkeypatch.setattr(cli._StartUp, "resume", resume)
+    argv = ["run", str(PENDULUM), "--t-end", "0.05", "-q", "--csv", str(tmp_path / "o.csv")]
+    assert gc.isenabled()
+    assert cli.main(argv) == 0
+    assert seen[0][:2] == ("before", False)
+    assert seen[1][:2] == ("after", True) and seen[1][2] > 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()  # a caller's choice is kept
+    try:
+        assert cli.main(argv) == 0
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
