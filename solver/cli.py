@@ -268,9 +268,9 @@ class _StartUp:
     """Python's cyclic garbage collector paused while a run starts: importing NumPy, SciPy
     and Numba and loading the compiled code make hundreds of thousands of long-lived
     objects that its collections would scan again and again (about a tenth of a second of
-    a short run). :meth:`resume` (the first frames are out) freezes what the start-up made,
-    so that later collections skip it, and turns the collector back on; leaving the block
-    undoes both."""
+    a short run). :meth:`resume` (the first frame is out, or the kernels are to be
+    compiled) freezes what the start-up made, so that later collections skip it, and turns
+    the collector back on; leaving the block undoes both."""
 
     def __enter__(self) -> _StartUp:
         self.paused = gc.isenabled()
@@ -293,17 +293,18 @@ class _StartUp:
             gc.unfreeze()
 
 
-def _compiled_ready(quiet: bool, model=None, **overrides) -> None:
+def _compiled_ready(quiet: bool, model=None, on_compile=None, **overrides) -> None:
     """On a cold cache (the first run after an install or an update) compile the kernels
     that a run of ``model`` with ``overrides`` needs (``warmup.compiled_parts``; no model: the
     system's kernels) before the run, saying so on stderr: a minute or more once, then
-    loaded in a second."""
+    loaded in a second. ``on_compile`` (if given) is called before compiling."""
     from solver.analysis.warmup import compile_solver, compiled_parts, is_compiled
 
     parts = ("augmented_lagrangian",) if model is None else compiled_parts(model, **overrides)
     if is_compiled(parts):
         return
-    gc.enable()  # compiling makes garbage for minutes
+    if on_compile is not None:
+        on_compile()
     _say("biela: compiling the solver's code once (first run after an install or an update)")
     seconds = compile_solver(None if quiet else lambda line: _say(f"biela: {line}"), parts)
     _say(f"biela: compiled in {seconds:.0f} s; later runs load it from the cache")
@@ -318,7 +319,7 @@ def _run(args) -> int:
         except ModelError:
             model = None
         overrides = {k: getattr(args, k) for k in ("analysis", "formulation", "coordinates")}
-        _compiled_ready(args.quiet, model, **overrides)
+        _compiled_ready(args.quiet, model, on_compile=start_up.resume, **overrides)
         with _Interrupt() as interrupt:
             return _run_interruptible(args, interrupt, start_up)
 
@@ -377,9 +378,8 @@ def _run_interruptible(args, interrupt: _Interrupt, start_up: _StartUp) -> int:
     write_error = None
     frames = iter(simulation)
     try:
-        for count, frame in enumerate(frames):
-            if count == 1:  # the first steps are loaded and taken: the start-up is over
-                start_up.resume()
+        for frame in frames:
+            start_up.resume()  # the first frame is out: the start-up is over
             if progress is not None:
                 progress.update(frame.t)
     except ModelError as exc:  # refused when the steps start (e.g. a joint a formulation lacks)

@@ -47,7 +47,7 @@ def test_errors_keep_their_code_and_message(tmp_path):
 
 def test_a_run_pauses_the_garbage_collector_only_while_it_starts(tmp_path, monkeypatch):
     """The collector is off while the run starts, on again (the start-up's objects frozen)
-    once the first steps are out, and as it was when ``main`` returns."""
+    once the first frame is out, and as it was when ``main`` returns."""
     import gc
 
     from solver import cli
@@ -73,3 +73,19 @@ def test_a_run_pauses_the_garbage_collector_only_while_it_starts(tmp_path, monke
         assert not gc.isenabled() and gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+def test_the_garbage_collector_runs_while_the_kernels_compile(monkeypatch, tmp_path):
+    """On a cold cache the collector is back on before the minutes of compiling."""
+    import gc
+
+    import solver.analysis.warmup as warmup
+    from solver import cli
+
+    states = []
+    monkeypatch.setattr(warmup, "is_compiled", lambda parts=None: bool(states))
+    monkeypatch.setattr(warmup, "warm", lambda *a, **k: states.append(gc.isenabled()) or 1.0)
+    argv = ["run", str(PENDULUM), "--t-end", "0.01", "-q", "--csv", str(tmp_path / "o.csv")]
+    assert cli.main(argv) == 0
+    assert states == [True]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
