@@ -700,5 +700,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_SOLVER
 
 
+#: commands after which the process leaves without the interpreter's shutdown (:func:`leave`)
+QUICK_EXIT_COMMANDS = frozenset({"check", "run"})
+
+
+def leave(code: int, command: str | None) -> None:
+    """End the process with ``code``: after a ``check`` or ``run`` (their files closed) the
+    output streams are flushed and the interpreter's shutdown is skipped (tearing down the
+    loaded compiled code and modules takes about a third of a second, as long as a short
+    run's own work); otherwise an ordinary exit."""
+    if command in QUICK_EXIT_COMMANDS:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed pipe: the code still tells
+            pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    leave(main(), sys.argv[1] if len(sys.argv) > 1 else None)

@@ -89,3 +89,30 @@ def test_the_garbage_collector_runs_while_the_kernels_compile(monkeypatch, tmp_p
     assert cli.main(argv) == 0
     assert states == [True]
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_python_m_solver_cli_leaves_the_same_way(tmp_path):
+    out, summary = tmp_path / "out.csv", tmp_path / "summary.json"
+    argv = ["run", str(PENDULUM), "--t-end", "0.02", "--output-dt", "0.01"]
+    argv += ["--csv", str(out), "--summary", str(summary)]
+    done = subprocess.run(
+        [sys.executable, "-m", "solver.cli", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(out.read_text().splitlines()) == 1 + 3
+    assert json.loads(summary.read_text())["status"] == "ok"
+    assert "done: 20 steps, 3 frames" in done.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    done = subprocess.run(
+        [sys.executable, "-m", "solver.cli", "check", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 1 and "bad.json" in done.stderr
