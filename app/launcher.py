@@ -14,10 +14,6 @@ import sys
 HEADLESS_COMMANDS = frozenset({"check", "run", "import", "study", "compare"})
 #: Options answered by ``solver.cli`` as well (its help lists every command, GUI included).
 CLI_OPTIONS = frozenset({"-h", "--help", "--version"})
-#: Commands after which the console script leaves without the interpreter's shutdown: they
-#: close every file they write, and tearing down the loaded compiled code and modules takes
-#: about half a second, a third of a short run.
-QUICK_EXIT_COMMANDS = frozenset({"check", "run"})
 
 
 def _gui_parser() -> argparse.ArgumentParser:
@@ -93,16 +89,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def console() -> None:
     """The ``biela`` console script: :func:`main`'s exit code; after a headless ``check`` or
-    ``run`` (their files closed, the output streams flushed) without the interpreter's
-    shutdown."""
+    ``run`` without the interpreter's shutdown (``solver.cli.leave``)."""
     code = main()
-    if sys.argv[1:2] and sys.argv[1] in QUICK_EXIT_COMMANDS:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):  # a closed pipe: the code still tells
-            pass
-        os._exit(code)
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    if command in HEADLESS_COMMANDS:
+        from solver import cli
+
+        cli.leave(code, command)
     raise SystemExit(code)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import re
@@ -263,35 +264,67 @@ def _open_outputs(args, columns: list[str], modes: bool):
     return stream, summary
 
 
-def _compiled_ready(quiet: bool, model=None, **overrides) -> None:
+class _StartUp:
+    """Python's cyclic garbage collector paused while a run starts: importing NumPy, SciPy
+    and Numba and loading the compiled code make hundreds of thousands of long-lived
+    objects that its collections would scan again and again (about a tenth of a second of
+    a short run). :meth:`resume` (the first frame is out, or the kernels are to be
+    compiled) freezes what the start-up made, so that later collections skip it, and turns
+    the collector back on; leaving the block undoes both."""
+
+    def __enter__(self) -> _StartUp:
+        self.paused = gc.isenabled()
+        self.frozen = False
+        gc.disable()
+        return self
+
+    def resume(self) -> None:
+        if self.paused:
+            gc.freeze()
+            self.frozen = True
+            gc.enable()
+            self.paused = False
+
+    def __exit__(self, *exc) -> None:
+        if self.paused:
+            gc.enable()
+            self.paused = False
+        if self.frozen:
+            gc.unfreeze()
+
+
+def _compiled_ready(quiet: bool, model=None, on_compile=None, **overrides) -> None:
     """On a cold cache (the first run after an install or an update) compile the kernels
     that a run of ``model`` with ``overrides`` needs (``warmup.compiled_parts``; no model: the
     system's kernels) before the run, saying so on stderr: a minute or more once, then
-    loaded in a second."""
+    loaded in a second. ``on_compile`` (if given) is called before compiling."""
     from solver.analysis.warmup import compile_solver, compiled_parts, is_compiled
 
     parts = ("augmented_lagrangian",) if model is None else compiled_parts(model, **overrides)
     if is_compiled(parts):
         return
+    if on_compile is not None:
+        on_compile()
     _say("biela: compiling the solver's code once (first run after an install or an update)")
     seconds = compile_solver(None if quiet else lambda line: _say(f"biela: {line}"), parts)
     _say(f"biela: compiled in {seconds:.0f} s; later runs load it from the cache")
 
 
 def _run(args) -> int:
-    from solver.model import ModelError, load_model
+    with _StartUp() as start_up:
+        from solver.model import ModelError, load_model
 
-    try:  # which compiled parts the run needs (a bad file is reported by the run itself)
-        model = load_model(args.model)
-    except ModelError:
-        model = None
-    overrides = {k: getattr(args, k) for k in ("analysis", "formulation", "coordinates")}
-    _compiled_ready(args.quiet, model, **overrides)
-    with _Interrupt() as interrupt:
-        return _run_interruptible(args, interrupt)
+        try:  # which compiled parts the run needs (a bad file is reported by the run itself)
+            model = load_model(args.model)
+        except ModelError:
+            model = None
+        overrides = {k: getattr(args, k) for k in ("analysis", "formulation", "coordinates")}
+        _compiled_ready(args.quiet, model, on_compile=start_up.resume, **overrides)
+        with _Interrupt() as interrupt:
+            return _run_interruptible(args, interrupt, start_up)
 
 
-def _run_interruptible(args, interrupt: _Interrupt) -> int:
+def _run_interruptible(args, interrupt: _Interrupt, start_up: _StartUp) -> int:
     from solver.analysis.simulate import Simulation, settings_with
     from solver.model import ModelError, load_model
     from solver.run_progress import Progress
@@ -346,6 +379,7 @@ def _run_interruptible(args, interrupt: _Interrupt) -> int:
     frames = iter(simulation)
     try:
         for frame in frames:
+            start_up.resume()  # the first frame is out: the start-up is over
             if progress is not None:
                 progress.update(frame.t)
     except ModelError as exc:  # refused when the steps start (e.g. a joint a formulation lacks)
@@ -666,5 +700,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_SOLVER
 
 
+#: commands after which the process leaves without the interpreter's shutdown (:func:`leave`)
+QUICK_EXIT_COMMANDS = frozenset({"check", "run"})
+
+
+def leave(code: int, command: str | None) -> None:
+    """End the process with ``code``: after a ``check`` or ``run`` (their files closed) the
+    output streams are flushed and the interpreter's shutdown is skipped (tearing down the
+    loaded compiled code and modules takes about a third of a second, as long as a short
+    run's own work); otherwise an ordinary exit."""
+    if command in QUICK_EXIT_COMMANDS:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed pipe: the code still tells
+            pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    leave(main(), sys.argv[1] if len(sys.argv) > 1 else None)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.kernels.jit import kernel
+from solver.kernels.jit import NO, kernel
 from solver.mechanics.kernel_cache import compiled_kernels
 
 
@@ -189,7 +189,7 @@ def _rows(q, form, angle_rows):
     loc, c, x, y = angle_rows
     if len(loc) == 0:
         return phi, jac
-    phi_a, _, _, values_a = angle(q, q, False, c, c, c, x, y)
+    phi_a, _, _, values_a = angle(q, q, NO, c, c, c, x, y)
     for r in range(len(loc)):
         phi[loc[r]] = phi_a[r]
     return phi, np.concatenate((jac, values_a))

@@ -57,6 +57,9 @@ STATUS_OFF_BEAM = 4  # an iterate put a sliding joint's point off its beam
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
 N_OUT = 9
 EPS = np.finfo(np.float64).eps
+#: ``keep`` of :func:`spaces` for no limit (a NumPy integer: a literal ``-1`` would make Numba
+#: compile the solves once more for that value)
+KEEP_ALL = np.int64(-1)
 
 
 @kernel
@@ -309,7 +312,7 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
     renormalise_parameters(P, x, v, a)
     err = np.inf
     have = False
-    working = -1
+    working = KEEP_ALL
     k = np.zeros((n, n))
     c = np.zeros((n, n))
     hd = np.zeros((m, n))
@@ -325,7 +328,7 @@ def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
         if not (all_finite(phi) and all_finite(hq.ravel()) and all_finite(f)):
             return STATUS_NEWTON, it, np.inf, x, v, a, np.zeros(m), rank
         if it == 1:
-            null, pm, sp, r, here = step_spaces(hq, phi, rank, floor, -1, w)
+            null, pm, sp, r, here = step_spaces(hq, phi, rank, floor, KEEP_ALL, w)
             working = r
         else:
             null, pm, sp, r, here = step_spaces(hq, phi, rank, 0.0, working, w)

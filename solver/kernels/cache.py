@@ -10,6 +10,12 @@ when the first kernel module is imported, deletes the cache files of any other
 fingerprint. A *warm* marker per part of the warm-up (``solver.analysis.warmup``) records
 that its kernels have been compiled for these sources, so that a front end can tell the
 user when a run will compile first.
+
+Hashing the sources takes tens of milliseconds of every process's start-up, so each
+fingerprint is remembered under a *stat key*: the path, size, modification and change
+times and inode of every module of the solver, and the versions. Any write to a source
+changes its change time (which no tool sets back), so an edited kernel always gets a new
+key and is hashed again; a file touched but not changed hashes to the same fingerprint.
 """
 
 from __future__ import annotations
@@ -37,7 +43,9 @@ def sources() -> list[Path]:
     return found
 
 
-def fingerprint() -> str:
+def content_fingerprint() -> str:
+    """The hash of every compiled module's path and text and of the Numba, NumPy and Python
+    versions (16 hex digits)."""
     from importlib.metadata import version
 
     h = hashlib.sha1()
@@ -46,6 +54,48 @@ def fingerprint() -> str:
         h.update(str(path.relative_to(PACKAGE)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def _version(name: str) -> str:
+    """The version of package ``name``: from the module when it is imported (cheap), else
+    from the installed metadata."""
+    version = getattr(sys.modules.get(name), "__version__", None)
+    if version is None:
+        from importlib.metadata import version as installed
+
+        version = installed(name)
+    return version
+
+
+def stat_key() -> str:
+    """The hash of the path, size, modification and change times (ns) and inode of every
+    module of the solver and of the versions in use: a source written since the last
+    :func:`content_fingerprint` changes it."""
+    versions = f"{_version('numba')} {_version('numpy')} {sys.version} {sys.platform}"
+    h = hashlib.sha1(versions.encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        try:
+            s = path.stat()
+        except OSError:
+            continue
+        h.update(f"{path.relative_to(PACKAGE)} {s.st_size} {s.st_mtime_ns} ".encode())
+        h.update(f"{s.st_ctime_ns} {s.st_ino}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def fingerprint() -> str:
+    """:func:`content_fingerprint`, remembered under the :func:`stat_key` of the sources
+    (a marker file) so that an unchanged tree is not read and hashed again."""
+    key = stat_key()
+    memo = marker_dir() / f"biela-stat-{key}"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        known = memo.read_text(encoding="ascii").strip()
+        if len(known) == 16:
+            return known
+    current = content_fingerprint()
+    with contextlib.suppress(OSError):
+        memo.write_text(current, encoding="ascii")
+    return current
 
 
 def _folders() -> list[Path]:
@@ -113,6 +163,7 @@ def ensure_fresh() -> str:
             if not _marker("sources", current).exists():
                 clear()
                 _marker("sources", current).write_text("")
+                fingerprint()  # remembered again (``clear`` deleted every marker)
         except OSError:
             pass  # a read-only installation: Numba's own checks only
         _checked = current

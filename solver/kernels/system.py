@@ -1689,30 +1689,27 @@ def nonconservative_power(P, mk, q, qd, t):
     return out
 
 
-#: what :func:`energy_evaluation` gives
-KINETIC, GRAVITATIONAL, ELASTIC, POWER = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
+#: what :func:`state_evaluation` gives
+KINETIC, GRAVITATIONAL, ELASTIC, POWER, FRAME = (np.int64(i) for i in range(5))
 
 
 @kernel
-def energy_evaluation(P, mk, q, qd, t, what):
-    """The energies and the power from Python, one compiled entry: ``what`` ``KINETIC``
-    (:func:`kinetic_energy`, J), ``GRAVITATIONAL`` (:func:`potential_energy`, J),
-    ``ELASTIC`` (:func:`elastic_energy`, J; markers ``mk`` at q) or ``POWER``
-    (:func:`nonconservative_power`, W; markers ``mk`` at ``(q, q̇)``)."""
+def state_evaluation(P, pt, mk, q, qd, t, what):
+    """The energies, the power and what the time loop records of a state, one compiled entry
+    from Python (one library to load): five floats, for ``what`` ``KINETIC``
+    (:func:`kinetic_energy`, J), ``GRAVITATIONAL`` (:func:`potential_energy`, J), ``ELASTIC``
+    (:func:`elastic_energy`, J; markers ``mk`` at q) or ``POWER``
+    (:func:`nonconservative_power`, W; markers ``mk`` at ``(q, q̇)``) that value and zeros;
+    for ``FRAME`` the kinetic, gravitational and elastic energy (J), ``max |Φ|`` and the
+    largest of ``|Φ_q q̇ + Φ_t|`` and the no-slip rows' ``|B q̇|`` (markers at ``(q, q̇)``)."""
     if what == KINETIC:
-        return kinetic_energy(P, q, qd)
+        return kinetic_energy(P, q, qd), 0.0, 0.0, 0.0, 0.0
     if what == GRAVITATIONAL:
-        return potential_energy(P, q)
+        return potential_energy(P, q), 0.0, 0.0, 0.0, 0.0
     if what == ELASTIC:
-        return elastic_energy(P, mk, q)
-    return nonconservative_power(P, mk, q, qd, t)
-
-
-@kernel
-def frame_evaluation(P, pt, mk, q, qd, t):
-    """What the time loop records of a state, in one entry from Python: kinetic,
-    gravitational and elastic energy (J), ``max |Φ|`` and the largest of ``|Φ_q q̇ + Φ_t|``
-    and the no-slip rows' ``|B q̇|`` (markers ``mk`` at ``(q, q̇)``, with velocities)."""
+        return elastic_energy(P, mk, q), 0.0, 0.0, 0.0, 0.0
+    if what == POWER:
+        return nonconservative_power(P, mk, q, qd, t), 0.0, 0.0, 0.0, 0.0
     phi, phit, _, jvals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
     phiv = phit.copy()
     for e in range(jvals.shape[0]):

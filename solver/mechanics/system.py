@@ -604,7 +604,7 @@ class MultibodySystem:
 
     # ---- energies ---------------------------------------------------------------------
     def _energy(self, mk, q, qd, t: float, what) -> float:
-        return float(ks.energy_evaluation(self.arrays, mk, q, qd, t, what))
+        return float(ks.state_evaluation(self.arrays, self.patterns, mk, q, qd, t, what)[0])
 
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
         q = _f64(q)
@@ -619,8 +619,8 @@ class MultibodySystem:
         Φ_t|)`` (with no-slip rows, ``max |B q̇|`` too) at a state (markers ``ms`` at
         ``(q, q̇)``), in one kernel call."""
         q64, qd64 = _f64(q), _f64(qd)
-        kin, pot, ela, err, verr = ks.frame_evaluation(
-            self.arrays, self.patterns, ms.arrays, q64, qd64, float(t)
+        kin, pot, ela, err, verr = ks.state_evaluation(
+            self.arrays, self.patterns, ms.arrays, q64, qd64, float(t), ks.FRAME
         )
         if self.force_set.python_size:
             ela += self.force_set.elastic_energy(ms, q)
