@@ -89,34 +89,51 @@ def _nodal(e, o, grad, hess, jacobian):
     return sine, ly
 
 
+#: the length of :func:`belt_element`'s work array
+BELT_WORK = 376
+
+
 @kernel
-def belt_element(B, par, xw, e, jacobian, force, kq):
+def belt_element(B, par, xw, e, jacobian, force, kq, work):
     """One element: ``F = −∂U/∂e`` into ``force`` ``(12,)`` and, with ``jacobian``, ``∂F/∂e``
-    into ``kq`` ``(12, 12)`` (both overwritten). Returns the strain energy U (J)."""
+    into ``kq`` ``(12, 12)`` (both overwritten); ``work``: ``BELT_WORK`` values of scratch
+    (passed rather than allocated per element). Returns the strain energy U (J).
+
+    The Jacobian gathers ``J_zᵀ (∂²W/∂z²) J_z`` by blocks: with ``(c, κ)`` over ``(p, q) =
+    B_g e`` (their gradients ``G_g``, 2×4) and the nodal rows ``N`` (4×12, the same at every
+    point), ``Σ_g B_gᵀ X_g B_g + P N + (P N)ᵀ + Nᵀ C N`` with the 4×4 ``X_g`` (the (c, κ)
+    block through ``G_g``, and their second derivatives), ``P = Σ_g B_gᵀ G_gᵀ W_{(c,κ),nodal}``
+    and ``C = Σ_g W_{nodal,nodal}``."""
     a1, a2, a4, g1, g2, e1, ln = par[0], par[1], par[2], par[3], par[4], par[5], par[6]
     G = B.shape[0]
     force[:] = 0.0
-    if jacobian:
-        kq[:] = 0.0
-    gm = np.empty((2, 4))
-    hm = np.empty((2, 4, 4))
-    gn = np.empty((2, 4))
-    hn = np.empty((2, 4, 4))
+    gm = work[0:8].reshape((2, 4))
+    hm = work[8:40].reshape((2, 4, 4))
+    gn = work[40:48].reshape((2, 4))
+    hn = work[48:80].reshape((2, 4, 4))
+    gpq = work[80:88].reshape((2, 4))
+    hpq = work[88:120].reshape((2, 4, 4))
+    x = work[120:136].reshape((4, 4))
+    xb = work[136:184].reshape((4, 12))
+    wv = work[184:189]
+    wvv = work[189:214].reshape((5, 5))
+    wz = work[214:220]
+    wzz = work[220:256].reshape((6, 6))
+    nodal = work[256:260]  # Σ_g w_g ∂W/∂(σ_m, σ_n, ρ_m, ρ_n)
+    gc = work[260:264]
+    pm = work[264:312].reshape((12, 4))
+    cm = work[312:328].reshape((4, 4))
+    tz = work[328:358].reshape((5, 6))
+    ym = work[358:374].reshape((4, 4))
+    nodal[:] = 0.0
     sig_m, rho_m = _nodal(e, NODE_M, gm, hm, jacobian)
     sig_n, rho_n = _nodal(e, NODE_N, gn, hn, jacobian)
-    gpq = np.empty((2, 4))
-    hpq = np.empty((2, 4, 4))
-    x = np.empty((4, 4))
-    xb = np.empty((4, 12))
-    wv = np.empty(5)
-    wvv = np.zeros((5, 5))
-    tz = np.zeros((5, 6))
-    wz = np.empty(6)
-    wzz = np.empty((6, 6))
-    jz = np.zeros((6, 12))
-    mz = np.empty((6, 12))
-    nodal = np.zeros(4)  # Σ_g w_g ∂W/∂(σ_m, σ_n, ρ_m, ρ_n)
-    gc = np.empty(4)
+    if jacobian:
+        kq[:] = 0.0
+        wvv[:] = 0.0
+        tz[:] = 0.0
+        pm[:] = 0.0
+        cm[:] = 0.0
     energy = 0.0
     ds = (sig_n - sig_m) / ln
     for g in range(G):
@@ -148,21 +165,17 @@ def belt_element(B, par, xw, e, jacobian, force, kq):
         )
         wv[3] = a2 * (2.0 * c * u + 0.5 * cm1 * q_d) + 2.0 * a4 * qq * q_d + 2.0 * g2 * ss * ds
         wv[4] = 2.0 * e1 * eps
-        # v = T z: (c, κ) themselves; s, s', ε linear in the nodal values
-        tz[0, 0] = 1.0
-        tz[1, 1] = 1.0
-        tz[2, 2], tz[2, 3] = 1.0 - xi, xi
-        tz[3, 2], tz[3, 3] = -1.0 / ln, 1.0 / ln
-        tz[4, 4], tz[4, 5] = 1.0 - xi, xi
-        for z in range(6):
-            acc = 0.0
-            for v in range(5):
-                acc += wv[v] * tz[v, z]
-            wz[z] = wg * acc
+        # w_g Tᵀ ∂W/∂v: v = T z, (c, κ) themselves, s, s', ε linear in the nodal values
+        wz[0] = wg * wv[0]
+        wz[1] = wg * wv[1]
+        wz[2] = wg * ((1.0 - xi) * wv[2] - wv[3] / ln)
+        wz[3] = wg * (xi * wv[2] + wv[3] / ln)
+        wz[4] = wg * (1.0 - xi) * wv[4]
+        wz[5] = wg * xi * wv[4]
         # the point's (c, κ) over (p, q): ∂c = 2λ ∂λ
         for r in range(4):
             gc[r] = 2.0 * lam * gpq[0, r]
-        for j in range(12):  # the Hermite part of ∂U/∂e: Bgᵀ (w_c ∂c + w_κ ∂κ)
+        for j in range(12):  # the (c, κ) part of ∂U/∂e: Bgᵀ (w_c ∂c + w_κ ∂κ)
             acc = 0.0
             for r in range(4):
                 acc += Bg[r, j] * (wz[0] * gc[r] + wz[1] * gpq[1, r])
@@ -190,48 +203,43 @@ def belt_element(B, par, xw, e, jacobian, force, kq):
             for r in range(5):
                 for col in range(r):
                     wvv[r, col] = wvv[col, r]
+            tz[0, 0] = 1.0
+            tz[1, 1] = 1.0
+            tz[2, 2], tz[2, 3] = 1.0 - xi, xi
+            tz[3, 2], tz[3, 3] = -1.0 / ln, 1.0 / ln
+            tz[4, 4], tz[4, 5] = 1.0 - xi, xi
             for r in range(6):  # w_g Tᵀ W_vv T
-                for col in range(6):
+                for col in range(r, 6):
                     acc = 0.0
                     for v in range(5):
                         if tz[v, r] != 0.0:
                             for y in range(5):
                                 acc += tz[v, r] * wvv[v, y] * tz[y, col]
                     wzz[r, col] = wg * acc
-            # J_z = ∂z/∂e (6, 12)
-            for j in range(12):
-                c0 = 0.0
-                c1 = 0.0
-                for r in range(4):
-                    c0 += Bg[r, j] * gc[r]
-                    c1 += Bg[r, j] * gpq[1, r]
-                jz[0, j] = c0
-                jz[1, j] = c1
-            for k in range(4):
-                jz[2, NODE_M + k] = gm[0, k]
-                jz[3, NODE_N + k] = gn[0, k]
-                jz[4, NODE_M + k] = gm[1, k]
-                jz[5, NODE_N + k] = gn[1, k]
-            for r in range(6):
-                for j in range(12):
-                    acc = 0.0
-                    for y in range(6):
-                        acc += wzz[r, y] * jz[y, j]
-                    mz[r, j] = acc
-            for i in range(12):
-                for j in range(12):
-                    acc = 0.0
-                    for r in range(6):
-                        acc += jz[r, i] * mz[r, j]
-                    kq[i, j] -= acc
-            # w_c ∂²c + w_κ ∂²κ over (p, q), carried by Bg: ∂²c = 2 (∂λ ∂λᵀ + λ ∂²λ)
+                    wzz[col, r] = wg * acc
+            # X_g = w_c ∂²c + w_κ ∂²κ + G_gᵀ W_(c,κ)(c,κ) G_g over (p, q), ∂²c = 2 (∂λ ∂λᵀ + λ ∂²λ)
             for r in range(4):
+                gr0, gr1 = gc[r], gpq[1, r]
                 for col in range(4):
+                    gc0, gc1 = gc[col], gpq[1, col]
                     x[r, col] = (
                         wz[0] * 2.0 * (gpq[0, r] * gpq[0, col] + lam * hpq[0, r, col])
                         + wz[1] * hpq[1, r, col]
+                        + gr0 * (wzz[0, 0] * gc0 + wzz[0, 1] * gc1)
+                        + gr1 * (wzz[1, 0] * gc0 + wzz[1, 1] * gc1)
                     )
+                for z in range(4):  # Y_g = G_gᵀ W_(c,κ),nodal
+                    ym[r, z] = gr0 * wzz[0, 2 + z] + gr1 * wzz[1, 2 + z]
             _sub_bt_x_b(Bg, x, xb, kq)
+            for j in range(12):  # P += Bgᵀ Y_g
+                for z in range(4):
+                    acc = 0.0
+                    for r in range(4):
+                        acc += Bg[r, j] * ym[r, z]
+                    pm[j, z] += acc
+            for a in range(4):
+                for b in range(4):
+                    cm[a, b] += wzz[2 + a, 2 + b]
     # the nodal parts: Σ_g w_g ∂W/∂σ ∂σ/∂e (and ρ), and their second derivatives
     for k in range(4):
         force[NODE_M + k] -= nodal[0] * gm[0, k] + nodal[2] * gm[1, k]
@@ -241,6 +249,23 @@ def belt_element(B, par, xw, e, jacobian, force, kq):
             for b in range(4):
                 kq[NODE_M + a, NODE_M + b] -= nodal[0] * hm[0, a, b] + nodal[2] * hm[1, a, b]
                 kq[NODE_N + a, NODE_N + b] -= nodal[1] * hn[0, a, b] + nodal[3] * hn[1, a, b]
+        # N: the nodal rows (σ_m, σ_n, ρ_m, ρ_n), 4 columns each (the node's slopes)
+        for z in range(4):
+            nz = gm[0] if z == 0 else (gn[0] if z == 1 else (gm[1] if z == 2 else gn[1]))
+            oz = NODE_M if z % 2 == 0 else NODE_N
+            for i in range(12):  # P N and its transpose
+                p = pm[i, z]
+                for k in range(4):
+                    v = p * nz[k]
+                    kq[i, oz + k] -= v
+                    kq[oz + k, i] -= v
+            for z2 in range(4):  # Nᵀ C N
+                n2 = gm[0] if z2 == 0 else (gn[0] if z2 == 1 else (gm[1] if z2 == 2 else gn[1]))
+                o2 = NODE_M if z2 % 2 == 0 else NODE_N
+                cz = cm[z, z2]
+                for k in range(4):
+                    for k2 in range(4):
+                        kq[oz + k, o2 + k2] -= cz * nz[k] * n2[k2]
     return energy
 
 
@@ -253,8 +278,9 @@ def belt_internal(B, par, xw, E, jacobian):
     kq = np.zeros((n if jacobian else 0, 12, 12))
     energy = np.zeros(n)
     wq = np.zeros((12, 12))
+    work = np.zeros(BELT_WORK)
     for i in range(n):
-        energy[i] = belt_element(B, par, xw, E[i], jacobian, force[i], wq)
+        energy[i] = belt_element(B, par, xw, E[i], jacobian, force[i], wq, work)
         if jacobian:
             kq[i] = wq
     return force, kq, energy

@@ -25,7 +25,7 @@ from solver.kernels import loads, rolling
 from solver.kernels import primitives as prim
 from solver.kernels import pulley as pl
 from solver.kernels import sliding as sl
-from solver.kernels.belt import belt_element
+from solver.kernels.belt import BELT_WORK, belt_element
 from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import line_element, line_work
 from solver.kernels.hermite import hermite_jet
@@ -1478,13 +1478,14 @@ def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
     x = np.zeros(12)
     f = np.zeros(12)
     wq = np.zeros((12, 12))
+    work = np.zeros(BELT_WORK)
     want = jac and mode == VALUES
     for i in range(ne):
         s = P.bl_set[i]
         cols = P.bl_cols[i]
         for j in range(12):
             x[j] = q[cols[j]]
-        belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], x, want, f, wq)
+        belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], x, want, f, wq, work)
         for j in range(12):
             out[cols[j]] += f[j]
         if jac:
@@ -1499,31 +1500,29 @@ def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
 
 
 @kernel
-def _pulley_seed(P, mk, i, n0, span, width, jm, jdm, pos, vel):
-    """Point ``i``'s markers as :func:`pulley.pulley_law` takes them: values and velocities
-    with their derivatives over the point's group's columns (the belt's ``n0``, then the
-    pulley's), ``∂u/∂q`` into ``jm`` and ``∂u̇/∂q`` into ``jdm`` ``(5, 3, span)``."""
+def _pulley_seed(P, mk, i, n0, nc, x, dx, jm):
+    """Point ``i``'s markers as :func:`pulley.pulley_law` takes them: in-plane values and
+    velocities into ``x`` and, when ``dx`` has room (``2 nc`` columns), their derivatives
+    over the point's group's ``nc`` columns (the belt's ``n0``, then the pulley's) and
+    rates; ``∂u/∂q`` into ``jm`` ``(5, 2, nc)``."""
     jm[:] = 0.0
-    jdm[:] = 0.0
-    pos[:] = 0.0
-    vel[:] = 0.0
+    dx[:] = 0.0
+    seed = dx.shape[2] > 0
     for s in range(pl.SLOTS):
         ks = P.pc_mk[i, s]
         off = 0 if s == 0 else n0
-        rigid = P.mk_kind[ks] == RIGID
-        for a in range(3):
-            pos[s, a, 0] = mk.u[ks, a]
-            vel[s, a, 0] = mk.ud[ks, a]
+        for a in range(2):
+            x[s, a] = mk.u[ks, a]
+            x[pl.SLOTS + s, a] = mk.ud[ks, a]
             for y in range(P.mk_ncols[ks]):
                 jm[s, a, off + y] = mk.jac[ks, a, y]
-            if rigid:
-                for y in range(4):
-                    jdm[s, a, off + 3 + y] = mk.sjd[ks, a, y]
-            if width > 1:
-                for y in range(span):
-                    pos[s, a, 1 + y] = jm[s, a, y]
-                    vel[s, a, 1 + y] = jdm[s, a, y]
-                    vel[s, a, 1 + span + y] = jm[s, a, y]
+            if seed:
+                for y in range(nc):
+                    dx[s, a, y] = jm[s, a, y]
+                    dx[pl.SLOTS + s, a, nc + y] = jm[s, a, y]
+                if P.mk_kind[ks] == RIGID:  # ∂u̇/∂q in the Euler-parameter columns
+                    for y in range(4):
+                        dx[pl.SLOTS + s, a, off + 3 + y] = mk.sjd[ks, a, y]
 
 
 @kernel
@@ -1534,19 +1533,15 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     Σ_s J_sᵀ ∂F_s/∂q`` plus the own terms of rigid markers, ``∂Q/∂q̇ = Σ_s J_sᵀ ∂F_s/∂q̇``.
     Every group has its entries (zero out of contact): the pattern is the run's."""
     values = mode == VALUES
-    span = 2 * P.mk_cols.shape[1]
     want = jac and values
-    width = np.int64(1 + 2 * span) if want else np.int64(1)
-    pos = np.empty((pl.SLOTS, 3, width))
-    vel = np.empty((pl.SLOTS, 3, width))
-    loads = np.empty((pl.SLOTS, 3, width))
+    span = 2 * P.mk_cols.shape[1]
+    x = np.empty((pl.INPUTS, 2))
+    lv = np.empty((pl.SLOTS, 2))
     state = np.empty(pl.OUTPUTS)
-    jm = np.empty((pl.SLOTS, 3, span))
-    jdm = np.empty((pl.SLOTS, 3, span))
+    cf = np.empty(6)
+    f3 = np.zeros(3)
     cols = np.empty(span, np.int64)
     fq = np.empty(span)
-    blk = np.empty((span, span))
-    blkd = np.empty((span, span))
     for grp in range(P.pc_group.shape[0]):
         first, count = P.pc_group[grp, 0], P.pc_group[grp, 1]
         k0, k1 = P.pc_mk[first, 0], P.pc_mk[first, 1]
@@ -1556,29 +1551,36 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
             cols[y] = P.mk_cols[k0, y]
         for y in range(n1):
             cols[n0 + y] = P.mk_cols[k1, y]
+        width = 2 * nc if want else 0
+        dx = np.empty((pl.INPUTS, 2, width))
+        dl = np.empty((pl.SLOTS, 2, width))
+        jm = np.empty((pl.SLOTS, 2, nc))
+        blk = np.zeros((nc, nc))
+        blkd = np.zeros((nc, nc))
         fq[:] = 0.0
-        blk[:] = 0.0
-        blkd[:] = 0.0
         for i in range(first, first + count if values else first):
             if pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS]) <= 0.0:
                 continue  # no load: the usual case
-            _pulley_seed(P, mk, i, n0, span, width, jm, jdm, pos, vel)
-            pl.pulley_law(pos, vel, P.pc_par[i], loads, state)
+            _pulley_seed(P, mk, i, n0, nc, x, dx, jm)
+            pl.pulley_law(x, dx, P.pc_par[i], lv, dl, state, cf)
             for s in range(pl.SLOTS):
-                for a in range(3):
+                for a in range(2):
+                    load = lv[s, a]
                     for y in range(nc):
                         j = jm[s, a, y]
                         if j != 0.0:
-                            fq[y] += j * loads[s, a, 0]
+                            fq[y] += j * load
                             if want:
                                 for z in range(nc):
-                                    blk[y, z] += j * loads[s, a, 1 + z]
-                                    blkd[y, z] += j * loads[s, a, 1 + span + z]
-                if want and s > 0 and P.mk_kind[P.pc_mk[i, s]] == RIGID:
-                    hf = force_hessian(P.mk_local[P.pc_mk[i, s]], loads[s, :, 0])
-                    for x in range(4):
-                        for y in range(4):
-                            blk[n0 + 3 + x, n0 + 3 + y] += hf[x, y]
+                                    blk[y, z] += j * dl[s, a, z]
+                                    blkd[y, z] += j * dl[s, a, nc + z]
+                ks = P.pc_mk[i, s]
+                if want and s > 0 and P.mk_kind[ks] == RIGID:  # J_sᵀ F_s's own derivative
+                    f3[0], f3[1] = lv[s, 0], lv[s, 1]
+                    hf = force_hessian(P.mk_local[ks], f3)
+                    for a in range(4):
+                        for b in range(4):
+                            blk[n0 + 3 + a, n0 + 3 + b] += hf[a, b]
         for y in range(nc):
             out[cols[y]] += fq[y]
         if jac:
@@ -1600,10 +1602,12 @@ def pulley_energy_power(P, mk, power):
     """``Σ W k_p d²/2`` over the pulley contacts' points in contact (J) or, with ``power``,
     the power of their damping and friction (W, ≤ 0; markers ``mk`` at ``(q, q̇)``)."""
     out = 0.0
-    pos = np.zeros((pl.SLOTS, 3, 1))
-    vel = np.zeros((pl.SLOTS, 3, 1))
-    loads = np.empty((pl.SLOTS, 3, 1))
+    x = np.zeros((pl.INPUTS, 2))
+    dx = np.zeros((pl.INPUTS, 2, 0))
+    lv = np.empty((pl.SLOTS, 2))
+    dl = np.empty((pl.SLOTS, 2, 0))
     state = np.empty(pl.OUTPUTS)
+    cf = np.empty(6)
     for i in range(P.pc_mk.shape[0]):
         depth = pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS])
         if depth <= 0.0:
@@ -1612,10 +1616,10 @@ def pulley_energy_power(P, mk, power):
             out += 0.5 * P.pc_par[i, pl.WEIGHT] * P.pc_par[i, pl.STIFFNESS] * depth * depth
             continue
         for s in range(pl.SLOTS):
-            for a in range(3):
-                pos[s, a, 0] = mk.u[P.pc_mk[i, s], a]
-                vel[s, a, 0] = mk.ud[P.pc_mk[i, s], a]
-        pl.pulley_law(pos, vel, P.pc_par[i], loads, state)
+            for a in range(2):
+                x[s, a] = mk.u[P.pc_mk[i, s], a]
+                x[pl.SLOTS + s, a] = mk.ud[P.pc_mk[i, s], a]
+        pl.pulley_law(x, dx, P.pc_par[i], lv, dl, state, cf)
         out += state[pl.POWER]
     return out
 
@@ -1700,11 +1704,12 @@ def _flexible_energy_power(P, q, qd, damping):
         xb = np.zeros(12)
         fb = np.zeros(12)
         kb = np.zeros((12, 12))
+        wb = np.zeros(BELT_WORK)
         for i in range(P.bl_cols.shape[0]):
             s = P.bl_set[i]
             for j in range(12):
                 xb[j] = q[P.bl_cols[i, j]]
-            out += belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], xb, NO, fb, kb)
+            out += belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], xb, NO, fb, kb, wb)
     return out
 
 
