@@ -158,8 +158,10 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
 ):
     """A compiled call that stops early (its status says which failure) hands its state
     (the central differences: their look-ahead; the null space: with the rank of Φ_q) and
-    the work done so far to the NumPy formulation, which takes that step and the rest: the
-    run equals the NumPy run."""
+    the work done so far to the time loop, which takes that step (the augmented
+    Lagrangian: with its compiled step, retried in substeps where it fails; the others:
+    with the NumPy formulation) and goes on with the compiled steps (the augmented
+    Lagrangian) or the NumPy formulation's: the run equals the NumPy run."""
     import importlib
 
     mod = importlib.import_module(f"solver.compiled.{module}")
@@ -167,7 +169,7 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
 
     def failing(*args):
         calls.append(1)
-        if len(calls) < 2:
+        if len(calls) != 2:
             return real(*args)
         args = list(args)
         args[steps_arg] = 5  # five steps, then report a failure
@@ -178,7 +180,9 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
     kw = {"formulation": formulation, "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
     ref = _run(MODELS[model], monkeypatch, False, **kw)
     got = _run(MODELS[model], monkeypatch, True, **kw)
-    assert len(calls) == 2 and got.status == "ok" and len(got) == len(ref)
+    resumes = module == "augmented_lagrangian"
+    assert (len(calls) > 3 if resumes else len(calls) == 2) and got.status == "ok"
+    assert len(got) == len(ref)
     for col in ref.columns:
         a, b = ref.column(col), got.column(col)
         if col.startswith("constraint."):
