@@ -15,8 +15,11 @@ Newmark method) on dense ones; else ``None`` (the formulation's own step then ru
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
 compiled call. When a compiled step fails (no convergence, a singular matrix, non-finite
-values) the NumPy formulation takes that step from the same state: it raises the
-failure with its own message, or, if it succeeds, the run goes on with it.
+values) the time loop takes that step from the same state, its step control retrying it
+in substeps (``solver.analysis.step_control``): the augmented Lagrangian with its compiled
+step (``_CompiledALSteps``), after which its compiled steps go on; the others with the
+NumPy formulation, which takes the rest of the run. A step that fails even in the
+smallest substeps raises the formulation's message.
 """
 
 from __future__ import annotations
