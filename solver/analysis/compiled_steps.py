@@ -382,7 +382,9 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
 
 class _CompiledALSteps:
     """The compiled augmented-Lagrangian step as a formulation's ``step(state, h)`` (what
-    the time loop's step control calls, with substeps after a failure)."""
+    the time loop's step control calls, with substeps after a failure); a step that fails
+    otherwise than by the Newton iteration is the NumPy formulation's, which names the
+    item that failed."""
 
     adaptive = False
 
@@ -410,8 +412,10 @@ class _CompiledALSteps:
             a, lam_star, lam, extrap, 0.0, 0.0, False, False, 1, out, z, z.copy(), z.copy(),
             np.zeros((1, m)),
         )  # fmt: skip
-        if status != cal.STATUS_OK:
+        if status == cal.STATUS_NEWTON:
             raise al_failure(int(status), float(t1), float(h), int(it), float(err))
+        if status != cal.STATUS_OK:  # the NumPy step: it names what failed (a slider's joint)
+            return f.step(state, h)
         extra = {"a": a, "lam_star": lam_star, "extrapolate": bool(extrap[0])}
         t = float(out[0, cal.OUT_T])
         return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), extra)
