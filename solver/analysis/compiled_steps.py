@@ -352,12 +352,20 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
         secant = len(s.force_set) > 0 or s.kernel_damping
 
+        retry = _CompiledALSteps(self, sch, pen)
+
         def advance(todo, out, bq, bqd, bqdd):
-            status, done, _, _, _ = cal.al_steps(
+            status, done, t1, it, err = cal.al_steps(
                 P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
                 clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
                 clock["power"], secant, False, todo, out, bq, bqd, bqdd, np.zeros((todo, m)),
             )  # fmt: skip
+            if status == cal.STATUS_NEWTON:  # the same step would fail again: not retried whole
+                retry.failed = (
+                    float(t1),
+                    h,
+                    al_failure(int(status), float(t1), h, int(it), float(err)),
+                )
             return status, done
 
         def last_state():
@@ -376,7 +384,6 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             phit = s.constraints(q, qd, t1).phi_t
             clock["power"] = _state_power(s, q, qd, t1, lam, phit)
 
-        retry = _CompiledALSteps(self, sch, pen)
         yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry)
 
 
@@ -390,9 +397,18 @@ class _CompiledALSteps:
 
     def __init__(self, stepper: CompiledAugmentedLagrangian, sch, pen) -> None:
         self.stepper, self.sch, self.pen = stepper, sch, pen
+        #: ``(t, h, error)``: the step of size h to ``t`` whose Newton iteration the stepper
+        #: has just seen fail (the step control's first try of it fails at once)
+        self.failed = None
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
         from solver.compiled import augmented_lagrangian as cal
+
+        if self.failed is not None:
+            t1, h1, error = self.failed
+            self.failed = None
+            if h == h1 and abs(float(state.t) + h - t1) <= 1e-9 * h:
+                raise error
 
         st = self.stepper
         f, s = st.formulation, st.system
