@@ -33,11 +33,13 @@ import math
 
 import numpy as np
 
-from solver.kernels.elastic_line import _sub_bt_x_b, strains_pq
+from solver.kernels.elastic_line import strains_pq
 from solver.kernels.jit import kernel
 
 #: the slopes (r_x, r_y) of node m and of node n among the element's 12 coordinates
 NODE_M, NODE_N = 2, 8
+#: the columns of the centreline's coordinates (r^m, r_x^m, r^n, r_x^n): B's non-zero ones
+HERMITE = (0, 1, 2, 3, 6, 7, 8, 9)
 
 
 @kernel
@@ -230,8 +232,19 @@ def belt_element(B, par, xw, e, jacobian, force, kq, work):
                     )
                 for z in range(4):  # Y_g = G_gᵀ W_(c,κ),nodal
                     ym[r, z] = gr0 * wzz[0, 2 + z] + gr1 * wzz[1, 2 + z]
-            _sub_bt_x_b(Bg, x, xb, kq)
-            for j in range(12):  # P += Bgᵀ Y_g
+            for r in range(4):  # xb = X_g Bg over the centreline's columns
+                for j in HERMITE:
+                    xb[r, j] = (
+                        x[r, 0] * Bg[0, j] + x[r, 1] * Bg[1, j] + x[r, 2] * Bg[2, j]
+                        + x[r, 3] * Bg[3, j]
+                    )  # fmt: skip
+            for i in HERMITE:  # kq −= Bgᵀ X_g Bg
+                for j in HERMITE:
+                    kq[i, j] -= (
+                        Bg[0, i] * xb[0, j] + Bg[1, i] * xb[1, j] + Bg[2, i] * xb[2, j]
+                        + Bg[3, i] * xb[3, j]
+                    )  # fmt: skip
+            for j in HERMITE:  # P += Bgᵀ Y_g
                 for z in range(4):
                     acc = 0.0
                     for r in range(4):

@@ -1531,7 +1531,9 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     :func:`_force_entries`), summed over each group of points (one belt element on one
     pulley: the belt point's columns, then the pulley's): ``Q = Σ_s J_sᵀ F_s``, ``∂Q/∂q =
     Σ_s J_sᵀ ∂F_s/∂q`` plus the own terms of rigid markers, ``∂Q/∂q̇ = Σ_s J_sᵀ ∂F_s/∂q̇``.
-    Every group has its entries (zero out of contact): the pattern is the run's."""
+    The pulley's markers are the same at every point of a group: their loads are summed
+    over the group's points first. Every group has its entries (zero out of contact): the
+    pattern is the run's."""
     values = mode == VALUES
     want = jac and values
     span = 2 * P.mk_cols.shape[1]
@@ -1555,28 +1557,48 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         dx = np.empty((pl.INPUTS, 2, width))
         dl = np.empty((pl.SLOTS, 2, width))
         jm = np.empty((pl.SLOTS, 2, nc))
+        gl = np.zeros((pl.SLOTS, 2))  # the pulley's loads summed over the group
+        gd = np.zeros((pl.SLOTS, 2, width))  # … and their derivatives
         blk = np.zeros((nc, nc))
         blkd = np.zeros((nc, nc))
         fq[:] = 0.0
+        touched = False
         for i in range(first, first + count if values else first):
             if pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS]) <= 0.0:
                 continue  # no load: the usual case
+            touched = True
             _pulley_seed(P, mk, i, n0, nc, x, dx, jm)
             pl.pulley_law(x, dx, P.pc_par[i], lv, dl, state, cf)
-            for s in range(pl.SLOTS):
+            for a in range(2):  # the belt's point: its own Jacobian
+                load = lv[0, a]
+                for y in range(n0):
+                    j = jm[0, a, y]
+                    if j != 0.0:
+                        fq[y] += j * load
+                        if want:
+                            for z in range(nc):
+                                blk[y, z] += j * dl[0, a, z]
+                                blkd[y, z] += j * dl[0, a, nc + z]
+            for s in range(1, pl.SLOTS):
                 for a in range(2):
-                    load = lv[s, a]
-                    for y in range(nc):
+                    gl[s, a] += lv[s, a]
+                    for z in range(width):
+                        gd[s, a, z] += dl[s, a, z]
+        if touched:  # the pulley's markers (jm of the group's last point in contact)
+            for s in range(1, pl.SLOTS):
+                for a in range(2):
+                    load = gl[s, a]
+                    for y in range(n0, nc):
                         j = jm[s, a, y]
                         if j != 0.0:
                             fq[y] += j * load
                             if want:
                                 for z in range(nc):
-                                    blk[y, z] += j * dl[s, a, z]
-                                    blkd[y, z] += j * dl[s, a, nc + z]
-                ks = P.pc_mk[i, s]
-                if want and s > 0 and P.mk_kind[ks] == RIGID:  # J_sᵀ F_s's own derivative
-                    f3[0], f3[1] = lv[s, 0], lv[s, 1]
+                                    blk[y, z] += j * gd[s, a, z]
+                                    blkd[y, z] += j * gd[s, a, nc + z]
+                ks = P.pc_mk[first, s]
+                if want and P.mk_kind[ks] == RIGID:  # J_sᵀ F_s's own derivative
+                    f3[0], f3[1] = gl[s, 0], gl[s, 1]
                     hf = force_hessian(P.mk_local[ks], f3)
                     for a in range(4):
                         for b in range(4):

@@ -133,6 +133,10 @@ class PulleyContacts:
         starts = np.flatnonzero(new)
         counts = np.diff(np.append(starts, len(self)))
         self.groups = np.stack([starts, counts], axis=1).astype(np.int64).reshape(-1, 2)
+        # the kernels sum the pulley's loads over a group: its markers are the same there
+        pulley = self.idx[:, 1:]
+        if len(self) and np.any(pulley != np.repeat(pulley[starts], counts, axis=0)):
+            raise ValueError("a group of pulley contact points with different pulley markers")
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The kernels' pulley fields of ``SystemArrays`` (after :meth:`freeze`)."""
