@@ -15,8 +15,11 @@ Newmark method) on dense ones; else ``None`` (the formulation's own step then ru
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
 compiled call. When a compiled step fails (no convergence, a singular matrix, non-finite
-values) the NumPy formulation takes that step from the same state: it raises the
-failure with its own message, or, if it succeeds, the run goes on with it.
+values) the time loop takes that step from the same state, its step control retrying it
+in substeps (``solver.analysis.step_control``): the augmented Lagrangian with its compiled
+step (``_CompiledALSteps``), after which its compiled steps go on; the others with the
+NumPy formulation, which takes the rest of the run. A step that fails even in the
+smallest substeps raises the formulation's message.
 """
 
 from __future__ import annotations
@@ -91,12 +94,16 @@ class _CompiledStepper:
         self.settings = settings
         self.formulation = formulation
 
-    def _chunks(self, mod, steps: int, clock: dict, advance, last_state):
+    def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume=None, retry=None):
         """The frames of ``steps`` steps, run ``CHUNK`` at a time by
         ``advance(todo, out, bq, bqd, bqdd) -> (status, done)`` (``mod``'s stepper: rows of
         scalars ``mod.OUT_*`` and the states into the buffers). ``clock`` holds the time,
-        work and power reached (``t``, ``work``, ``power``) for the next chunk. After a
-        failed step the NumPy formulation goes on from ``last_state()``."""
+        work and power reached (``t``, ``work``, ``power``) for the next chunk. A failed
+        step is taken by the NumPy formulation from ``last_state()`` (retried in substeps
+        there if need be, or by ``retry``, a formulation whose steps are the compiled
+        ones); with ``resume(state)``, which takes the stepper's state from the state
+        reached, the compiled steps go on after it, else the NumPy formulation takes the
+        rest of the run."""
         n = self.system.n
         k = 0
         while k < steps:
@@ -113,8 +120,29 @@ class _CompiledStepper:
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
                 clock["power"] = float(out[done - 1, mod.OUT_POWER])
             if status != mod.STATUS_OK:  # the NumPy step from the same state
-                yield from self._numpy_rest(last_state(), k, steps, clock["work"])
-                return
+                if resume is None:
+                    yield from self._numpy_rest(last_state(), k, steps, clock["work"])
+                    return
+                yield from self._numpy_step(last_state(), k, clock, resume, retry)
+                k += 1
+
+    def _numpy_step(self, state: DynamicState, k: int, clock: dict, resume, retry=None):
+        """Step k+1 by the time loop from ``state`` (the state of step k) with the NumPy
+        formulation or ``retry`` (its failures retried in substeps), then the compiled
+        stepper's state, ``clock`` included, from the state it reached."""
+        from solver.analysis.dynamic import numpy_frames
+
+        last: list = []
+        frame = None
+        for frame, j in numpy_frames(
+            self.system, self.settings, retry or self.formulation, state, k, k + 1, False,
+            clock["work"], last,
+        ):  # fmt: skip
+            yield frame, j
+        new = last[0]
+        resume(new)
+        clock["t"] = float(new.t)
+        clock["work"] = float(frame.work)
 
     def _numpy_rest(self, state: DynamicState, k: int, steps: int, work: float):
         """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k,
@@ -330,19 +358,89 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
         secant = s.nonconservative
 
+        retry = _CompiledALSteps(self, sch, pen)
+
         def advance(todo, out, bq, bqd, bqdd):
-            status, done, _, _, _ = cal.al_steps(
+            status, done, t1, it, err = cal.al_steps(
                 P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
                 clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
                 clock["power"], secant, False, todo, out, bq, bqd, bqdd, np.zeros((todo, m)),
             )  # fmt: skip
+            if status == cal.STATUS_NEWTON:  # the same step would fail again: not retried whole
+                retry.failed = (
+                    float(t1),
+                    h,
+                    al_failure(int(status), float(t1), h, int(it), float(err)),
+                )
             return status, done
 
         def last_state():
             extra = {"a": a.copy(), "lam_star": lam_star.copy(), "extrapolate": bool(extrap[0])}
             return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0, extra)
 
-        yield from self._chunks(cal, steps, clock, advance, last_state)
+        def resume(state: DynamicState) -> None:
+            q[:], qd[:] = state.q, state.qd
+            qdd[:] = state.qdd if state.qdd is not None else 0.0
+            a[:] = state.extra.get("a", qdd)
+            lam[:] = state.lam if state.lam is not None else 0.0
+            star = state.extra.get("lam_star", state.lam)
+            lam_star[:] = 0.0 if star is None else star[:m]
+            extrap[0] = bool(state.extra.get("extrapolate", True))
+            t1 = float(state.t)
+            phit = s.constraints(q, qd, t1).phi_t
+            clock["power"] = _state_power(s, q, qd, t1, lam, phit)
+
+        yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry)
+
+
+class _CompiledALSteps:
+    """The compiled augmented-Lagrangian step as a formulation's ``step(state, h)`` (what
+    the time loop's step control calls, with substeps after a failure); a step that fails
+    otherwise than by the Newton iteration is the NumPy formulation's, which names the
+    item that failed."""
+
+    adaptive = False
+
+    def __init__(self, stepper: CompiledAugmentedLagrangian, sch, pen) -> None:
+        self.stepper, self.sch, self.pen = stepper, sch, pen
+        #: ``(t, h, error)``: the step of size h to ``t`` whose Newton iteration the stepper
+        #: has just seen fail (the step control's first try of it fails at once)
+        self.failed = None
+
+    def step(self, state: DynamicState, h: float) -> DynamicState:
+        from solver.compiled import augmented_lagrangian as cal
+
+        if self.failed is not None:
+            t1, h1, error = self.failed
+            self.failed = None
+            if h == h1 and abs(float(state.t) + h - t1) <= 1e-9 * h:
+                raise error
+
+        st = self.stepper
+        f, s = st.formulation, st.system
+        n, m = s.n, s.m
+        q, qd = _own(state.q), _own(state.qd)
+        qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
+        a = _own(state.extra.get("a", qdd))
+        lam = _own(state.lam) if state.lam is not None else np.zeros(m)
+        star = state.extra.get("lam_star", state.lam)
+        lam_star = np.zeros(m) if star is None else _own(star[:m])
+        extrap = np.array([bool(state.extra.get("extrapolate", True))])
+        out = np.zeros((1, cal.N_OUT))
+        z = np.zeros((1, n))
+        status, _, t1, it, err = cal.al_steps(
+            s.arrays, s.patterns, st.layout, self.sch, self.pen, float(f.m_ref),
+            float(f.tolerance), int(f.max_iterations), float(h), float(state.t), q, qd, qdd,
+            a, lam_star, lam, extrap, 0.0, 0.0, False, False, 1, out, z, z.copy(), z.copy(),
+            np.zeros((1, m)),
+        )  # fmt: skip
+        if status == cal.STATUS_NEWTON:
+            raise al_failure(int(status), float(t1), float(h), int(it), float(err))
+        if status != cal.STATUS_OK:  # the NumPy step: it names what failed (a slider's joint)
+            return f.step(state, h)
+        extra = {"a": a, "lam_star": lam_star, "extrapolate": bool(extrap[0])}
+        t = float(out[0, cal.OUT_T])
+        return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), extra)
 
 
 class CompiledNullSpace(_CompiledStepper):

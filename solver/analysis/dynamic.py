@@ -119,10 +119,12 @@ def numpy_frames(
     steps: int,
     first: bool = True,
     work: float = 0.0,
+    last: list | None = None,
 ) -> Iterator[tuple[Frame, int]]:
     """The time loop from ``state`` at step ``k0`` to step ``steps``: the frame of
     ``state`` itself (unless ``first`` is false), then each step's (the work of forces
-    goes on from ``work``, J, done up to ``k0``)."""
+    goes on from ``work``, J, done up to ``k0``); the last state is appended to ``last``
+    if given."""
     contacts = system.force_set.contacts
     meter = PowerMeter(system)
     power_prev = None
@@ -169,3 +171,5 @@ def numpy_frames(
         frame = state_frame(system, state, ms, work_done, substep)
         if k > k0 or first:
             yield frame, k
+    if last is not None:
+        last.append(state)

@@ -23,7 +23,9 @@ import numpy as np
 from solver.kernels import contact as cn
 from solver.kernels import loads, rolling
 from solver.kernels import primitives as prim
+from solver.kernels import pulley as pl
 from solver.kernels import sliding as sl
+from solver.kernels.belt import BELT_WORK, belt_element
 from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import line_element, line_work
 from solver.kernels.hermite import hermite_jet
@@ -110,12 +112,25 @@ class SystemArrays(NamedTuple):
     ct_P0: np.ndarray  # (nsets, 8, 8)
     ct_Tv: np.ndarray  # (nsets, 8, 8, 8, 8) (zero: no damping)
     ct_damped: np.ndarray  # (nsets,) bool
+    # belt elements (``solver.kernels.belt``): q columns and set of each element; per set
+    # the Gauss rows (r_c,x, r_c,xx), the coefficients of W and the length, ξ and weights
+    bl_cols: np.ndarray  # (ne, 12) int64
+    bl_set: np.ndarray  # (ne,) int64
+    bl_B: np.ndarray  # (nsets, G, 4, 12)
+    bl_par: np.ndarray  # (nsets, 7)
+    bl_xw: np.ndarray  # (nsets, 2, G)
     # contacts (``solver.kernels.contact``): the 8 markers, PLANE or SPHERE, parameters,
     # committed onset speed (state: written between steps by the time loop)
     cn_mk: np.ndarray  # (nn, 8) int64
     cn_kind: np.ndarray  # (nn,) int64
     cn_par: np.ndarray  # (nn, contact.PARAMETERS)
     cn_onset: np.ndarray  # (nn,) m/s
+    # belts on pulleys (``solver.kernels.pulley``): per point its 5 markers (the belt's
+    # point, the pulley's centre and axes) and parameters; the points in groups of one
+    # element and one pulley (first point, count), whose entries are summed
+    pc_mk: np.ndarray  # (npc, 5) int64
+    pc_par: np.ndarray  # (npc, pulley.PARAMETERS)
+    pc_group: np.ndarray  # (ngroups, 2) int64
     # ANCF sliding joints (``solver.kernels.sliding``): point and locked-direction markers
     # (−1: rotation free), the column of s, the first row; per joint its beam's first row
     # in ``sl_nodes``, nodes, elements and d; the element length (m) and a planar beam's z
@@ -1320,6 +1335,10 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.ct_cols.shape[0]:
         e, ed = _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    if P.bl_cols.shape[0]:
+        e = _belt_entries(P, q, mode, e, kr, kc, kv, out, jac)
+    if P.pc_group.shape[0]:
+        e, ed = _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     return e, ed
 
 
@@ -1451,6 +1470,183 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
 
 
 @kernel
+def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
+    """The belt elements' elastic forces into ``out`` and their Jacobian entries after the
+    count ``e`` (∂F/∂q; no damping); the new count."""
+    values = mode == VALUES  # the evaluation pass writes its entries directly
+    ne = P.bl_cols.shape[0]
+    x = np.zeros(12)
+    f = np.zeros(12)
+    wq = np.zeros((12, 12))
+    work = np.zeros(BELT_WORK)
+    want = jac and mode == VALUES
+    for i in range(ne):
+        s = P.bl_set[i]
+        cols = P.bl_cols[i]
+        for j in range(12):
+            x[j] = q[cols[j]]
+        belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], x, want, f, wq, work)
+        for j in range(12):
+            out[cols[j]] += f[j]
+        if jac:
+            for a in range(12):
+                for b in range(12):
+                    if values:
+                        kv[e] = wq[a, b]
+                        e += 1
+                    else:
+                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+    return e
+
+
+@kernel
+def _pulley_seed(P, mk, i, n0, nc, x, dx, jm):
+    """Point ``i``'s markers as :func:`pulley.pulley_law` takes them: in-plane values and
+    velocities into ``x`` and, when ``dx`` has room (``2 nc`` columns), their derivatives
+    over the point's group's ``nc`` columns (the belt's ``n0``, then the pulley's) and
+    rates; ``∂u/∂q`` into ``jm`` ``(5, 2, nc)``."""
+    jm[:] = 0.0
+    dx[:] = 0.0
+    seed = dx.shape[2] > 0
+    for s in range(pl.SLOTS):
+        ks = P.pc_mk[i, s]
+        off = 0 if s == 0 else n0
+        for a in range(2):
+            x[s, a] = mk.u[ks, a]
+            x[pl.SLOTS + s, a] = mk.ud[ks, a]
+            for y in range(P.mk_ncols[ks]):
+                jm[s, a, off + y] = mk.jac[ks, a, y]
+            if seed:
+                for y in range(nc):
+                    dx[s, a, y] = jm[s, a, y]
+                    dx[pl.SLOTS + s, a, nc + y] = jm[s, a, y]
+                if P.mk_kind[ks] == RIGID:  # ∂u̇/∂q in the Euler-parameter columns
+                    for y in range(4):
+                        dx[pl.SLOTS + s, a, off + 3 + y] = mk.sjd[ks, a, y]
+
+
+@kernel
+def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
+    """The pulley contacts' forces into ``out`` and their Jacobian entries (as
+    :func:`_force_entries`), summed over each group of points (one belt element on one
+    pulley: the belt point's columns, then the pulley's): ``Q = Σ_s J_sᵀ F_s``, ``∂Q/∂q =
+    Σ_s J_sᵀ ∂F_s/∂q`` plus the own terms of rigid markers, ``∂Q/∂q̇ = Σ_s J_sᵀ ∂F_s/∂q̇``.
+    The pulley's markers are the same at every point of a group: their loads are summed
+    over the group's points first. Every group has its entries (zero out of contact): the
+    pattern is the run's."""
+    values = mode == VALUES
+    want = jac and values
+    span = 2 * P.mk_cols.shape[1]
+    x = np.empty((pl.INPUTS, 2))
+    lv = np.empty((pl.SLOTS, 2))
+    state = np.empty(pl.OUTPUTS)
+    cf = np.empty(6)
+    f3 = np.zeros(3)
+    cols = np.empty(span, np.int64)
+    fq = np.empty(span)
+    for grp in range(P.pc_group.shape[0]):
+        first, count = P.pc_group[grp, 0], P.pc_group[grp, 1]
+        k0, k1 = P.pc_mk[first, 0], P.pc_mk[first, 1]
+        n0, n1 = P.mk_ncols[k0], P.mk_ncols[k1]
+        nc = n0 + n1
+        for y in range(n0):
+            cols[y] = P.mk_cols[k0, y]
+        for y in range(n1):
+            cols[n0 + y] = P.mk_cols[k1, y]
+        width = 2 * nc if want else 0
+        dx = np.empty((pl.INPUTS, 2, width))
+        dl = np.empty((pl.SLOTS, 2, width))
+        jm = np.empty((pl.SLOTS, 2, nc))
+        gl = np.zeros((pl.SLOTS, 2))  # the pulley's loads summed over the group
+        gd = np.zeros((pl.SLOTS, 2, width))  # … and their derivatives
+        blk = np.zeros((nc, nc))
+        blkd = np.zeros((nc, nc))
+        fq[:] = 0.0
+        touched = False
+        for i in range(first, first + count if values else first):
+            if pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS]) <= 0.0:
+                continue  # no load: the usual case
+            touched = True
+            _pulley_seed(P, mk, i, n0, nc, x, dx, jm)
+            pl.pulley_law(x, dx, P.pc_par[i], lv, dl, state, cf)
+            for a in range(2):  # the belt's point: its own Jacobian
+                load = lv[0, a]
+                for y in range(n0):
+                    j = jm[0, a, y]
+                    if j != 0.0:
+                        fq[y] += j * load
+                        if want:
+                            for z in range(nc):
+                                blk[y, z] += j * dl[0, a, z]
+                                blkd[y, z] += j * dl[0, a, nc + z]
+            for s in range(1, pl.SLOTS):
+                for a in range(2):
+                    gl[s, a] += lv[s, a]
+                    for z in range(width):
+                        gd[s, a, z] += dl[s, a, z]
+        if touched:  # the pulley's markers (jm of the group's last point in contact)
+            for s in range(1, pl.SLOTS):
+                for a in range(2):
+                    load = gl[s, a]
+                    for y in range(n0, nc):
+                        j = jm[s, a, y]
+                        if j != 0.0:
+                            fq[y] += j * load
+                            if want:
+                                for z in range(nc):
+                                    blk[y, z] += j * gd[s, a, z]
+                                    blkd[y, z] += j * gd[s, a, nc + z]
+                ks = P.pc_mk[first, s]
+                if want and P.mk_kind[ks] == RIGID:  # J_sᵀ F_s's own derivative
+                    f3[0], f3[1] = gl[s, 0], gl[s, 1]
+                    hf = force_hessian(P.mk_local[ks], f3)
+                    for a in range(4):
+                        for b in range(4):
+                            blk[n0 + 3 + a, n0 + 3 + b] += hf[a, b]
+        for y in range(nc):
+            out[cols[y]] += fq[y]
+        if jac:
+            for y in range(nc):
+                for z in range(nc):
+                    if values:
+                        kv[e] = blk[y, z]
+                        e += 1
+                        cv[ed] = blkd[y, z]
+                        ed += 1
+                    else:
+                        e = _put(mode, e, kr, kc, kv, cols[y], cols[z], 0.0)
+                        ed = _put(mode, ed, cr, cc, cv, cols[y], cols[z], 0.0)
+    return e, ed
+
+
+@kernel
+def pulley_energy_power(P, mk, power):
+    """``Σ W k_p d²/2`` over the pulley contacts' points in contact (J) or, with ``power``,
+    the power of their damping and friction (W, ≤ 0; markers ``mk`` at ``(q, q̇)``)."""
+    out = 0.0
+    x = np.zeros((pl.INPUTS, 2))
+    dx = np.zeros((pl.INPUTS, 2, 0))
+    lv = np.empty((pl.SLOTS, 2))
+    dl = np.empty((pl.SLOTS, 2, 0))
+    state = np.empty(pl.OUTPUTS)
+    cf = np.empty(6)
+    for i in range(P.pc_mk.shape[0]):
+        depth = pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS])
+        if depth <= 0.0:
+            continue
+        if not power:
+            out += 0.5 * P.pc_par[i, pl.WEIGHT] * P.pc_par[i, pl.STIFFNESS] * depth * depth
+            continue
+        for s in range(pl.SLOTS):
+            for a in range(2):
+                x[s, a] = mk.u[P.pc_mk[i, s], a]
+                x[pl.SLOTS + s, a] = mk.ud[P.pc_mk[i, s], a]
+        pl.pulley_law(x, dx, P.pc_par[i], lv, dl, state, cf)
+        out += state[pl.POWER]
+    return out
+
+
+@kernel
 def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The elastic-line elements' forces into ``out`` and their Jacobian entries after the
     counts ``e`` (∂F/∂q) and ``ed`` (∂F/∂q̇, damped elements only); the new counts."""
@@ -1526,6 +1722,16 @@ def _flexible_energy_power(P, q, qd, damping):
             P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damping, NO, f, wk, wk
         )
         out += pw if damping else u
+    if not damping:  # belt elements: no damping
+        xb = np.zeros(12)
+        fb = np.zeros(12)
+        kb = np.zeros((12, 12))
+        wb = np.zeros(BELT_WORK)
+        for i in range(P.bl_cols.shape[0]):
+            s = P.bl_set[i]
+            for j in range(12):
+                xb[j] = q[P.bl_cols[i, j]]
+            out += belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], xb, NO, fb, kb, wb)
     return out
 
 
@@ -1631,12 +1837,15 @@ def potential_energy(P, q):
 @kernel
 def elastic_energy(P, mk, q):
     """``Σ ½ k (l − l0)²`` of springs, ``Σ ½ k (θ − θ0)²`` of rotational springs,
-    ``Σ K δⁿ⁺¹/(n + 1)`` of contacts and the strain energy of the flexible elements (J)."""
+    ``Σ K δⁿ⁺¹/(n + 1)`` of contacts, ``Σ W k_p d²/2`` of pulley contacts and the strain
+    energy of the flexible elements (J)."""
     out = 0.0
-    if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
+    if P.ln_cols.shape[0] or P.ct_cols.shape[0] or P.bl_cols.shape[0]:
         out += _flexible_energy_power(P, q, q, NO)
     if P.cn_kind.shape[0]:
         out += contact_elastic_energy(P, mk)
+    if P.pc_mk.shape[0]:
+        out += pulley_energy_power(P, mk, NO)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
@@ -1652,12 +1861,15 @@ def elastic_energy(P, mk, q):
 
 @kernel
 def nonconservative_power(P, mk, q, qd, t):
-    """Power (W) of dampers, actuators, joint loads, applied forces and torques, and of
-    the flexible elements' internal damping; not of contacts, which integrate their own
-    work over the accepted states (``solver.mechanics.forces.contact``)."""
+    """Power (W) of dampers, actuators, joint loads, applied forces and torques, of the
+    flexible elements' internal damping and of the pulley contacts' damping and friction;
+    not of contacts, which integrate their own work over the accepted states
+    (``solver.mechanics.forces.contact``)."""
     out = 0.0
     if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
         out += _flexible_energy_power(P, q, qd, YES)
+    if P.pc_mk.shape[0]:
+        out += pulley_energy_power(P, mk, YES)
     force = np.zeros((3, 3))
     dummy = np.zeros((3, 3, 3, 3))
     grad = np.zeros(9)

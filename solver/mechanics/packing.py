@@ -3,12 +3,12 @@
 :func:`pack` reads the system's coordinates, marker table, constraint primitives, rigid
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
-forces, torques, contacts) with their time functions, the no-slip rows of rolling discs,
-the flexible elements (elastic line, continuum), the ANCF sliding joints, and lays them
-out as :class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the
-kernels do not evaluate yet (it is evaluated by the system's own Python code on top of
-them): body-axes loads on natural bodies, distributed loads, pulley contacts, the other
-ANCF elements.
+forces, torques, contacts, pulley contacts) with their time functions, the no-slip rows of
+rolling discs, the flexible elements (elastic line, continuum, belt), the ANCF sliding
+joints, and lays them out as :class:`solver.kernels.system.SystemArrays`.
+:func:`python_parts` names what the kernels do not evaluate yet (it is evaluated by the
+system's own Python code on top of them): body-axes loads on natural bodies, distributed
+loads, the other ANCF elements.
 """
 
 from __future__ import annotations
@@ -72,8 +72,6 @@ def python_parts(system) -> list[str]:
         out.append("body-axes loads on natural-coordinate bodies")
     if len(fs.distributed):
         out.append("distributed loads")
-    if len(fs.pulley_contacts):
-        out.append("pulley contacts")
     if any(getattr(kind, "python_beams", None) for kind in system.kinds):
         out.append("flexible (ANCF) elements the kernels do not evaluate yet")
     return out
@@ -168,6 +166,7 @@ def _forces(system, functions: _Functions) -> dict:
         "bt_body": _ints([int(r[1]) for r in bt._rows]),
         "bt_func": _ints([[functions.add(c) for c in v] for v in bt._vectors], 3),
         **fs.contacts.arrays(),
+        **fs.pulley_contacts.arrays(),
     }
 
 
@@ -191,6 +190,31 @@ def _line_elements(system) -> dict:
         "ln_B": np.ascontiguousarray(np.stack(B) if B else np.zeros((0, 3, 4, k)), float),
         "ln_coef": np.ascontiguousarray(np.stack(coef) if coef else np.zeros((0, 6)), float),
         "ln_gamma": _floats(gamma),
+    }
+
+
+def _belt_elements(system) -> dict:
+    """The belt elements the kernels evaluate: one set of Gauss rows, coefficients and
+    points per beam (``ancf.belt.Belt2D``)."""
+    cols, sets, B, par, xw = [], [], [], [], []
+    for kind in system.kinds:
+        for c, element in _elements_of(kind, "belt"):
+            cols.append(c)
+            sets.append(np.full(len(c), len(B), np.int64))
+            B.append(element.B)
+            par.append(element.par)
+            xw.append(element.xw)
+    stack = lambda parts, shape: np.ascontiguousarray(  # noqa: E731
+        np.stack(parts) if parts else np.zeros((0, *shape)), float
+    )
+    return {
+        "bl_cols": np.ascontiguousarray(
+            np.concatenate(cols) if cols else np.zeros((0, 12)), np.int64
+        ),
+        "bl_set": np.concatenate(sets) if sets else np.zeros(0, np.int64),
+        "bl_B": stack(B, (5, 4, 12)),
+        "bl_par": stack(par, (7,)),
+        "bl_xw": stack(xw, (2, 5)),
     }
 
 
@@ -291,6 +315,7 @@ def pack(system) -> SystemArrays:
         **_forces(system, functions),
         **_line_elements(system),
         **_continuum_elements(system),
+        **_belt_elements(system),
         **_sliders(system),
     }
     fields["fn"] = functions.table()

@@ -344,7 +344,7 @@ class MultibodySystem:
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
     # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: some
-    # ANCF elements, natural-body and distributed loads, pulley contacts) is added here by
+    # ANCF elements, natural-body and distributed loads) is added here by
     # those elements' own code.
 
     def _pack(self) -> None:
@@ -360,7 +360,7 @@ class MultibodySystem:
         continua = pk.ct_damped[pk.ct_set]
         #: the kernels' own forces beyond gravity and the force set: flexible elements
         #: (elastic forces), and whether some of them are damped (non-conservative power)
-        self.kernel_elements = len(lines) + len(continua) > 0
+        self.kernel_elements = len(lines) + len(continua) + len(pk.bl_set) > 0
         self.kernel_damping = bool(np.any(lines > 0.0) or np.any(continua))
         fs = self.force_set
         springs = len(pk.sp_mk) + len(pk.jt_mk)
@@ -622,8 +622,6 @@ class MultibodySystem:
         kin, pot, ela, err, verr = ks.state_evaluation(
             self.arrays, self.patterns, ms.arrays, q64, qd64, float(t), ks.FRAME
         )
-        if self.force_set.python_size:
-            ela += self.force_set.elastic_energy(ms, q)
         ela += sum(kind.elastic_energy(q) for kind in self.kinds)
         return float(kin), float(pot), float(ela), float(err), float(verr)
 
@@ -631,8 +629,6 @@ class MultibodySystem:
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
         q64 = _f64(q)
         out = self._energy(ms.arrays, q64, q64, 0.0, ks.ELASTIC)
-        if self.force_set.python_size:
-            out += self.force_set.elastic_energy(ms, q)
         return out + sum(kind.elastic_energy(q) for kind in self.kinds)
 
     def nonconservative_power(

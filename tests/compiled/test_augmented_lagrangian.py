@@ -306,6 +306,20 @@ def test_sparse_chain_in_its_band():
     _compare(model, 1e-3, 20)
 
 
+def test_belt_drive_on_its_pulleys():
+    """The belt drive (belt elements, pulley contacts with trilinear friction, both in the
+    kernels), its driver started at once so that the belt slips and sticks on the
+    pulleys within the steps compared: the same steps as the NumPy formulation."""
+    import json
+
+    data = json.loads((EXAMPLES / "belt_drive.json").read_text())
+    data["drivers"][0]["function"] = {"expression": "200*t**3"}
+    model = model_from_data(data)
+    states, out = _compare(model, 1e-3, 25, acc_rtol=1e-6)
+    system = MultibodySystem(model)
+    assert system.body_state(states[-1].q, states[-1].qd)["driven"][12] > 0.0  # carried
+
+
 def test_double_four_bar_through_a_singular_position():
     """Started 0.03 rad before the links line up (φ̇ ≈ −4.9 rad/s): the passage is at
     step ~6 of 1 ms, where the iteration needs more iterations with the growing penalty.

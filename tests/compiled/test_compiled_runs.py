@@ -143,12 +143,12 @@ def test_null_space_with_rotation_weights_and_the_r_matrix_method(monkeypatch):
     [
         ("central_differences", "cd_steps", 22, "NOT_CONVERGED", "heavy_top",
          "central_differences"),
-        ("augmented_lagrangian", "al_steps", 19, "STATUS_NEWTON", "heavy_top",
+        ("augmented_lagrangian", "al_steps", 19, "STATUS_TANGENT", "heavy_top",
          "augmented_lagrangian"),
         ("null_space", "ns_steps", 17, "STATUS_NEWTON", "double_four_bar", "null_space"),
         ("central_differences", "cd_steps", 22, "NOT_CONVERGED", "forces and drivers",
          "central_differences"),
-        ("augmented_lagrangian", "al_steps", 19, "STATUS_NEWTON", "forces and drivers",
+        ("augmented_lagrangian", "al_steps", 19, "STATUS_TANGENT", "forces and drivers",
          "augmented_lagrangian"),
         ("null_space", "ns_steps", 17, "STATUS_NEWTON", "forces and drivers", "null_space"),
     ],
@@ -158,8 +158,13 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
 ):
     """A compiled call that stops early (its status says which failure) hands its state
     (the central differences: their look-ahead; the null space: with the rank of Φ_q) and
-    the work done so far to the NumPy formulation, which takes that step and the rest: the
-    run equals the NumPy run."""
+    the work done so far to the time loop, which takes that step (the augmented
+    Lagrangian: with its compiled step, retried in substeps where it fails; the others:
+    with the NumPy formulation) and goes on with the compiled steps (the augmented
+    Lagrangian) or the NumPy formulation's: the run equals the NumPy run. (The failures
+    are made up: the augmented Lagrangian's is a singular tangent, whose step is tried
+    whole again; a Newton failure, which would fail again, goes to substeps at once: see
+    ``test_a_failing_step_reports_the_numpy_message``.)"""
     import importlib
 
     mod = importlib.import_module(f"solver.compiled.{module}")
@@ -167,7 +172,7 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
 
     def failing(*args):
         calls.append(1)
-        if len(calls) < 2:
+        if len(calls) != 2:
             return real(*args)
         args = list(args)
         args[steps_arg] = 5  # five steps, then report a failure
@@ -178,7 +183,9 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
     kw = {"formulation": formulation, "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
     ref = _run(MODELS[model], monkeypatch, False, **kw)
     got = _run(MODELS[model], monkeypatch, True, **kw)
-    assert len(calls) == 2 and got.status == "ok" and len(got) == len(ref)
+    resumes = module == "augmented_lagrangian"
+    assert (len(calls) > 3 if resumes else len(calls) == 2) and got.status == "ok"
+    assert len(got) == len(ref)
     for col in ref.columns:
         a, b = ref.column(col), got.column(col)
         if col.startswith("constraint."):
@@ -189,13 +196,15 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
             assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
 
 
-def test_a_failing_step_reports_the_numpy_message(monkeypatch):
+@pytest.mark.parametrize("formulation", ["central_differences", "augmented_lagrangian"])
+def test_a_failing_step_reports_the_numpy_message(monkeypatch, formulation):
     """With 3 Newton iterations allowed, 20 ms steps of the double four-bar fail at
     t = 1.2 s: without step control the compiled run fails at the same step with the NumPy
     formulation's message and keeps the same frames; with it (the default) both take the
-    failed steps in substeps and reach the end together."""
+    failed steps in substeps and reach the end together (the augmented Lagrangian's
+    substeps are its compiled steps, and its compiled steps go on after them)."""
     model = MODELS["double_four_bar"]
-    kw = {"formulation": "central_differences", "dt": 2e-2, "t_end": 2.0, "output_dt": 2e-2}
+    kw = {"formulation": formulation, "dt": 2e-2, "t_end": 2.0, "output_dt": 2e-2}
     model.solver.max_iterations = 3
     try:
         model.solver.parameters["step_control"] = False
@@ -203,7 +212,7 @@ def test_a_failing_step_reports_the_numpy_message(monkeypatch):
         got = _run(model, monkeypatch, True, **kw)
         assert ref.status == got.status == "failed"
         assert got.message == ref.message and "did not converge" in got.message
-        assert len(got) == len(ref) == 60
+        assert len(got) == len(ref) == (60 if formulation == "central_differences" else 35)
         del model.solver.parameters["step_control"]
         ref = _run(model, monkeypatch, False, **kw)
         got = _run(model, monkeypatch, True, **kw)

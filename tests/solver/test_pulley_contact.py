@@ -99,11 +99,30 @@ def dense(m):
     return m.toarray() if hasattr(m, "toarray") else np.asarray(m)
 
 
+def belt_parts(system, q):
+    """The belt's own elastic forces (n) and strain energy (J) at ``q``."""
+    beam = system.slots["belt"].owner.beams[0]
+    E = beam.element_arrays(q)
+    force = beam.element.internal(E, None).force
+    total = np.bincount(beam.cols.ravel(), weights=force.ravel(), minlength=system.n)
+    return total, float(beam.element.energy(E).sum())
+
+
+def contact_forces(system, q, qd):
+    """The pulley contacts' generalised forces: the system's without the belt's own."""
+    return system.forces(q, qd, 0.0, inertial=False) - belt_parts(system, q)[0]
+
+
+def contact_energy(system, q):
+    """``Σ W k_p d²/2``: the system's elastic energy without the belt's strain energy."""
+    return system.elastic_energy(q) - belt_parts(system, q)[1]
+
+
 @pytest.mark.parametrize("slip", [2e-3, 0.5], ids=["mixed stick and slip", "gross slip"])
 def test_jacobians_against_finite_differences(slip):
     system = MultibodySystem(model_from_data(drive()))
     q, qd = moving_state(system, slip)
-    law = system.force_set.pulley_contacts._law(system.marker_state(q, qd), False)
+    law = system.force_set.pulley_contacts._law(system.marker_state(q, qd))
     act = law["act"]
     saturated = law["saturated"][act]
     assert len(act) > 10
@@ -125,10 +144,10 @@ def test_elastic_part_is_the_gradient_of_the_contact_energy():
     fs = system.force_set
 
     def energy(x):
-        return fs.elastic_energy(system.marker_state(x, qd), x)
+        return contact_energy(system, x)
 
     grad = np.array([(energy(q + h) - energy(q - h)) / 2e-9 for h in np.eye(system.n) * 1e-9])
-    force = fs.generalized(system.marker_state(q, qd), q, qd, 0.0)
+    force = contact_forces(system, q, qd)
     # the pulley's Euler parameters p: the normal force passes through the centre (no
     # moment), and J_pᵀ f along p itself is taken by the normalisation constraint
     o = system.slots["pulley"].offset
@@ -137,9 +156,9 @@ def test_elastic_part_is_the_gradient_of_the_contact_energy():
     assert np.abs(fp - (fp @ p) * p).max() < 1e-9 * np.abs(grad).max()
     force[o + 3 : o + 7] = 0.0
     assert np.abs(force + grad).max() < 1e-6 * np.abs(grad).max()
-    law = fs.pulley_contacts._law(system.marker_state(q, qd), False)
+    law = fs.pulley_contacts._law(system.marker_state(q, qd))
     depth = np.maximum(law["depth"], 0)
-    w = fs.pulley_contacts.weight[:, 0]
+    w = fs.pulley_contacts.weight
     assert energy(q) == pytest.approx(0.5 * K * np.sum(w * depth**2), rel=1e-12)
 
 
@@ -159,8 +178,7 @@ def test_static_kernel_equals_the_force_at_rest():
         total += np.bincount(beam.cols.ravel(), weights=qc.ravel(), minlength=system.n)
     o = system.slots["pulley"].offset
     q[o : o + 3] = [-X, 0, 0]  # the kernel's pulley sits at its initial centre
-    fs = system.force_set
-    force = fs.generalized(system.marker_state(q, qd), q, qd, 0.0)
+    force = contact_forces(system, q, qd)
     own = slice(beam.offset, beam.offset + beam.size)
     assert np.allclose(force[own], total[own], rtol=0, atol=1e-9 * np.abs(total).max())
 
@@ -173,21 +191,23 @@ def test_trilinear_law_and_normal_force_at_each_point():
     for slip in (1e-3, 0.3):
         q, qd = moving_state(system, slip, seed=3)
         ms = system.marker_state(q, qd)
-        law = pc._law(ms, False)
+        law = pc._law(ms)
         act = law["act"]
         u, ud = ms.u[pc.idx[act]], ms.udot[pc.idx[act]]
         gap = (u[:, 0] - u[:, 1])[:, :2]
         rho = np.linalg.norm(gap, axis=1)
         n = gap / rho[:, None]
         t = np.column_stack([-n[:, 1], n[:, 0]])
-        depth = pc.radius[act, 0] - rho
+        depth = pc.radius[act] - rho
         rate = -np.einsum("ij,ij->i", n, (ud[:, 0] - ud[:, 1])[:, :2])
         fn = np.maximum(K * depth + C * rate, 0.0)
         assert np.allclose(law["normal"][act], fn, rtol=1e-12, atol=1e-9)
         # the surface velocity of the pulley at P = o + R n: ȯ + ω × R n
         omega = system.body_state(q, qd)["pulley"][12]
         on_pulley = pc.names_index(act, "on_pulley")
-        vp = ud[:, 1, :2] + np.where(on_pulley[:, None], 1.0, 0.0) * (omega * pc.radius[act] * t)
+        vp = ud[:, 1, :2] + np.where(on_pulley[:, None], 1.0, 0.0) * (
+            omega * pc.radius[act, None] * t
+        )
         vt = np.einsum("ij,ij->i", t, ud[:, 0, :2] - vp)
         assert np.allclose(law["slip"][act], vt, rtol=1e-9, atol=1e-12)
         want = -np.clip(SLOPE * vt, -MU * fn, MU * fn)
@@ -206,17 +226,15 @@ def test_resultants_and_power_balance():
     assert summary["on_pulley"]["torque"] == pytest.approx(-R1 * summary["on_pulley"]["friction"])
     assert summary["on_pulley"]["contact_length"] > 0.5 * np.pi * R1
     assert summary["on_pulley"]["slip_length"] <= summary["on_pulley"]["contact_length"]
-    force = fs.generalized(ms, q, qd, 0.0)
+    force = contact_forces(system, q, qd)
     # a pure turn of the pulley about its centre (its centre of mass): virtual power = torque
     o = system.slots["pulley"].offset
     turn = np.zeros(system.n)
     turn[o + 3 : o + 7] = pdot_from_omega(q[o + 3 : o + 7], np.array([0.0, 0.0, 1.0]))
     assert force @ turn == pytest.approx(summary["on_pulley"]["torque"], rel=1e-9)
-    power = fs.nonconservative_power(ms, q, qd, 0.0)
+    power = system.nonconservative_power(q, qd, 0.0)
     assert power < 0.0
+    assert power == pytest.approx(float(fs.pulley_contacts._law(ms)["power"].sum()), rel=1e-12)
     h = 1e-7
-    rate = (
-        fs.elastic_energy(system.marker_state(q + h * qd, qd), q)
-        - fs.elastic_energy(system.marker_state(q - h * qd, qd), q)
-    ) / (2 * h)
+    rate = (contact_energy(system, q + h * qd) - contact_energy(system, q - h * qd)) / (2 * h)
     assert force @ qd == pytest.approx(-rate + power, rel=1e-6)

@@ -164,6 +164,7 @@ class ForceSet:
         for g in self._python():
             if len(g):
                 g.freeze(self.markers)
+        self.pulley_contacts.freeze(self.markers)
         self.joint_torques.freeze()
         self.contacts.freeze()
         self._sparsity = SparsityCache(self.n)
@@ -179,10 +180,11 @@ class ForceSet:
             self.point_forces,
             self.torques,
             self.contacts,
+            self.pulley_contacts,
         )
 
     def _python(self):
-        return (self.natural_loads, self.distributed, self.pulley_contacts)
+        return (self.natural_loads, self.distributed)
 
     size: int | None = None  # the number of elements once frozen
     python_size = 0  # of them, those evaluated here
@@ -198,8 +200,6 @@ class ForceSet:
             self.natural_loads.add_terms(acc, q, t)
         if len(self.distributed):
             self.distributed.add_terms(acc, t)
-        if len(self.pulley_contacts):
-            self.pulley_contacts.add_terms(acc, ms)
         return acc
 
     def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
@@ -210,15 +210,11 @@ class ForceSet:
         """``(∂Q/∂q, ∂Q/∂q̇)`` of the elements evaluated here, exact, CSR (n, n)."""
         return self._accumulate(ms, q, t, True).matrices()
 
-    def elastic_energy(self, ms: MarkerState, q: np.ndarray) -> float:
-        """``Σ W k_p d²/2`` over pulley contacts (J)."""
-        return self.pulley_contacts.energy(ms) if len(self.pulley_contacts) else 0.0
-
     def nonconservative_power(
         self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float, contacts: bool = True
     ) -> float:
-        """Power (W) of natural-body loads, distributed loads, pulley contacts and (unless
-        ``contacts`` is false) contact damping and friction."""
+        """Power (W) of natural-body loads, distributed loads and (unless ``contacts`` is
+        false) contact damping and friction."""
         power = 0.0
         if len(self.natural_loads):
             power += self.natural_loads.power(q, qd, t)
@@ -226,8 +222,6 @@ class ForceSet:
             power += self.contacts.power(ms)
         if len(self.distributed):
             power += self.distributed.power(qd, t)
-        if len(self.pulley_contacts):
-            power += self.pulley_contacts.power(ms)
         return power
 
     # ---- state ------------------------------------------------------------------------
