@@ -6,11 +6,12 @@ For each example (default: the four that run ``null_space`` with the Newmark met
 run is advanced ``--advance`` steps by ``solver.compiled.null_space.ns_steps``, then
 compiled loops call each part of one Newton iteration ``--reps`` times at that state: the
 constraints (markers, Φ, Φ_q, Φ_t, γ), the mass matrix and forces, the null space and
-solves (``step_spaces``: QR, or SVD), the multipliers' least squares, the derivative
-matrices K, C, Ḣ, Ḧ, the correction (the reduced system and its solve), a whole step
-(``ns_step``) and a step of the run with its outputs (``ns_steps``). A step is about
-``iterations × (constraints + mass and forces + spaces + λ + correction) + derivatives``
-(the derivatives are refreshed only while the corrections are above √tol). Times are the
+solves (``step_spaces``: LU, QR, or SVD), the multipliers' least squares, the derivative
+matrices K, C, Ḣ, Ḧ, the correction (the reduced system and its solve), a whole step on
+earlier derivative matrices (``ns_step``) and a step of the run with its outputs
+(``ns_steps``). A step is about ``iterations × (constraints + mass and forces + spaces +
+λ + correction)``, plus the derivatives when a step refreshes them (the first iteration
+of every ``DERIVATIVE_AGE``-th step, and every iteration whose corrections are above √tol). Times are the
 best of five repetitions of CPU time (``time.process_time``: other processes on a busy
 machine lengthen wall time, not this); the loops compile on first use (a minute).
 """
@@ -31,9 +32,9 @@ from solver.analysis.formulations import formulation_class
 from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
 from solver.analysis.simulate import settings_with
 from solver.compiled import null_space as cns
+from solver.compiled.band import entries_mat_vec
 from solver.kernels.jit import NO, YES
-from solver.kernels.small import mat_vec
-from solver.kernels.system import dense_constraints, dense_forces, dense_mass, markers
+from solver.kernels.system import constraints, dense_forces, markers, mass
 from solver.mechanics.system import MultibodySystem
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -45,8 +46,8 @@ def _constraints(P, pt, x, v, t, reps):
     s = 0.0
     for _ in range(reps):
         mk = markers(P, x, v, YES)
-        phi, hq, phit, gamma = dense_constraints(P, pt, mk, x, v, t)
-        s += hq[0, 0]
+        phi, phit, gamma, hv = constraints(P, mk, x, v, t, pt.phi_r.shape[0])
+        s += hv[0]
     return s
 
 
@@ -55,9 +56,9 @@ def _mass_forces(P, pt, x, v, t, reps):
     mk = markers(P, x, v, YES)
     s = 0.0
     for _ in range(reps):
-        mass = dense_mass(P, pt, x)
+        mv = mass(P, x, pt.mass_r.shape[0])
         f, _, _ = dense_forces(P, pt, mk, x, v, t, YES, NO)
-        s += mass[0, 0] + f[0]
+        s += mv[0] + f[0]
     return s
 
 
@@ -65,12 +66,16 @@ def _mass_forces(P, pt, x, v, t, reps):
 def _state(P, pt, x, v, a, t, w, rank):
     """What an iteration has before its solves: constraints, M, Q, spaces and λ."""
     mk = markers(P, x, v, YES)
-    phi, hq, phit, gamma = dense_constraints(P, pt, mk, x, v, t)
-    mass = dense_mass(P, pt, x)
+    phi, phit, gamma, hv = constraints(P, mk, x, v, t, pt.phi_r.shape[0])
+    hq = (pt.phi_r, pt.phi_c, hv)
+    mv = mass(P, x, pt.mass_r.shape[0])
     f, _, _ = dense_forces(P, pt, mk, x, v, t, YES, NO)
-    null, pm, sp, r, here = cns.step_spaces(hq, phi, rank, CONDITION_FLOOR, -1, w)
-    lam = cns._lsq_t(sp, w, f - mat_vec(mass, a)) if P.m else np.zeros(0)
-    return mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam
+    null, pm, sp, r, here = cns.step_spaces(
+        pt.phi_r, pt.phi_c, hv, P.m, P.n, phi, rank, CONDITION_FLOOR, -1, w, True
+    )
+    ma = entries_mat_vec(pt.mass_r, pt.mass_c, mv, a, P.n)
+    lam = cns._lsq_t(sp, w, f - ma) if P.m else np.zeros(0)
+    return mk, phi, hq, phit, gamma, (pt.mass_r, pt.mass_c, mv), f, null, pm, sp, lam
 
 
 @njit
@@ -78,7 +83,9 @@ def _spaces(P, pt, x, v, a, t, w, rank, reps):
     mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
     s = 0.0
     for _ in range(reps):
-        null, pm, sp, r, here = cns.step_spaces(hq, phi, rank, CONDITION_FLOOR, -1, w)
+        null, pm, sp, r, here = cns.step_spaces(
+            hq[0], hq[1], hq[2], P.m, P.n, phi, rank, CONDITION_FLOOR, -1, w, True
+        )
         s += r
     return s
 
@@ -88,7 +95,7 @@ def _multipliers(P, pt, x, v, a, t, w, rank, reps):
     mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
     s = 0.0
     for _ in range(reps):
-        lam = cns._lsq_t(sp, w, f - mat_vec(mass, a))
+        lam = cns._lsq_t(sp, w, f - entries_mat_vec(mass[0], mass[1], mass[2], a, P.n))
         s += lam[0] if lam.shape[0] else 0.0
     return s
 
@@ -99,32 +106,34 @@ def _derivatives(P, pt, x, v, a, t, w, rank, reps):
     s = 0.0
     for _ in range(reps):
         k, c, hd, hdd = cns._derivatives(P, pt, mk, x, v, a, t, lam)
-        s += k[0, 0]
+        s += k[2].shape[0]
     return s
 
 
 @njit
 def _correction(P, pt, coef, x, v, a, t, w, rank, reps):
     mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
-    k, c, hd, hdd = cns._derivatives(P, pt, mk, x, v, a, t, lam)
+    der = cns._derivatives(P, pt, mk, x, v, a, t, lam)
     s = 0.0
     for _ in range(reps):
         ok, dx, dv, da = cns._correction(
-            coef, x, v, a, x, v, a, phi, hq, phit, gamma, mass, f, lam, k, c, hd, hdd,
-            null, pm, sp, w,
-        )  # fmt: skip
+            coef, x, v, a, x, v, a, phi, hq, phit, gamma, mass, f, lam, der, null, pm, sp, w
+        )
         s += dx[0]
     return s
 
 
 @njit
 def _step(P, pt, coef, w, tol, max_it, h, t, x, v, a, rank, reps):
+    mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
+    der = cns._derivatives(P, pt, mk, x, v, a, t, lam)
     s = 0.0
     for _ in range(reps):
-        status, it, err, q1, qd1, qdd1, lam1, rank1 = cns.ns_step(
-            P, pt, coef, w, CONDITION_FLOOR, tol, max_it, h, t, x, v, a, rank
-        )
-        s += it
+        res = cns.ns_step(
+            P, pt, coef, w, CONDITION_FLOOR, tol, max_it, h, t, x, v, a, rank, der, True, True,
+            x + h * v + 0.5 * h * h * a, v + h * a, a,
+        )  # fmt: skip
+        s += res[1]
     return s
 
 
@@ -159,11 +168,12 @@ def measure(name: str, reps: int, advance: int) -> dict:
     secant = len(system.force_set) > 0 or system.kernel_damping
     out = np.zeros((advance, cns.N_OUT))
     bufs = [np.zeros((advance, n)) for _ in range(3)]
+    past, memo = np.zeros((4, n)), np.zeros(2, np.int64)
 
     def run(t, steps):
         return cns.ns_steps(
             P, pt, coef, w, float(CONDITION_FLOOR), tol, max_it, h, t, q, qd, qdd, lam, rank,
-            0.0, 0.0, secant, steps, out[:steps], *(b[:steps] for b in bufs),
+            past, memo, 0.0, 0.0, secant, steps, out[:steps], *(b[:steps] for b in bufs),
         )  # fmt: skip
 
     with single_blas_thread(system):

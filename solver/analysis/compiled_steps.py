@@ -465,12 +465,13 @@ class CompiledNullSpace(_CompiledStepper):
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
         secant = s.nonconservative
         ranks = [rank]  # the rank reached, for the next chunk
+        past, memo = np.zeros((4, n)), np.zeros(2, np.int64)  # the predictor's, carried over
 
         def advance(todo, out, bq, bqd, bqdd):
             status, done, _, _, _, ranks[0] = cns.ns_steps(
                 P, pt, coef, w, float(CONDITION_FLOOR), float(stepper.tol),
-                int(stepper.max_iterations), h, clock["t"], q, qd, qdd, lam, ranks[0],
-                clock["work"], clock["power"], secant, todo, out, bq, bqd, bqdd,
+                int(stepper.max_iterations), h, clock["t"], q, qd, qdd, lam, ranks[0], past,
+                memo, clock["work"], clock["power"], secant, todo, out, bq, bqd, bqdd,
             )  # fmt: skip
             return status, done
 

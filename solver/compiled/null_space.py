@@ -3,17 +3,24 @@
 The steps of :class:`solver.analysis.formulations.null_space_newmark.NewmarkNullSpace`
 (the null-space Newmark thesis, ch. 5–7; a run starts with the formulation's own
 ``start``) for the models :func:`solver.mechanics.packing.python_parts` leaves to the
-kernels, without rolling rows: the constant-acceleration predictor, every Newton iteration
-linearising the constraints at position, velocity and acceleration level at the iterate,
-the orthonormal null space ``N`` of ``Φ_q`` and the minimum-norm particular solutions (in
-the metric of the Euler-parameter ``weights``) from a Householder QR where ``Φ_q`` has
-full row rank by the SVD's own rank rules (:func:`qr_spaces`), else from the SVD as the
-NumPy step (the same subspace and solutions either way), the d×d reduced equations of
-motion, the Euler-parameter renormalisation and the same convergence test; the rank rules
-of ``SVDSpaces`` (the rank on the manifold at the start of the step as a cap, singular
-values below ``CONDITION_FLOOR`` of the largest left out of the step's solves) and the
-refresh rule of the derivative matrices (``refresh_needed``). Not computed here: the
+kernels, without rolling rows: every Newton iteration linearising the constraints at
+position, velocity and acceleration level at the iterate, the orthonormal null space
+``N`` of ``Φ_q`` and the minimum-norm particular solutions (in the metric of the
+Euler-parameter ``weights``) where ``Φ_q`` has full row rank by the SVD's own rank rules
+from the LU with partial pivoting of its sparse entries (:func:`lu_spaces`), else from a
+Householder QR (:func:`qr_spaces`), else from the SVD as the NumPy step (the same subspace
+and solutions either way), the d×d reduced equations of motion, the Euler-parameter
+renormalisation and the same convergence test; the rank rules of ``SVDSpaces`` (the rank
+on the manifold at the start of the step as a cap, singular values below
+``CONDITION_FLOOR`` of the largest left out of the step's solves). Not computed here: the
 reduced system's highest frequency (the NumPy step's ``state.extra["omega_max"]``).
+
+What differs from the NumPy step is the iteration, not the state it converges to: the
+predictor (the constant acceleration, or an extrapolation when that predicted the last
+step better: :func:`ns_steps`), and the derivative matrices ``K``, ``C``, ``Ḣ``, ``Ḧ``,
+kept over several steps (:func:`ns_step`; the NumPy step keeps them within a step,
+``refresh_needed``). At the converged state the corrections vanish whatever those
+matrices are: Φ, Φ̇, Φ̈, the Newmark relations of α and ``Nᵀ(M q̈ − Q) = 0`` hold.
 
 Failures are status codes; the caller lets the NumPy formulation retake that step (its
 message, or its result). Conventions are the system's (SI, ``M q̈ = Q − Φ_qᵀ λ``).
@@ -24,19 +31,29 @@ from __future__ import annotations
 import numpy as np
 
 from solver.compiled.augmented_lagrangian import all_finite, max_abs
+from solver.compiled.band import entries_mat_t_vec, entries_mat_vec
+from solver.compiled.compressed import compress, entries_mat, rows_mat, rows_vec, zeros
 from solver.compiled.dense import lu_factor, lu_solve
 from solver.compiled.householder import apply_q, apply_qt, lower_inverse, qr_rows, sigma_bounds
+from solver.compiled.pivoted_lu import (
+    lu_columns,
+    lu_lists,
+    null_basis,
+    particular,
+    pivot_solve_t,
+    sigma_min_bound,
+)
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
 from solver.kernels.system import (
-    dense_constraints,
+    constraints,
     dense_forces,
-    dense_mass,
     dense_mass_times_jacobian,
     driver_power,
     elastic_energy,
     kinetic_energy,
     markers,
+    mass,
     nonconservative_power,
     potential_energy,
     renormalise_parameters,
@@ -171,26 +188,97 @@ def qr_spaces(h, phi, cap, floor, keep, w):
     return True, null, pm, b, tau, inv
 
 
+@kernel
+def lu_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w):
+    """:func:`spaces` from the LU with partial pivoting of ``(H W⁻¹)ᵀ``
+    (``solver.compiled.pivoted_lu``; ``H`` from its entries ``(pr, pc, vals)``, m × n) when
+    ``H`` has full row rank by every rule of ``SVDSpaces``, as :func:`qr_spaces` checks it
+    (the smallest singular value bounded from below by :func:`pivoted_lu.sigma_min_bound`,
+    the largest from above by the Frobenius norm): the same null space and minimum-norm
+    solutions. Returns ``(ok, N, Pm, B, f, Y)``: ``f`` the compressed factors, ``Y`` the
+    orthonormal null basis of ``B = H W⁻¹``; ``ok`` false where the QR or the SVD must
+    decide."""
+    d = n - m
+    none = np.zeros((0, 0))
+    if m == 0 or d < 0 or cap < m or 0 <= keep < m:
+        return False, none, none, none, _no_lu(), none
+    b = np.zeros((m, n))
+    for e in range(vals.shape[0]):
+        b[pr[e], pc[e]] += vals[e] / w[pc[e]]
+    fro = 0.0
+    for i in range(m):
+        for j in range(n):
+            fro += b[i, j] * b[i, j]
+    smax = np.sqrt(fro)
+    ok, step, order = lu_columns(b)
+    if not ok:
+        return False, none, none, none, _no_lu(), none
+    f = (step, order) + lu_lists(b, step)
+    need = max(rank_tolerance(m, n, smax, phi), floor * smax)
+    if not sigma_min_bound(f) > 2.0 * need:
+        return False, none, none, none, _no_lu(), none
+    y = null_basis(f, n)
+    null = np.empty((n, d))
+    pm = np.empty((d, n))
+    for i in range(n):
+        for k in range(d):
+            null[i, k] = y[i, k] / w[i]
+            pm[k, i] = y[i, k] * w[i]
+    return True, null, pm, b, f, y
+
+
 @kernel(inline="always")
-def step_spaces(h, phi, cap, floor, keep, w):
-    """``(N, Pm, sp, rank, rank_here)`` of :func:`qr_spaces`, else of :func:`spaces`;
+def _no_lu():
+    """Empty factors of :func:`lu_spaces` (the other paths' ``f``)."""
+    i0 = np.zeros(0, np.int64)
+    p0 = np.zeros(1, np.int64)
+    return (i0, i0, np.zeros(0), p0, i0, np.zeros(0), p0, i0, np.zeros(0))
+
+
+#: the factors a step's solves take (``sp[0]`` of :func:`step_spaces`)
+SVD, QR, LU = np.int64(0), np.int64(1), np.int64(2)
+
+
+@kernel(inline="always")
+def step_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w, try_lu):
+    """``(N, Pm, sp, rank, rank_here)`` of :func:`lu_spaces` (if ``try_lu``), else of
+    :func:`qr_spaces`, else of :func:`spaces` (``H`` from its entries ``(pr, pc, vals)``);
     ``sp`` the factors the solves (:func:`_pinv_vec`, :func:`_pinv_mat`, :func:`_lsq_t`)
-    take: ``(qr, B, τ, L⁻¹, U, S, V)``, the unused ones empty."""
+    take: ``(kind, B, τ, L⁻¹, U, S, V, f, Y)``, the unused ones empty."""
+    none = np.zeros((0, 0))
+    if try_lu:
+        ok, null, pm, b, f, y = lu_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w)
+        if ok:
+            return null, pm, (LU, b, np.zeros(0), none, none, np.zeros(0), none, f, y), m, m
+    h = scatter(pr, pc, vals, m, n)
     ok, null, pm, b, tau, inv = qr_spaces(h, phi, cap, floor, keep, w)
     if ok:
-        m = h.shape[0]
-        none = np.zeros((0, 0))
-        return null, pm, (True, b, tau, inv, none, np.zeros(0), none), m, m
+        return null, pm, (QR, b, tau, inv, none, np.zeros(0), none, _no_lu(), none), m, m
     null, pm, u, s, v, r, here = spaces(h, phi, cap, floor, keep, w)
-    return null, pm, (False, b, tau, inv, u, s, v), r, here
+    return null, pm, (SVD, b, tau, inv, u, s, v, _no_lu(), none), r, here
+
+
+@kernel(inline="always")
+def _project_out(y, v):
+    """``v − Y (Yᵀ v)`` in place (``Y`` orthonormal columns)."""
+    for k in range(y.shape[1]):
+        s = 0.0
+        for i in range(v.shape[0]):
+            s += y[i, k] * v[i]
+        for i in range(v.shape[0]):
+            v[i] -= s * y[i, k]
 
 
 @kernel
 def _pinv_vec(sp, w, y):
     """Minimum-norm least-squares ``x`` with ``H x = y`` (``sp`` of :func:`step_spaces`)."""
-    qr, b, tau, inv, u, s, v = sp
-    if not qr:
+    kind, b, tau, inv, u, s, v, f, ny = sp
+    if kind == SVD:
         return mat_vec(v, mat_t_vec(u, y) / s)
+    if kind == LU:
+        z = particular(f, y)
+        _project_out(ny, z)
+        return z / w
     m, n = b.shape
     z = np.zeros(n)
     for i in range(m):  # L⁻¹ y
@@ -207,9 +295,8 @@ def _pinv_vec(sp, w, y):
 @kernel
 def _pinv_mat(sp, w, y):
     """:func:`_pinv_vec` for the columns of ``y``."""
-    qr, b, tau, inv, u, s, v = sp
-    if not qr:
-        return _solve_mat(u, s, v, y)
+    if sp[0] == SVD:
+        return _solve_mat(sp[4], sp[5], sp[6], y)
     n = w.shape[0]
     out = np.empty((n, y.shape[1]))
     for j in range(y.shape[1]):
@@ -222,19 +309,23 @@ def _pinv_mat(sp, w, y):
 @kernel
 def _lsq_t(sp, w, g):
     """Least-squares ``λ`` with ``Hᵀ λ = g`` (as ``SVDSpaces.solve_transposed``)."""
-    qr, b, tau, inv, u, s, v = sp
-    if not qr:
+    kind, b, tau, inv, u, s, v, f, ny = sp
+    if kind == SVD:
         return mat_vec(u, mat_t_vec(v, g) / s)
-    m, n = b.shape
     z = g / w
+    if kind == LU:  # the residual of Bᵀλ = W⁻¹g lies in the null space of B
+        _project_out(ny, z)
+        return pivot_solve_t(f, z)
+    m = b.shape[0]
     apply_qt(b, tau, z)
     return mat_t_vec(inv, z[:m])
 
 
 @kernel(inline="always")
 def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
-    """``(K, C, Ḣ, Ḧ)`` of ``Linearisation.derivatives``: ``K = ∂(M q̈)/∂q − ∂Q/∂q +
-    ∂(Φ_qᵀλ)/∂q``, ``C = −∂Q/∂q̇``, ``Ḣ = ∂(Φ_q q̇)/∂q``, ``Ḧ = ∂(Φ_q q̈)/∂q``."""
+    """``(K, C, Ḣ, Ḧ)`` of ``Linearisation.derivatives``, compressed
+    (``solver.compiled.compressed``): ``K = ∂(M q̈)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q``,
+    ``C = −∂Q/∂q̇``, ``Ḣ = ∂(Φ_q q̇)/∂q``, ``Ḧ = ∂(Φ_q q̈)/∂q``."""
     n, m = P.n, P.m
     nk, nd = pt.hk_r.shape[0], pt.hd_r.shape[0]
     kv, dv = second_order(P, mk, q, qd, t, lam, YES, nk, nd)
@@ -245,23 +336,29 @@ def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
     hdd = scatter(pt.hd_r, pt.hd_c, dv2, m, n)
     _, kq, kqd = dense_forces(P, pt, mk, q, qd, t, YES, YES)
     k = dense_mass_times_jacobian(P, pt, q, qdd) - kq + k_lam
-    return k, -kqd, hd, hdd
+    return compress(k), compress(-kqd), compress(hd), compress(hdd)
 
 
 @kernel
-def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, k, c,
-                hd, hdd, null, pm, sp, w):  # fmt: skip
-    """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``."""
+def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, der,
+                null, pm, sp, w):  # fmt: skip
+    """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``.
+    ``hq``, ``mass``: the entries ``(rows, cols, values)`` of ``Φ_q`` and ``M``; ``der``:
+    ``(K, C, Ḣ, Ḧ)`` of :func:`_derivatives`."""
     a0, a1, a2, a5, a6, a7 = coef
+    k, c, hd, hdd = der
+    hr, hc, hv = hq
+    mr, mc, mv = mass
     n, d = null.shape
+    m = phi.shape[0]
     p = _pinv_vec(sp, w, -phi)
-    vel = mat_vec(hq, qd) + phit
-    vp = _pinv_vec(sp, w, -vel - mat_vec(hd, p))
-    acc = mat_vec(hq, qdd) - gamma
-    vv = -_pinv_mat(sp, w, mat_mat(hd, null))
-    w1 = -_pinv_mat(sp, w, mat_mat(hdd, null) + 2.0 * mat_mat(hd, vv))
+    vel = entries_mat_vec(hr, hc, hv, qd, m) + phit
+    vp = _pinv_vec(sp, w, -vel - rows_vec(hd, p))
+    acc = entries_mat_vec(hr, hc, hv, qdd, m) - gamma
+    vv = -_pinv_mat(sp, w, rows_mat(hd, null))
+    w1 = -_pinv_mat(sp, w, rows_mat(hdd, null) + 2.0 * rows_mat(hd, vv))
     w2 = 2.0 * vv
-    wp = _pinv_vec(sp, w, -acc - mat_vec(hdd, p) - 2.0 * mat_vec(hd, vp))
+    wp = _pinv_vec(sp, w, -acc - rows_vec(hdd, p) - 2.0 * rows_vec(hd, vp))
     # the start-of-step state and the iterate projected on α (rows of Pm); Newmark on α
     b0 = np.empty(d)
     c0 = np.empty(d)
@@ -281,10 +378,11 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     # −Nᵀ[r⁰ + M (w + N c₀ + W₂ b₀) + C (v + N b₀) + K p], r⁰ = M ẍ⁰ − Q + Φ_qᵀλ
     xm = a0 * null + a5 * w2 + w1
     xc = a5 * null + vv
-    a = mat_t_mat(null, mat_mat(mass, xm) + mat_mat(c, xc) + mat_mat(k, null))
+    a = mat_t_mat(null, entries_mat(mr, mc, mv, xm, n) + rows_mat(c, xc) + rows_mat(k, null))
     um = qdd + wp + mat_vec(null, c0) + mat_vec(w2, b0)
     uc = vp + mat_vec(null, b0)
-    g = mat_vec(mass, um) + mat_vec(c, uc) + mat_vec(k, p) - f + mat_t_vec(hq, lam)
+    g = entries_mat_vec(mr, mc, mv, um, n) + rows_vec(c, uc) + rows_vec(k, p) - f
+    g += entries_mat_t_vec(hr, hc, hv, lam, n)
     rhs = -mat_t_vec(null, g)
     alpha = np.zeros(d)
     if d:
@@ -300,89 +398,206 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     return True, dx, dv, da
 
 
+#: steps over which the null-space steps keep their derivative matrices (``K``, ``C``,
+#: ``Ḣ``, ``Ḧ``: the iteration's, not the equations'), while that costs no iterations
+DERIVATIVE_AGE = 32
+#: steps the LU path rests after its rank check failed (the QR or the SVD then decides)
+LU_REST = 32
+
+
+@kernel
+def predictors(q, qd, qdd, past, h, beta, gamma):
+    """``(x, ẋ)`` of the constant acceleration ``q̈`` and ``(x, ẋ, ẍ)`` of the extrapolated
+    one with the last residuals (``past`` of :func:`ns_steps`, with two accelerations)."""
+    n = q.shape[0]
+    xc = np.empty(n)
+    vc = np.empty(n)
+    xe = np.empty(n)
+    ve = np.empty(n)
+    ae = np.empty(n)
+    hh = h * h
+    for i in range(n):
+        xc[i] = q[i] + h * qd[i] + 0.5 * hh * qdd[i]
+        vc[i] = qd[i] + h * qdd[i]
+        ae[i] = 3.0 * (qdd[i] - past[0, i]) + past[1, i]
+        xe[i] = q[i] + h * qd[i] + hh * ((0.5 - beta) * qdd[i] + beta * ae[i]) + past[2, i]
+        ve[i] = qd[i] + h * ((1.0 - gamma) * qdd[i] + gamma * ae[i]) + past[3, i]
+    return xc, vc, xe, ve, ae
+
+
+@kernel
+def _distance(x, v, a, x1, v1, a1, h):
+    """``max|x − x₁| + h max|ẋ − ẋ₁| + h² max|ẍ − ẍ₁|`` (the iteration's measure)."""
+    return max_abs(x - x1) + h * max_abs(v - v1) + h * h * max_abs(a - a1)
+
+
 @kernel(inline="always")
-def ns_step(P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank):
+def ns_step(
+    P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank, der, reuse, try_lu, x0, v0, a0,
+):  # fmt: skip
     """One step from ``(t, q, q̇, q̈)`` with ``rank`` the rank of ``Φ_q`` on the manifold
-    at ``xn``: ``(status, iterations, error, q, q̇, q̈, λ, rank there)``."""
+    at ``xn``; ``der`` the derivative matrices of an earlier iterate, taken for the first
+    iteration if ``reuse``; ``try_lu``: whether to try the LU path; ``(x0, v0, a0)`` the
+    predictor (renormalised here). Returns ``(status, iterations,
+    error, q, q̇, q̈, λ, rank there, der, refreshed first, refreshed, LU failed)``.
+
+    The derivative matrices are refreshed in every iteration until the corrections fall
+    below ``√tol`` (``refresh_needed``), and in the third iteration if the step has not
+    refreshed them yet: they shape the iteration, not the solution it converges to."""
     t1 = t + h
     n, m = P.n, P.m
-    x = xn + h * vn + (0.5 * h * h) * an
-    v = vn + h * an
-    a = an.copy()
+    x, v, a = x0.copy(), v0.copy(), a0.copy()
     renormalise_parameters(P, x, v, a)
     err = np.inf
-    have = False
     working = KEEP_ALL
-    k = np.zeros((n, n))
-    c = np.zeros((n, n))
-    hd = np.zeros((m, n))
-    hdd = np.zeros((m, n))
+    first = False
+    fresh = False
+    lu_failed = False
+    pr, pc = pt.phi_r, pt.phi_c
     for it in range(1, max_it + 1):
         if slider_off_beam(P, x) >= 0:
-            return STATUS_OFF_BEAM, it, err, x, v, a, np.zeros(m), rank
+            return (
+                STATUS_OFF_BEAM,
+                it,
+                err,
+                x,
+                v,
+                a,
+                np.zeros(m),
+                rank,
+                der,
+                first,
+                fresh,
+                lu_failed,
+            )
         scale = max(1.0, max_abs(x))
         mk = markers(P, x, v, YES)
-        phi, hq, phit, gamma = dense_constraints(P, pt, mk, x, v, t1)
-        mass = dense_mass(P, pt, x)
+        phi, phit, gamma, hv = constraints(P, mk, x, v, t1, pr.shape[0])
+        mv = mass(P, x, pt.mass_r.shape[0])
         f, _, _ = dense_forces(P, pt, mk, x, v, t1, YES, NO)
-        if not (all_finite(phi) and all_finite(hq.ravel()) and all_finite(f)):
-            return STATUS_NEWTON, it, np.inf, x, v, a, np.zeros(m), rank
+        if not (all_finite(phi) and all_finite(hv) and all_finite(f)):
+            return (
+                STATUS_NEWTON,
+                it,
+                np.inf,
+                x,
+                v,
+                a,
+                np.zeros(m),
+                rank,
+                der,
+                first,
+                fresh,
+                lu_failed,
+            )
         if it == 1:
-            null, pm, sp, r, here = step_spaces(hq, phi, rank, floor, KEEP_ALL, w)
+            null, pm, sp, r, here = step_spaces(
+                pr, pc, hv, m, n, phi, rank, floor, KEEP_ALL, w, try_lu
+            )
             working = r
         else:
-            null, pm, sp, r, here = step_spaces(hq, phi, rank, 0.0, working, w)
-        lam = _lsq_t(sp, w, f - mat_vec(mass, a)) if m else np.zeros(0)
-        if not have or not err <= np.sqrt(tol) * scale:  # refresh_needed
-            k, c, hd, hdd = _derivatives(P, pt, mk, x, v, a, t1, lam)
-            have = True
+            null, pm, sp, r, here = step_spaces(
+                pr, pc, hv, m, n, phi, rank, 0.0, working, w, try_lu
+            )
+        if try_lu and sp[0] != LU:
+            try_lu = False
+            lu_failed = True
+        ma = entries_mat_vec(pt.mass_r, pt.mass_c, mv, a, n)
+        lam = _lsq_t(sp, w, f - ma) if m else np.zeros(0)
+        # refresh_needed, or a third iteration on earlier steps' matrices
+        slow = not err <= np.sqrt(tol) * scale or (it > 2 and not fresh)
+        if (it == 1 and not reuse) or (it > 1 and slow):
+            der = _derivatives(P, pt, mk, x, v, a, t1, lam)
+            fresh = True
+            first = first or it == 1
         ok, dx, dv, da = _correction(
-            coef, x, v, a, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, k, c, hd, hdd,
-            null, pm, sp, w,
+            coef, x, v, a, xn, vn, an, phi, (pr, pc, hv), phit, gamma,
+            (pt.mass_r, pt.mass_c, mv), f, lam, der, null, pm, sp, w,
         )  # fmt: skip
         if not ok:
-            return STATUS_SINGULAR, it, err, x, v, a, lam, here
+            return STATUS_SINGULAR, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
         x1, v1, a1 = x + dx, v + dv, a + da
         renormalise_parameters(P, x1, v1, a1)
         err = max_abs(x1 - x) + h * max_abs(v1 - v) + h * h * max_abs(a1 - a)
         x, v, a = x1, v1, a1
         if not np.isfinite(err):
-            return STATUS_NEWTON, it, err, x, v, a, lam, here
+            return STATUS_NEWTON, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
         if err <= tol * scale:
             if slider_off_beam(P, x) >= 0:
-                return STATUS_OFF_BEAM, it, err, x, v, a, lam, here
-            return STATUS_OK, it, err, x, v, a, lam, here
-    return STATUS_NEWTON, max_it, err, x, v, a, np.zeros(m), rank
+                return STATUS_OFF_BEAM, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
+            return STATUS_OK, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
+    return STATUS_NEWTON, max_it, err, x, v, a, np.zeros(m), rank, der, first, fresh, lu_failed
 
 
 @kernel
 def ns_steps(
-    P, pt, coef, w, floor, tol, max_it, h, t0, q, qd, qdd, lam, rank, work0, power0, secant,
-    n_steps, out, out_q, out_qd, out_qdd,
+    P, pt, coef, w, floor, tol, max_it, h, t0, q, qd, qdd, lam, rank, past, memo, work0, power0,
+    secant, n_steps, out, out_q, out_qd, out_qdd,
 ):  # fmt: skip
     """Advance ``n_steps`` steps of size ``h`` from ``t0`` (``coef``: the scheme's ``(a₀, a₁,
     a₂, a₅, a₆, a₇)``; ``w``: the metric's weights; ``rank``: of Φ_q at ``q``). The state
     arrays are overwritten with each accepted step's; row ``k`` of ``out`` gets step ``k``'s
     scalars (``OUT_*``; the work as in ``augmented_lagrangian.al_steps``), the ``out_*``
     arrays its state. Returns ``(status, done, t, iterations, error, rank)``: ``t`` the
-    time reached, or of the failed step."""
+    time reached, or of the failed step.
+
+    ``past`` (4 × n) holds the accelerations of the two steps before ``q̈`` and the last
+    step's residuals of the scheme's formulas for ``q`` and ``q̇`` over all coordinates
+    (which the constrained directions leave, Newmark holding for α only); ``memo`` how
+    many steps are known and whether the next step extrapolates (both carried over to
+    the next call). A step starts from the constant acceleration (:func:`predictors`), or
+    from the quadratic extrapolation ``3q̈ₙ − 3q̈ₙ₋₁ + q̈ₙ₋₂`` with the scheme's position
+    and velocity for it plus the last residuals, when that was the closer prediction of
+    the last step. A predictor only shortens the iteration: the converged state is the
+    same.
+
+    The derivative matrices of a step's first iteration are those of an earlier step (at
+    most ``DERIVATIVE_AGE`` steps old) after a step that converged in at most two
+    iterations (where the iteration is all but linear), until a step on them takes more
+    iterations than the last step that refreshed them there; then every step refreshes
+    them."""
     t = t0
     work = work0
     power = power0
-    n = P.n
+    n, m = P.n, P.m
+    pr, pc = pt.phi_r, pt.phi_c
     # the force elements' power at the start (the power record of each step's end after)
     p_start = nonconservative_power(P, markers(P, q, qd, YES), q, qd, t) if secant else 0.0
+    der = (zeros(n, n), zeros(n, n), zeros(m, n), zeros(m, n))
+    have = False
+    age = 0
+    reuse_ok = True
+    fresh_its = max_it
+    lu_rest = 0
+    last_its = max_it
+    beta = 1.0 / (coef[0] * h * h)  # the scheme's β and γ: a₀ = 1/(βh²), a₅ = γ/(βh)
+    gamma = coef[3] * beta * h
     for k in range(n_steps):
         t1 = t + h
-        status, it, err, q1, qd1, qdd1, lam1, rank1 = ns_step(
-            P, pt, coef, w, floor, tol, max_it, h, t, q, qd, qdd, rank
-        )
+        reuse = have and reuse_ok and age < DERIVATIVE_AGE and last_its <= 2
+        xc, vc, xe, ve, ae = predictors(q, qd, qdd, past, h, beta, gamma)
+        use = memo[0] >= 2 and memo[1] == 1
+        status, it, err, q1, qd1, qdd1, lam1, rank1, der, first, fresh, lu_failed = ns_step(
+            P, pt, coef, w, floor, tol, max_it, h, t, q, qd, qdd, rank, der, reuse, lu_rest == 0,
+            xe if use else xc, ve if use else vc, ae if use else qdd,
+        )  # fmt: skip
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE
         if status != STATUS_OK:
             return status, k, t1, it, err, rank
+        have = have or fresh
+        last_its = it
+        age = 0 if fresh else age + 1
+        if first:
+            fresh_its = it
+        elif it > fresh_its:
+            reuse_ok = False
+        if lu_failed:
+            lu_rest = LU_REST
+        elif lu_rest:
+            lu_rest -= 1
         mk = markers(P, q1, qd1, YES)
-        phi, hq, phit, _ = dense_constraints(P, pt, mk, q1, qd1, t1)
+        phi, phit, _, hv = constraints(P, mk, q1, qd1, t1, pr.shape[0])
         p_end = nonconservative_power(P, mk, q1, qd1, t1) if secant else 0.0
         power1 = p_end + driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
@@ -392,6 +607,16 @@ def ns_steps(
         p_start = p_end
         t = t1
         rank = rank1
+        if memo[0] >= 2:  # which predictor was the closer one
+            e_const = _distance(xc, vc, qdd, q1, qd1, qdd1, h)
+            memo[1] = 1 if _distance(xe, ve, ae, q1, qd1, qdd1, h) < e_const else 0
+        hh = h * h
+        for i in range(n):
+            past[1, i] = past[0, i]
+            past[0, i] = qdd[i]
+            past[2, i] = q1[i] - q[i] - h * qd[i] - hh * ((0.5 - beta) * qdd[i] + beta * qdd1[i])
+            past[3, i] = qd1[i] - qd[i] - h * ((1.0 - gamma) * qdd[i] + gamma * qdd1[i])
+        memo[0] = min(memo[0] + 1, 2)
         for i in range(n):
             q[i] = q1[i]
             qd[i] = qd1[i]
@@ -403,7 +628,7 @@ def ns_steps(
         out[k, OUT_T] = t
         out[k, OUT_ITS] = it
         out[k, OUT_PHI] = max_abs(phi)
-        out[k, OUT_PHIV] = max_abs(mat_vec(hq, qd1) + phit)
+        out[k, OUT_PHIV] = max_abs(entries_mat_vec(pr, pc, hv, qd1, m) + phit)
         out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
         out[k, OUT_POT] = potential_energy(P, q1)
         out[k, OUT_ELA] = elastic_energy(P, mk, q1)  # lengths and angles: positions only

@@ -1,7 +1,8 @@
-"""The QR path of the compiled null-space steps gives what the SVD gives: the null space of
-a full-rank ``Φ_q`` (as a subspace, orthonormal in the weights' metric), the minimum-norm
-solutions, the multipliers' least squares, guaranteed bounds of the extreme singular
-values; and it leaves to the SVD every matrix whose rank rules it cannot settle."""
+"""The LU and QR paths of the compiled null-space steps give what the SVD gives: the null
+space of a full-rank ``Φ_q`` (as a subspace, orthonormal in the weights' metric), the
+minimum-norm solutions, the multipliers' least squares, guaranteed bounds of the extreme
+singular values; and they leave to the SVD every matrix whose rank rules they cannot
+settle."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from solver.compiled import householder as hh
 from solver.compiled import null_space as cns
+from solver.compiled import pivoted_lu as plu
 
 
 def _matrix(rng, m, n, cond=1.0):
@@ -36,8 +38,9 @@ def test_qr_spaces_match_the_svd(m, n):
     assert np.allclose(pm @ null, np.eye(n - m), atol=1e-12)
     assert np.allclose(null @ pm, ref_null @ ref_pm, atol=1e-12)
     # minimum-norm solutions (vector and columns) and the multipliers' least squares
-    sp = (True, b, tau, inv, np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0)))
-    ref = (False, b, tau, inv, u, s, v)
+    none = np.zeros((0, 0))
+    sp = (cns.QR, b, tau, inv, none, np.zeros(0), none, cns._no_lu(), none)
+    ref = (cns.SVD, b, tau, inv, u, s, v, cns._no_lu(), none)
     y = rng.standard_normal(m)
     ys = rng.standard_normal((m, 3))
     g = rng.standard_normal(n)
@@ -95,3 +98,117 @@ def test_rank_questions_are_left_to_the_svd():
     assert not cns.qr_spaces(h, np.full(4, 0.1), 4, 0.0, -1, w)[0]  # far off the manifold
     assert not cns.qr_spaces(rng.standard_normal((8, 7)), np.zeros(8), 8, 0.0, -1, w)[0]
     assert not cns.qr_spaces(np.zeros((0, 7)), np.zeros(0), 0, 0.0, -1, w)[0]
+
+
+def _sparse(rng, m, n, cond, density=0.3):
+    """A random sparse m × n matrix of full row rank (a dominant diagonal) and condition
+    about ``cond``; its entries as ``(rows, cols, values)`` with some positions split in
+    two entries (the packed patterns repeat positions)."""
+    h = _matrix(rng, m, n, cond)
+    h[rng.random((m, n)) > density] = 0.0
+    h += np.eye(m, n) * rng.uniform(1.0, 2.0, m)[:, None]
+    r, c = np.nonzero(h)
+    v = h[r, c]
+    split = rng.random(len(v)) < 0.3
+    r = np.concatenate([r, r[split]])
+    c = np.concatenate([c, c[split]])
+    v = np.concatenate([v - 0.25 * split * v, 0.25 * v[split]])
+    return h, r.astype(np.int64), c.astype(np.int64), v
+
+
+@pytest.mark.parametrize(("m", "n"), [(1, 1), (3, 7), (12, 14), (13, 14), (48, 49), (6, 6)])
+def test_lu_spaces_match_the_svd(m, n):
+    rng = np.random.default_rng(m * 10 + n)
+    h, r, c, v = _sparse(rng, m, n, 5.0)
+    w = rng.uniform(0.5, 2.0, n)
+    phi = 1e-9 * rng.standard_normal(m)
+    ok, null, pm, b, f, y = cns.lu_spaces(r, c, v, m, n, phi, m, 1e-5, -1, w)
+    assert ok
+    ref_null, ref_pm, u, s, vv, rank, here = cns.spaces(h, phi, m, 1e-5, -1, w)
+    assert rank == here == m
+    assert np.allclose(h @ null, 0.0, atol=1e-12)
+    assert np.allclose(null.T @ (w**2 * null.T).T, np.eye(n - m), atol=1e-12)
+    assert np.allclose(pm @ null, np.eye(n - m), atol=1e-12)
+    assert np.allclose(null @ pm, ref_null @ ref_pm, atol=1e-12)
+    none = np.zeros((0, 0))
+    sp = (cns.LU, b, np.zeros(0), none, none, np.zeros(0), none, f, y)
+    ref = (cns.SVD, b, np.zeros(0), none, u, s, vv, cns._no_lu(), none)
+    ys = rng.standard_normal((m, 3))
+    g = rng.standard_normal(n)
+    x = cns._pinv_vec(sp, w, ys[:, 0].copy())
+    assert np.allclose(x, cns._pinv_vec(ref, w, ys[:, 0].copy()), atol=1e-12)
+    assert np.allclose(h @ x, ys[:, 0], atol=1e-12)
+    assert np.allclose(cns._pinv_mat(sp, w, ys), cns._pinv_mat(ref, w, ys), atol=1e-12)
+    assert np.allclose(cns._lsq_t(sp, w, g), cns._lsq_t(ref, w, g), atol=1e-12)
+
+
+@pytest.mark.parametrize("cond", [1.0, 1e3, 1e8])
+def test_lu_singular_value_bound_holds(cond):
+    rng = np.random.default_rng(5)
+    for m, n in [(4, 9), (12, 14), (30, 31), (20, 20)]:
+        for density in (0.2, 1.0):
+            h, r, c, v = _sparse(rng, m, n, cond, density)
+            b = h.copy()
+            ok, step, order = plu.lu_columns(b)
+            assert ok
+            assert sorted(order) == list(range(n))
+            f = (step, order, *plu.lu_lists(b, step))
+            lower = plu.sigma_min_bound(f)
+            assert 0.0 < lower <= np.linalg.svd(h, compute_uv=False)[-1] * (1 + 1e-9)
+
+
+def test_lu_factors_the_matrix():
+    rng = np.random.default_rng(9)
+    h, r, c, v = _sparse(rng, 7, 11, 10.0)
+    b = h.copy()
+    ok, step, order = plu.lu_columns(b)
+    m, n = h.shape
+    lower = np.zeros((n, m))
+    upper = np.zeros((m, m))
+    for k in range(m):
+        for i in range(n):
+            if step[i] > k:
+                lower[i, k] = b[k, i]
+            elif step[i] == k:
+                lower[i, k] = 1.0
+                upper[k, k] = b[k, i]
+            else:
+                upper[step[i], k] = b[k, i]
+    assert np.abs(lower).max() <= 1.0  # partial pivoting
+    assert np.allclose(lower @ upper, h.T, atol=1e-13)
+    f = (step, order, *plu.lu_lists(b, step))
+    y = plu.null_basis(f, n)
+    assert np.allclose(h @ y, 0.0, atol=1e-13)
+    assert np.allclose(y.T @ y, np.eye(n - m), atol=1e-13)
+    rhs = rng.standard_normal(m)
+    x = plu.particular(f, rhs)
+    assert np.allclose(h @ x, rhs, atol=1e-12)
+    assert np.all(x[order[m:]] == 0.0)
+    lam = rng.standard_normal(m)
+    assert np.allclose(plu.pivot_solve_t(f, h.T @ lam), lam, atol=1e-12)
+
+
+def test_lu_leaves_rank_questions_to_the_others():
+    rng = np.random.default_rng(13)
+    w = np.ones(7)
+    h, r, c, v = _sparse(rng, 4, 7, 3.0)
+    phi = np.zeros(4)
+    assert cns.lu_spaces(r, c, v, 4, 7, phi, 4, 1e-5, -1, w)[0]
+    red = np.vstack([h, h[:1] + h[1:2]])  # 5 rows of rank 4
+    rr, cc = np.nonzero(red)
+    args = (rr.astype(np.int64), cc.astype(np.int64), red[rr, cc], 5, 7, np.zeros(5))
+    assert not cns.lu_spaces(*args, 4, 0.0, -1, w)[0]
+    assert not cns.lu_spaces(r, c, v, 4, 7, phi, 3, 1e-5, -1, w)[0]  # rank 3 at the start
+    assert not cns.lu_spaces(r, c, v, 4, 7, phi, 4, 0.0, 3, w)[0]  # the step keeps 3
+    assert not cns.lu_spaces(r, c, v, 4, 7, np.full(4, 10.0), 4, 0.0, -1, w)[0]  # far off
+    near = h.copy()
+    near[3] = near[2] + 1e-9 * near[3]  # conditioned below the floor
+    rr, cc = np.nonzero(near)
+    args = (rr.astype(np.int64), cc.astype(np.int64), near[rr, cc], 4, 7, phi)
+    assert not cns.lu_spaces(*args, 4, 1e-5, -1, w)[0]
+    wide = rng.standard_normal((8, 7))
+    rr, cc = np.nonzero(wide)
+    args = (rr.astype(np.int64), cc.astype(np.int64), wide[rr, cc], 8, 7, np.zeros(8))
+    assert not cns.lu_spaces(*args, 8, 0.0, -1, w)[0]
+    none = np.zeros(0, np.int64)
+    assert not cns.lu_spaces(none, none, np.zeros(0), 0, 7, np.zeros(0), 0, 0.0, -1, w)[0]
