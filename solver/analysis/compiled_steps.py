@@ -330,6 +330,19 @@ def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None):
     return Band(layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order_phi)
 
 
+def _al_state(state: DynamicState, n: int, m: int):
+    """The compiled augmented Lagrangian's state arrays from a ``DynamicState`` (its own
+    copies): ``q, q̇, q̈, a, λ, λ*`` and the predictor's flag (one boolean in an array)."""
+    q, qd = _own(state.q), _own(state.qd)
+    qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
+    a = _own(state.extra.get("a", qdd))
+    lam = _own(state.lam) if state.lam is not None else np.zeros(m)
+    star = state.extra.get("lam_star", state.lam)
+    lam_star = np.zeros(m) if star is None else _own(star[:m])
+    extrap = np.array([bool(state.extra.get("extrapolate", True))])  # the predictor
+    return q, qd, qdd, a, lam, lam_star, extrap
+
+
 class CompiledAugmentedLagrangian(_CompiledStepper):
     """``AugmentedLagrangian.step`` compiled (see ``solver.compiled.augmented_lagrangian``),
     its matrices in the band ``layout`` (:func:`band_layout`)."""
@@ -347,13 +360,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         n, m = s.n, s.m
         sch, pen = al_parameters(f.params)
         t = float(state.t)
-        q, qd = _own(state.q), _own(state.qd)
-        qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
-        a = _own(state.extra.get("a", qdd))
-        lam = _own(state.lam) if state.lam is not None else np.zeros(m)
-        lam_star = state.extra.get("lam_star", state.lam)
-        lam_star = np.zeros(m) if lam_star is None else _own(lam_star[:m])
-        extrap = np.array([bool(state.extra.get("extrapolate", True))])  # the predictor
+        q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
         phit = s.constraints(q, qd, t).phi_t
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
         secant = s.nonconservative
@@ -419,13 +426,7 @@ class _CompiledALSteps:
         st = self.stepper
         f, s = st.formulation, st.system
         n, m = s.n, s.m
-        q, qd = _own(state.q), _own(state.qd)
-        qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
-        a = _own(state.extra.get("a", qdd))
-        lam = _own(state.lam) if state.lam is not None else np.zeros(m)
-        star = state.extra.get("lam_star", state.lam)
-        lam_star = np.zeros(m) if star is None else _own(star[:m])
-        extrap = np.array([bool(state.extra.get("extrapolate", True))])
+        q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
         out = np.zeros((1, cal.N_OUT))
         z = np.zeros((1, n))
         status, _, t1, it, err = cal.al_steps(
