@@ -93,6 +93,34 @@ class _CompiledStepper:
         self.system = system
         self.settings = settings
         self.formulation = formulation
+        #: the steps whose frames are wanted: every ``every``-th and every ``sample``-th
+        #: (0: none), the last of the run and of each compiled call (:meth:`thin`)
+        self.every, self.sample = 1, 0
+
+    def thin(self, every: int, sample: int = 0) -> None:
+        """Yield the frames of every ``every``-th step only, and of every ``sample``-th
+        (0: none), besides the last step of the run and of each compiled call (the state a
+        failure or the NumPy steps go on from); a frame's ``iterations`` then counts those
+        of the steps left out before it. ``every = 1``: every step's frame."""
+        self.every, self.sample = max(1, int(every)), max(0, int(sample))
+
+    def _frames(self, rows, bq, bqd, bqdd, mod, k: int, steps: int):
+        """``(frame, step)`` of the wanted steps of one compiled call's rows (steps k+1…),
+        each frame's ``iterations`` those of the steps since the last frame."""
+        every, sample = self.every, self.sample
+        last = len(rows) - 1
+        its = 0
+        for i, row in enumerate(rows):
+            k += 1
+            if every == 1:
+                yield _frame(row, bq[i], bqd[i], bqdd[i], mod), k
+                continue
+            its += int(row[mod.OUT_ITS])
+            if k % every and not (sample and k % sample == 0) and k != steps and i != last:
+                continue
+            frame = _frame(row, bq[i], bqd[i], bqdd[i], mod)
+            frame.iterations, its = its, 0
+            yield frame, k
 
     def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume=None, retry=None):
         """The frames of ``steps`` steps, run ``CHUNK`` at a time by
@@ -112,9 +140,8 @@ class _CompiledStepper:
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
             status, done = advance(todo, out, bq, bqd, bqdd)
             rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
-            for i in range(done):
-                k += 1
-                yield _frame(rows[i], bq[i], bqd[i], bqdd[i], mod), k
+            yield from self._frames(rows, bq, bqd, bqdd, mod, k, steps)
+            k += done
             if done:
                 clock["t"] = float(out[done - 1, mod.OUT_T])
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
@@ -200,9 +227,8 @@ class CompiledCentralDifferences(_CompiledStepper):
             su, svt = np.ascontiguousarray(su), np.ascontiguousarray(svt)
             work, power = float(res[13]), float(res[14])
             rows = out[:done].tolist()
-            for i in range(done):
-                k += 1
-                yield _frame(rows[i], bq[i], bqd[i], bqdd[i], ccd), k
+            yield from self._frames(rows, bq, bqd, bqdd, ccd, k, steps)
+            k += done
             if done:
                 qd0 = bqd[done - 1].copy()
                 last = DynamicState(t, qm, qd0, bqdd[done - 1].copy())

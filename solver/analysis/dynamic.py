@@ -85,13 +85,20 @@ def state_frame(
 
 
 def dynamic_frames(
-    system: MultibodySystem, settings: SolverSettings, formulation=None
+    system: MultibodySystem,
+    settings: SolverSettings,
+    formulation=None,
+    every: int = 1,
+    sample: int = 0,
 ) -> Iterator[tuple[Frame, int]]:
     """Yield ``(frame, step)`` for every step up to ``settings.t_end`` (with the settings'
     formulation, or a given stepper with the same interface).
 
     With the settings' formulation and a model the compiled path covers
-    (``solver.analysis.compiled_steps``), the steps after the first frame are compiled."""
+    (``solver.analysis.compiled_steps``), the steps after the first frame are compiled;
+    they yield the frames of every ``every``-th and every ``sample``-th step only (and the
+    last of each compiled call and of the run), whose ``iterations`` count the steps left
+    out (``_CompiledStepper.thin``)."""
     built = formulation is None
     if formulation is None:
         formulation = formulation_class(settings.formulation)(system, settings)
@@ -107,6 +114,7 @@ def dynamic_frames(
         yield from numpy_frames(system, settings, formulation, state, 0, steps)
         return
     yield from numpy_frames(system, settings, formulation, state, 0, 0)
+    compiled.thin(every, sample)
     yield from compiled.frames(state, steps)
 
 

@@ -10,6 +10,7 @@ raise: the result keeps the frames computed so far, ``status`` becomes ``"failed
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -127,7 +128,10 @@ class Simulation:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
-    def _steps(self) -> Iterator[tuple[Frame, int]]:
+    def _steps(self, every: int = 1, sample: int = 0) -> Iterator[tuple[Frame, int]]:
+        """The analysis's ``(frame, step)``; a dynamic run's compiled steps may leave out
+        the frames of steps other than every ``every``-th and ``sample``-th
+        (``dynamic_frames``)."""
         s = self.settings
         if s.parameters.get("group_method") == "structural_groups" and s.analysis in (
             "dynamic",
@@ -147,7 +151,7 @@ class Simulation:
                     "orientation",
                 )
             check_mass(self.system, self.system.q0)
-            return dynamic_frames(self.system, s)
+            return dynamic_frames(self.system, s, every=every, sample=sample)
         if s.analysis == "kinematic":
             return kinematic_frames(self.system, s.dt, s.t_end, s.tolerance, s.max_iterations)
         if s.analysis == "assembly":
@@ -230,7 +234,16 @@ class Simulation:
         threads.__enter__()
         try:
             self.system.check_functions(0.0, 0.0)  # drivers and forces usable at t = 0
-            for frame, k in self._steps():
+            # the frames this loop reads: the outputs' (every step's for a preview), the
+            # stability monitor's samples of a conditionally stable scheme (an
+            # unconditionally stable one is settled by the first frame)
+            monitor = self.monitor
+            sample = (
+                monitor.stride
+                if monitor is not None and monitor.active and not math.isinf(monitor.constant)
+                else 0
+            )
+            for frame, k in self._steps(1 if self.on_step is not None else every, sample):
                 steps, iterations = k, iterations + frame.iterations
                 if frame.substep is not None:
                     self.step_control.record(frame.t - s.dt, frame.substep)

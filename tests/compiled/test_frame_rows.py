@@ -29,3 +29,51 @@ def test_each_column_lands_in_its_field(mod):
         assert getattr(frame, field) == row[getattr(mod, column)], field
     assert frame.q is q and frame.qd is qd and frame.qdd is qdd
     assert frame.row is None and frame.substep is None
+
+
+def _four_bar(t_end=0.2, output_dt=0.01):
+    from benchmarks.exudyn_ratio import four_bar_without_motor
+    from solver.analysis.simulate import settings_with
+
+    model = four_bar_without_motor()
+    return model, settings_with(
+        model, analysis="dynamic", formulation="augmented_lagrangian", dt=1e-3,
+        t_end=t_end, output_dt=output_dt,
+    )  # fmt: skip
+
+
+def test_thinned_frames_keep_the_outputs_the_chunk_ends_and_every_iteration():
+    from solver.analysis.compiled_steps import CHUNK
+    from solver.analysis.dynamic import dynamic_frames
+    from solver.mechanics.system import MultibodySystem
+
+    model, settings = _four_bar()
+    full = list(dynamic_frames(MultibodySystem(model), settings))
+    thin = list(dynamic_frames(MultibodySystem(model), settings, every=10, sample=7))
+    steps = len(full) - 1
+    assert [k for _, k in full] == list(range(steps + 1))
+    wanted = {0, steps} | {k for k in range(steps + 1) if k % 10 == 0 or k % 7 == 0}
+    wanted |= set(range(CHUNK, steps, CHUNK))  # each compiled call's last step
+    assert [k for _, k in thin] == sorted(wanted)
+    # the same states, and the iterations of the steps left out counted in the next frame
+    by_step = {k: f for f, k in full}
+    for f, k in thin:
+        np.testing.assert_array_equal(f.q, by_step[k].q)
+        assert f.kinetic == by_step[k].kinetic
+    assert sum(f.iterations for f, _ in thin) == sum(f.iterations for f, _ in full)
+
+
+def test_a_run_reads_every_step_only_for_a_preview():
+    from solver.analysis.simulate import Simulation
+
+    model, settings = _four_bar()
+    plain = Simulation(model, settings)
+    rows = [frame.row for frame in plain]
+    previews = []
+    watched = Simulation(model, settings)
+    watched.on_step = previews.append
+    rows_watched = [frame.row for frame in watched]
+    assert len(previews) == 200 - 20  # every step between the outputs
+    np.testing.assert_array_equal(np.array(rows), np.array(rows_watched))
+    for key in ("steps", "newton_iterations", "max_energy_drift"):
+        assert plain.result.summary[key] == watched.result.summary[key]
