@@ -170,51 +170,51 @@ def _forces(system, functions: _Functions) -> dict:
     }
 
 
+def _beams(system, kernel: str):
+    """The beams that ``kernel`` evaluates: the columns of their element rows, the index of
+    each row's beam and the beams' element models."""
+    cols, sets, elements = [], [], []
+    for kind in system.kinds:
+        for c, element in _elements_of(kind, kernel):
+            cols.append(c)
+            sets.append(np.full(len(c), len(elements), np.int64))
+            elements.append(element)
+    return cols, np.concatenate(sets) if sets else np.zeros(0, np.int64), elements
+
+
+def _stack(parts: list, shape: tuple) -> np.ndarray:
+    """``parts`` (arrays of ``shape``, one per beam) stacked, as floats."""
+    return np.ascontiguousarray(np.stack(parts) if parts else np.zeros((0, *shape)), float)
+
+
 def _line_elements(system) -> dict:
     """The elastic-line elements the kernels evaluate (``AncfBodies.line_elements``): one
     set of Gauss rows, weights and damping per beam."""
-    cols, sets, B, coef, gamma = [], [], [], [], []
-    for kind in system.kinds:
-        for c, element in _elements_of(kind, "elastic_line"):
-            cols.append(c)
-            sets.append(np.full(len(c), len(B), np.int64))
-            B.append(element.B)
-            coef.append(element.coef)
-            gamma.append(element.gamma if element.damped else 0.0)
+    cols, sets, elements = _beams(system, "elastic_line")
     k = cols[0].shape[1] if cols else 8
     return {
         "ln_cols": np.ascontiguousarray(
             np.concatenate(cols) if cols else np.zeros((0, k)), np.int64
         ),
-        "ln_set": np.concatenate(sets) if sets else np.zeros(0, np.int64),
-        "ln_B": np.ascontiguousarray(np.stack(B) if B else np.zeros((0, 3, 4, k)), float),
-        "ln_coef": np.ascontiguousarray(np.stack(coef) if coef else np.zeros((0, 6)), float),
-        "ln_gamma": _floats(gamma),
+        "ln_set": sets,
+        "ln_B": _stack([e.B for e in elements], (3, 4, k)),
+        "ln_coef": _stack([e.coef for e in elements], (6,)),
+        "ln_gamma": _floats([e.gamma if e.damped else 0.0 for e in elements]),
     }
 
 
 def _belt_elements(system) -> dict:
     """The belt elements the kernels evaluate: one set of Gauss rows, coefficients and
     points per beam (``ancf.belt.Belt2D``)."""
-    cols, sets, B, par, xw = [], [], [], [], []
-    for kind in system.kinds:
-        for c, element in _elements_of(kind, "belt"):
-            cols.append(c)
-            sets.append(np.full(len(c), len(B), np.int64))
-            B.append(element.B)
-            par.append(element.par)
-            xw.append(element.xw)
-    stack = lambda parts, shape: np.ascontiguousarray(  # noqa: E731
-        np.stack(parts) if parts else np.zeros((0, *shape)), float
-    )
+    cols, sets, elements = _beams(system, "belt")
     return {
         "bl_cols": np.ascontiguousarray(
             np.concatenate(cols) if cols else np.zeros((0, 12)), np.int64
         ),
-        "bl_set": np.concatenate(sets) if sets else np.zeros(0, np.int64),
-        "bl_B": stack(B, (5, 4, 12)),
-        "bl_par": stack(par, (7,)),
-        "bl_xw": stack(xw, (2, 5)),
+        "bl_set": sets,
+        "bl_B": _stack([e.B for e in elements], (5, 4, 12)),
+        "bl_par": _stack([e.par for e in elements], (7,)),
+        "bl_xw": _stack([e.xw for e in elements], (2, 5)),
     }
 
 
@@ -230,34 +230,28 @@ CT_M, CT_K = 8, 24
 def _continuum_elements(system) -> dict:
     """The continuum elements the kernels evaluate: one set of invariant tensors per beam,
     padded to the largest element."""
-    cols, sets, md, T, P0, Tv, damped = [], [], [], [], [], [], []
-    for kind in system.kinds:
-        for c, element in _elements_of(kind, "continuum"):
-            m, d = element.m, element.d
-            padded = np.full((len(c), CT_K), -1, np.int64)
-            padded[:, : m * d] = c
-            cols.append(padded)
-            sets.append(np.full(len(c), len(md), np.int64))
-            md.append((m, d))
-            for out, tensor in ((T, element.tensor), (Tv, element.viscous)):
-                big = np.zeros((CT_M,) * 4)
-                big[:m, :m, :m, :m] = tensor
-                out.append(big)
-            ref = np.zeros((CT_M, CT_M))
-            ref[:m, :m] = element.reference
-            P0.append(ref)
-            damped.append(bool(element.damped))
-    stack = lambda parts, shape: np.ascontiguousarray(  # noqa: E731
-        np.stack(parts) if parts else np.zeros((0, *shape)), float
-    )
+    cols, sets, elements = _beams(system, "continuum")
+    padded_cols, T, P0, Tv = [], [], [], []
+    for c, element in zip(cols, elements, strict=True):
+        m, d = element.m, element.d
+        padded = np.full((len(c), CT_K), -1, np.int64)
+        padded[:, : m * d] = c
+        padded_cols.append(padded)
+        for out, tensor in ((T, element.tensor), (Tv, element.viscous)):
+            big = np.zeros((CT_M,) * 4)
+            big[:m, :m, :m, :m] = tensor
+            out.append(big)
+        ref = np.zeros((CT_M, CT_M))
+        ref[:m, :m] = element.reference
+        P0.append(ref)
     return {
-        "ct_cols": np.concatenate(cols) if cols else np.zeros((0, CT_K), np.int64),
-        "ct_set": np.concatenate(sets) if sets else np.zeros(0, np.int64),
-        "ct_md": _ints(md, 2),
-        "ct_T": stack(T, (CT_M,) * 4),
-        "ct_P0": stack(P0, (CT_M, CT_M)),
-        "ct_Tv": stack(Tv, (CT_M,) * 4),
-        "ct_damped": np.asarray(damped, dtype=np.bool_),
+        "ct_cols": np.concatenate(padded_cols) if cols else np.zeros((0, CT_K), np.int64),
+        "ct_set": sets,
+        "ct_md": _ints([(e.m, e.d) for e in elements], 2),
+        "ct_T": _stack(T, (CT_M,) * 4),
+        "ct_P0": _stack(P0, (CT_M, CT_M)),
+        "ct_Tv": _stack(Tv, (CT_M,) * 4),
+        "ct_damped": np.asarray([bool(e.damped) for e in elements], dtype=np.bool_),
     }
 
 
