@@ -412,13 +412,9 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0, extra)
 
         def resume(state: DynamicState) -> None:
-            q[:], qd[:] = state.q, state.qd
-            qdd[:] = state.qdd if state.qdd is not None else 0.0
-            a[:] = state.extra.get("a", qdd)
-            lam[:] = state.lam if state.lam is not None else 0.0
-            star = state.extra.get("lam_star", state.lam)
-            lam_star[:] = 0.0 if star is None else star[:m]
-            extrap[0] = bool(state.extra.get("extrapolate", True))
+            mine = (q, qd, qdd, a, lam, lam_star, extrap)  # the arrays al_steps overwrites
+            for own, new in zip(mine, _al_state(state, n, m), strict=True):
+                own[:] = new
             t1 = float(state.t)
             phit = s.constraints(q, qd, t1).phi_t
             clock["power"] = _state_power(s, q, qd, t1, lam, phit)
