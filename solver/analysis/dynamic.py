@@ -53,15 +53,6 @@ def initial_state(system: MultibodySystem, tol: float, max_iter: int) -> Dynamic
     return DynamicState(0.0, res.q, qd, iterations=res.iterations)
 
 
-def velocity_error(system: MultibodySystem, state: DynamicState, c, ms) -> float:
-    """``max |Φ_q q̇ + Φ_t|`` and, with rolling without slip, ``max |B q̇|``."""
-    err = float(np.abs(c.phi_q @ state.qd + c.phi_t).max()) if len(c.phi) else 0.0
-    if system.m_nh:
-        b, _ = system.velocity_constraints(state.q, state.qd, state.t, ms)
-        err = max(err, float(np.abs(b @ state.qd).max()))
-    return err
-
-
 def state_frame(
     system: MultibodySystem, state: DynamicState, ms, work: float, substep=None
 ) -> Frame:
