@@ -97,11 +97,9 @@ def _redundant_saddle(kkt: np.ndarray, a: np.ndarray, rhs: np.ndarray, n: int):
     """
     if a.size == 0:
         return None
-    u, sv, _ = np.linalg.svd(a, full_matrices=True)
-    rank = int(np.sum(sv > _rank_tolerance(a.shape, sv)))
-    if rank == a.shape[0]:
+    _, _, u0 = rank_and_left_null_space(a, dependent=True)  # its LU just failed
+    if u0.shape[1] == 0:
         return None
-    u0 = u[:, rank:]
     kkt = kkt.copy()
     kkt[n:, n:] -= u0 @ u0.T
     return _lu_solve(kkt, rhs)
@@ -111,17 +109,19 @@ def _rank_tolerance(shape, s: np.ndarray) -> float:
     return max(shape) * np.finfo(float).eps * (s[0] if len(s) else 0.0) * 1e3
 
 
-def rank_and_left_null_space(a):
+def rank_and_left_null_space(a, dependent: bool = False):
     """``(rank, singular values, left null space U₀)`` of ``a``: the singular values alone
     first (several times cheaper than the full SVD of a wide matrix), the singular vectors
-    only when ``a`` has dependent rows, and never the right null space."""
+    only when ``a`` has dependent rows (at once when the caller expects them:
+    ``dependent``), and never the right null space."""
     a = dense(a)
     if a.size == 0:
         return 0, np.zeros(0), np.eye(a.shape[0])
-    s = np.linalg.svd(a, compute_uv=False)
-    rank = int(np.sum(s > _rank_tolerance(a.shape, s)))
-    if rank == a.shape[0]:
-        return rank, s, np.zeros((a.shape[0], 0))
+    if not dependent:
+        s = np.linalg.svd(a, compute_uv=False)
+        rank = int(np.sum(s > _rank_tolerance(a.shape, s)))
+        if rank == a.shape[0]:
+            return rank, s, np.zeros((a.shape[0], 0))
     u, s, _ = np.linalg.svd(a, full_matrices=a.shape[0] > a.shape[1])
     rank = int(np.sum(s > _rank_tolerance(a.shape, s)))
     return rank, s, u[:, rank:]

@@ -12,12 +12,13 @@ RNG = np.random.default_rng(7)
 
 @pytest.mark.parametrize("shape", [(6, 20), (20, 6), (12, 12)])
 @pytest.mark.parametrize("dependent", [0, 1, 3])
-def test_left_null_space_matches_the_full_svd(shape, dependent):
+@pytest.mark.parametrize("expected", [False, True])  # the caller expects dependent rows
+def test_left_null_space_matches_the_full_svd(shape, dependent, expected):
     m, n = shape
     a = RNG.standard_normal((m, n))
     for k in range(dependent):  # rows that repeat combinations of others
         a[m - 1 - k] = RNG.standard_normal(m - dependent) @ a[: m - dependent]
-    rank, s, left = rank_and_left_null_space(a)
+    rank, s, left = rank_and_left_null_space(a, dependent=expected)
     rank_full, s_full, left_full, _ = rank_and_null_spaces(a)
     assert rank == rank_full == min(m - dependent, n)
     np.testing.assert_allclose(s, s_full, rtol=1e-10, atol=1e-12)
