@@ -39,9 +39,9 @@ class PowerMeter:
     def __init__(self, system: MultibodySystem) -> None:
         self.system = system
         self.drows = driver_rows(system)
-        fs = system.force_set
-        # force elements other than contacts, and the kernels' damped flexible elements
-        self.elements = len(fs) > len(fs.contacts) or system.kernel_damping
+        # force elements that do non-conservative work (not contacts, which keep their own
+        # work), the kernels' damped flexible elements included
+        self.elements = system.nonconservative
         self.kinds = [k for k in system.kinds if k.dissipative]  # internal damping
         self.forces = self.elements or bool(self.kinds)
 
