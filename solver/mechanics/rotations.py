@@ -92,11 +92,23 @@ _S_TENSOR = np.array(
 )
 
 
+def _omega_form() -> np.ndarray:
+    """``(16, 3)``: ``ω = vec(p ṗᵀ) @ _OMEGA`` is ``2 E(p) ṗ = 2 (p0 ė − ṗ0 e + e × ė)``."""
+    t = np.zeros((4, 4, 3))
+    for i, (a, b, c) in enumerate(((1, 2, 3), (2, 3, 1), (3, 1, 2))):
+        t[0, a, i], t[a, 0, i], t[b, c, i], t[c, b, i] = 2.0, -2.0, 2.0, -2.0
+    return t.reshape(16, 3)
+
+
+_OMEGA = _omega_form()
+
+
 def angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:
-    """Global angular velocity ``ω = 2 E(p) ṗ`` with ``E = [−e, e0 I + ẽ]`` (unit p)."""
-    e0, e = p[..., :1], p[..., 1:]
-    d0, d = pdot[..., :1], pdot[..., 1:]
-    return 2.0 * (-d0 * e + e0 * d + cross(e, d))
+    """Global angular velocity ``ω = 2 E(p) ṗ`` with ``E = [−e, e0 I + ẽ]`` (unit p), for
+    any leading shape: bilinear in ``(p, ṗ)``, one product with a constant matrix."""
+    p, pdot = np.asarray(p, float), np.asarray(pdot, float)
+    outer = p[..., :, None] * pdot[..., None, :]
+    return outer.reshape(outer.shape[:-2] + (16,)) @ _OMEGA
 
 
 def body_angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
 from solver.mechanics.markers import Markers, MarkerState
 from solver.mechanics.node_sharing import NodeSharing
-from solver.mechanics.rotations import pdot_from_omega, rotate, rotation_matrix
+from solver.mechanics.rotations import angular_velocity, pdot_from_omega, rotate, rotation_matrix
 from solver.mechanics.sparse_pattern import FixedPattern
 from solver.model import description as d
 from solver.model.errors import ModelError
@@ -120,18 +120,6 @@ def _plus(a, b):
     if sp.issparse(a):
         return (a + (b if sp.issparse(b) else sp.csr_matrix(b))).tocsr()
     return a + (b.toarray() if sp.issparse(b) else b)
-
-
-def _omega_form() -> np.ndarray:
-    """``(16, 3)``: ``ω = vec(p ṗᵀ) @ _OMEGA`` is ``2 E(p) ṗ``, the global angular velocity
-    of the Euler parameters ``p`` (unit) and their rates ``ṗ``."""
-    t = np.zeros((4, 4, 3))
-    for i, (a, b, c) in enumerate(((1, 2, 3), (2, 3, 1), (3, 1, 2))):
-        t[0, a, i], t[a, 0, i], t[b, c, i], t[c, b, i] = 2.0, -2.0, 2.0, -2.0
-    return t.reshape(16, 3)
-
-
-_OMEGA = _omega_form()
 
 
 class MultibodySystem:
@@ -680,8 +668,7 @@ class MultibodySystem:
             p = e / np.sqrt((e * e).sum(axis=1, keepdims=True))
             rows[:, 3:7] = p
             rows[:, 7:10] = dblk[:, :3]
-            # ω = 2 (p0 ė − ṗ0 e + e × ė): bilinear in (p, ṗ), one product for all bodies
-            rows[:, 10:] = (p[:, :, None] * dblk[:, None, 3:]).reshape(-1, 16) @ _OMEGA
+            rows[:, 10:] = angular_velocity(p, dblk[:, 3:])
         for name, s in self.slots.items():
             if s.owner is not None:
                 out[name] = s.owner.state(s, q, qd)
