@@ -209,6 +209,28 @@ def _constraints(P, pt, q, qd, t):
     return mk, phi, jvals, phit, gamma
 
 
+#: a correction computed with the last tangent is applied as an iteration only if it and
+#: ``|Φ|∞`` are at most this fraction of the pass before's (:func:`modified_newton`)
+MODIFIED_NEWTON_CONTRACTION = 0.5
+
+
+@kernel(inline="always")
+def _next_below(error, last, tol):
+    """Whether ``error`` is at most ``MODIFIED_NEWTON_CONTRACTION`` of ``last`` and, shrinking
+    at the same rate, the next one should be at most ``tol`` (``error² ≤ tol · last``)."""
+    return error <= MODIFIED_NEWTON_CONTRACTION * last and error * error <= tol * last
+
+
+@kernel(inline="always")
+def modified_newton(err_q, last_q, tol_q, err_phi, last_phi, tol):
+    """Whether a Newton correction computed with the last tangent (``err_q = |Δq|∞``, the
+    previous one ``last_q``) at a state where ``|Φ|∞ = err_phi`` (``last_phi`` at the pass
+    before) is applied as a modified Newton iteration: both should be below their
+    tolerances at the next pass (:func:`_next_below`), so that forming the tangent again
+    would gain nothing (``AugmentedLagrangian``'s convergence paragraph)."""
+    return _next_below(err_q, last_q, tol_q) and _next_below(err_phi, last_phi, tol)
+
+
 @kernel(inline="always")
 def al_step(
     P, pt, lay, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0, extrap,
@@ -236,6 +258,7 @@ def al_step(
     tol_q = tol * max(1.0, max_abs(q)) if n else tol
     alpha = 0.0
     have_fac = False
+    reused = False  # the last correction was a modified Newton one
     lu = np.zeros(0)
     piv = np.zeros(n, np.int64)
     err_q = np.inf
@@ -255,25 +278,34 @@ def al_step(
         if have_fac:  # multiplier update with Φ at the new positions
             lam_star = lam_star + alpha * phi
         mvals = mass(P, q, nm)
+        last_phi = err_phi
         err_phi = max_abs(phi)
-        may_stop = have_fac and err_phi <= tol  # then the force Jacobians may not be needed
-        # Q and, when another tangent is sure to be needed, its Jacobians in the same pass
-        jac_now = not may_stop and it < max_it
+        # Q, and its Jacobians in the same pass where the first tangent is formed (later
+        # passes first try the last one)
+        jac_now = not have_fac and it < max_it
         f, kv, cv = forces(P, mk, q, qd, t1, YES, nk if jac_now else none, nc if jac_now else none)
         base = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n) - f
-        if may_stop:
-            # the next correction with the last tangent: below the tolerance, apply and stop
+        if have_fac:
+            # the next correction with the last tangent and its α: below the tolerance,
+            # apply it and stop; if the one after it should be below (the same rate of
+            # shrinking), apply it as a modified Newton iteration (``modified_newton``)
             lam = lam_star + alpha * phi
             res = base + entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
             dq = -lu_solve(lu, piv, lay, res / bp)
+            last = err_q
             err_q = max_abs(dq)
-            if err_q <= tol_q:
+            if err_phi <= tol and err_q <= tol_q:
                 q = q + dq
                 qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
                 mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
                 lam_star = lam_star + alpha * phi
                 converged = True
                 break
+            if not reused and it < max_it:
+                reused = modified_newton(err_q, last, tol_q, err_phi, last_phi, tol)
+                if reused:
+                    q = q + dq
+                    continue
         if it == max_it:
             break
         it += 1
@@ -283,7 +315,7 @@ def al_step(
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
         lam = lam_star + alpha * phi
         res = (base + entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)) / bp
-        if may_stop:  # the Jacobians at this state, not computed above
+        if have_fac:  # the Jacobians at this state, not computed above
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
         hv, _ = second_order(P, mk, q, qd, t1, lam, NO, pt.hk_r.shape[0], none)
@@ -295,6 +327,7 @@ def al_step(
         if not all_finite(dq):
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         have_fac = True
+        reused = False
         q = q + dq
         err_q = max_abs(dq)
     if not converged:
@@ -367,7 +400,7 @@ def al_steps(
 
     ``sch = (α_m, α_f, β, γ)`` (``Newmark``), ``pen = (α_fixed or 0 for the schedule,
     PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH, PENALTY_RATIO_MAX,
-    PROJECTION_PENALTY_RATIO)`` (:func:`parameters`), ``m_ref`` the mass scale at the start.
+    PROJECTION_PENALTY_RATIO)`` (``al_parameters``), ``m_ref`` the mass scale at the start.
     The state arrays ``q, q̇, q̈, a, λ*, λ`` and ``extrap`` (one boolean: the next step
     starts from the Newmark predictor, else from the last positions) are overwritten with
     each accepted step's; row

@@ -34,6 +34,20 @@ of the other examples. Convergence: ``|Φ|∞ ≤ tol`` and the next
 correction, computed with the last factorised tangent, below ``tol·max(1, |q|∞)``; that
 correction is applied (it costs a back-substitution, and leaving a 1e-10 position error
 each step would show in the energy: velocities come from positions with a factor 2/h).
+Before the convergence test has passed, that correction is applied as a modified Newton
+correction (the last tangent and its α kept) when both it and ``|Φ|∞`` have at least halved
+since the pass before and, shrinking at the same rate, should be below their tolerances at
+the next pass (``modified_newton``); otherwise, and at the pass after a modified
+correction, the tangent is formed again at the same positions, with the α of the schedule
+below. Like the correction of the convergence test, a modified correction is not counted
+among the Newton iterations (``max_iterations`` and the reported iterations count the
+tangents formed). On the spatial four-bar at 1 ms the first correction leaves λ* to
+converge (by ``1/(1 + κσ²)`` per iteration, below): the second is a back-substitution
+instead of the tangent's assembly and factorisation, and a step forms one tangent instead
+of two. Far from the solution (large steps) the corrections do not shrink that fast; near
+singular positions, where λ* converges slowly at a small κ, a slow mode may hide behind the
+first shrinking, and the pass after the modified correction forms the tangent again, with
+the growing α.
 
 Penalty factor. α is a stiffness (force per unit of Φ); what matters is ``κ = α/(β' m_ref)``
 (``m_ref`` = largest diagonal entry of M): λ* converges by ``1/(1 + κ σ²)`` per iteration
@@ -104,6 +118,7 @@ from solver.analysis.formulations.trapezoidal import (
     newton_failure,
 )
 from solver.analysis.kinematics import all_velocity_rows
+from solver.compiled.augmented_lagrangian import modified_newton
 
 #: α/(β' m_ref) in the first Newton iteration of a step when no ``penalty`` is given, its
 #: growth per further iteration and its ceiling.
@@ -245,6 +260,7 @@ class AugmentedLagrangian(Formulation):
         fac = None
         corrections: list[float] = []
         err_q = err_phi = np.inf
+        reused = False  # the last correction was a modified Newton one
         converged = False
         it = 0
         while True:
@@ -261,15 +277,16 @@ class AugmentedLagrangian(Formulation):
             base = mass @ qdd - s.forces(q, qd, t1, ms)
             if nh:
                 base = base + bmat.T @ (mu_star + alpha_v * v_nh)
-            err_phi = float(np.abs(c.phi).max()) if len(c.phi) else 0.0
+            last_phi, err_phi = err_phi, float(np.abs(c.phi).max()) if len(c.phi) else 0.0
             if nh:
                 err_phi = max(err_phi, h * float(np.abs(v_nh).max()))
-            if fac is not None and err_phi <= self.tolerance:
-                # the next correction with the last tangent: if it is below the tolerance,
-                # apply it (free) and stop, without forming the tangent again
+            if fac is not None:
+                # the next correction with the last tangent and its α: below the tolerance,
+                # apply it (free) and stop; if the one after it should be below (the same
+                # rate of shrinking), apply it as a modified Newton iteration
                 dq = -fac.solve((base + c.phi_q.T @ (lam_star + alpha * c.phi)) / bp)
-                err_q = float(np.abs(dq).max())
-                if err_q <= tol_q:
+                last, err_q = err_q, float(np.abs(dq).max())
+                if err_phi <= self.tolerance and err_q <= tol_q:
                     q = q + dq
                     qd, qdd, _ = sch.update(q, state.q, state.qd, state.qdd, a0, h)
                     c = s.constraints(q, qd, t1)
@@ -279,6 +296,12 @@ class AugmentedLagrangian(Formulation):
                         mu_star = mu_star + alpha_v * (bmat @ qd)
                     converged = True
                     break
+                if not reused and it < self.max_iterations:
+                    reused = modified_newton(err_q, last, tol_q, err_phi, last_phi, self.tolerance)
+                    if reused:
+                        q = q + dq
+                        corrections.append(err_q)
+                        continue
             if it == self.max_iterations:
                 break
             it += 1
@@ -307,6 +330,7 @@ class AugmentedLagrangian(Formulation):
             dq, fac = self._newton_correction(
                 mass, kqd, stiff, c.phi_q, bmat if nh else None, alpha, gp, bp, res, t1, h
             )
+            reused = False
             q = q + dq
             err_q = float(np.abs(dq).max())
             corrections.append(err_q)
