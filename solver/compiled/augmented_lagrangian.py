@@ -212,6 +212,9 @@ def _constraints(P, pt, q, qd, t):
 #: a correction computed with the last tangent is applied as an iteration only if it and
 #: ``|Φ|∞`` are at most this fraction of the pass before's (:func:`modified_newton`)
 MODIFIED_NEWTON_CONTRACTION = 0.5
+#: after a modified Newton correction, the errors expected after the convergence test's
+#: correction, as a fraction of the tolerances (:func:`converged_after_modified`)
+MODIFIED_NEWTON_REMAINDER = 0.01
 
 
 @kernel(inline="always")
@@ -225,10 +228,26 @@ def _next_below(error, last, tol):
 def modified_newton(err_q, last_q, tol_q, err_phi, last_phi, tol):
     """Whether a Newton correction computed with the last tangent (``err_q = |Δq|∞``, the
     previous one ``last_q``) at a state where ``|Φ|∞ = err_phi`` (``last_phi`` at the pass
-    before) is applied as a modified Newton iteration: both should be below their
+    before) is applied as a modified Newton correction: both should be below their
     tolerances at the next pass (:func:`_next_below`), so that forming the tangent again
     would gain nothing (``AugmentedLagrangian``'s convergence paragraph)."""
     return _next_below(err_q, last_q, tol_q) and _next_below(err_phi, last_phi, tol)
+
+
+@kernel(inline="always")
+def converged_after_modified(err_q, last_q, tol_q, err_phi, last_phi, tol):
+    """The convergence test at the pass after a modified Newton correction (``last_q`` and
+    ``last_phi`` its correction and ``|Φ|∞``): besides ``|Φ|∞ ≤ tol`` and ``|Δq|∞ ≤ tol_q``,
+    the errors left after applying ``Δq``, estimated at the rate just seen, are at most
+    ``MODIFIED_NEWTON_REMAINDER`` of the tolerances (the linear rate of a modified
+    correction is no reason to stop earlier than Newton's quadratic one would)."""
+    r = MODIFIED_NEWTON_REMAINDER
+    return (
+        err_phi <= tol
+        and err_q <= tol_q
+        and _next_below(err_q, last_q, r * tol_q)
+        and _next_below(err_phi, last_phi, r * tol)
+    )
 
 
 @kernel(inline="always")
@@ -294,7 +313,11 @@ def al_step(
             dq = -lu_solve(lu, piv, lay, res / bp)
             last = err_q
             err_q = max_abs(dq)
-            if err_phi <= tol and err_q <= tol_q:
+            if reused:
+                done = converged_after_modified(err_q, last, tol_q, err_phi, last_phi, tol)
+            else:
+                done = err_phi <= tol and err_q <= tol_q
+            if done:
                 q = q + dq
                 qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
                 mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)

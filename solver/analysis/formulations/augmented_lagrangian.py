@@ -39,15 +39,18 @@ correction (the last tangent and its α kept) when both it and ``|Φ|∞`` have 
 since the pass before and, shrinking at the same rate, should be below their tolerances at
 the next pass (``modified_newton``); otherwise, and at the pass after a modified
 correction, the tangent is formed again at the same positions, with the α of the schedule
-below. Like the correction of the convergence test, a modified correction is not counted
+below. At the pass after a modified correction the convergence test also asks that the
+errors left after its correction, estimated at the rate just seen, be below 1 % of the
+tolerances (``converged_after_modified``): a linear rate is no reason to stop with larger
+errors than Newton's quadratic one leaves (they would show in the energy, through the
+velocities). Like the convergence test's correction, a modified correction is not counted
 among the Newton iterations (``max_iterations`` and the reported iterations count the
 tangents formed). On the spatial four-bar at 1 ms the first correction leaves λ* to
 converge (by ``1/(1 + κσ²)`` per iteration, below): the second is a back-substitution
 instead of the tangent's assembly and factorisation, and a step forms one tangent instead
-of two. Far from the solution (large steps) the corrections do not shrink that fast; near
-singular positions, where λ* converges slowly at a small κ, a slow mode may hide behind the
-first shrinking, and the pass after the modified correction forms the tangent again, with
-the growing α.
+of two. Far from the solution (large steps) the corrections do not shrink that fast, and
+near singular positions, where λ* converges slowly at a small κ, the rate does not hold:
+the tangent is formed again, with the growing α.
 
 Penalty factor. α is a stiffness (force per unit of Φ); what matters is ``κ = α/(β' m_ref)``
 (``m_ref`` = largest diagonal entry of M): λ* converges by ``1/(1 + κ σ²)`` per iteration
@@ -118,7 +121,7 @@ from solver.analysis.formulations.trapezoidal import (
     newton_failure,
 )
 from solver.analysis.kinematics import all_velocity_rows
-from solver.compiled.augmented_lagrangian import modified_newton
+from solver.compiled.augmented_lagrangian import converged_after_modified, modified_newton
 
 #: α/(β' m_ref) in the first Newton iteration of a step when no ``penalty`` is given, its
 #: growth per further iteration and its ceiling.
@@ -286,7 +289,12 @@ class AugmentedLagrangian(Formulation):
                 # rate of shrinking), apply it as a modified Newton iteration
                 dq = -fac.solve((base + c.phi_q.T @ (lam_star + alpha * c.phi)) / bp)
                 last, err_q = err_q, float(np.abs(dq).max())
-                if err_phi <= self.tolerance and err_q <= tol_q:
+                tol = self.tolerance
+                if reused:
+                    done = converged_after_modified(err_q, last, tol_q, err_phi, last_phi, tol)
+                else:
+                    done = err_phi <= tol and err_q <= tol_q
+                if done:
                     q = q + dq
                     qd, qdd, _ = sch.update(q, state.q, state.qd, state.qdd, a0, h)
                     c = s.constraints(q, qd, t1)
@@ -297,7 +305,7 @@ class AugmentedLagrangian(Formulation):
                     converged = True
                     break
                 if not reused and it < self.max_iterations:
-                    reused = modified_newton(err_q, last, tol_q, err_phi, last_phi, self.tolerance)
+                    reused = modified_newton(err_q, last, tol_q, err_phi, last_phi, tol)
                     if reused:
                         q = q + dq
                         corrections.append(err_q)
