@@ -96,6 +96,13 @@ class SystemArrays(NamedTuple):
     bt_off: np.ndarray  # (nb,) int64
     bt_body: np.ndarray  # (nb,) int64
     bt_func: np.ndarray  # (nb, 3) int64
+    # distributed loads on flexible bodies (dead loads): load d acts on the q columns
+    # ``dl_cols[dl_ptr[d]:dl_ptr[d + 1]]``, whose rows of ``dl_unit`` are their generalised
+    # forces per unit load along the global axes; component functions
+    dl_ptr: np.ndarray  # (nd + 1,) int64
+    dl_cols: np.ndarray  # (sum of the loads' columns,) int64
+    dl_unit: np.ndarray  # (sum of the loads' columns, 3)
+    dl_func: np.ndarray  # (nd, 3) int64
     # flexible elements with an elastic line (``solver.kernels.elastic_line``): the q
     # columns of each element and its set; per set the Gauss rows, weights, damping γ
     ln_cols: np.ndarray  # (ne, k) int64
@@ -1162,6 +1169,26 @@ def _point_force(P, s, q, t, force, dp):
 
 
 @kernel
+def _distributed_load(P, d, t, out, qd):
+    """Distributed load ``d``: its generalised forces ``Q = U f(t)`` (``U`` its rows of
+    ``dl_unit``, f the line load, N/m of undeformed beam) added into ``out`` when it has
+    room, and their power ``Q·q̇`` returned when ``qd`` has (else 0). A dead load: no
+    Jacobian."""
+    f0 = value(P, P.dl_func[d, 0], t)
+    f1 = value(P, P.dl_func[d, 1], t)
+    f2 = value(P, P.dl_func[d, 2], t)
+    power = 0.0
+    for r in range(P.dl_ptr[d], P.dl_ptr[d + 1]):
+        c = P.dl_cols[r]
+        g = P.dl_unit[r, 0] * f0 + P.dl_unit[r, 1] * f1 + P.dl_unit[r, 2] * f2
+        if out.shape[0]:
+            out[c] += g
+        if qd.shape[0]:
+            power += g * qd[c]
+    return power
+
+
+@kernel
 def _torque_matrix(P, s, t):
     """``∂Q_p/∂p`` of torque ``s`` (``Q_p`` is this times p): ``2 H(n̄)`` in body axes
     (``2 G(p)ᵀ n̄``), ``2 L(n)`` for a global torque (``2 E(p)ᵀ n``)."""
@@ -1328,6 +1355,9 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                     else:
                         e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
+    none = np.zeros(0)
+    for d in range(P.dl_func.shape[0]):
+        _distributed_load(P, d, t, out, none)
     # a call counts each array it passes in and out: none for the kinds a model lacks
     if P.cn_kind.shape[0]:
         e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
@@ -1861,8 +1891,8 @@ def elastic_energy(P, mk, q):
 
 @kernel
 def nonconservative_power(P, mk, q, qd, t):
-    """Power (W) of dampers, actuators, joint loads, applied forces and torques, of the
-    flexible elements' internal damping and of the pulley contacts' damping and friction;
+    """Power (W) of dampers, actuators, joint loads, applied forces and torques, distributed
+    loads, of the flexible elements' internal damping and of the pulley contacts' damping and friction;
     not of contacts, which integrate their own work over the accepted states
     (``solver.mechanics.forces.contact``)."""
     out = 0.0
@@ -1898,6 +1928,9 @@ def nonconservative_power(P, mk, q, qd, t):
         o = P.bt_off[s] + 3
         mat = _torque_matrix(P, s, t)
         out += dot(qd[o : o + 4], mat_vec(mat, q[o : o + 4]))
+    none = np.zeros(0)
+    for d in range(P.dl_func.shape[0]):
+        out += _distributed_load(P, d, t, none, qd)
     return out
 
 

@@ -70,8 +70,6 @@ def python_parts(system) -> list[str]:
     fs = system.force_set
     if len(fs.natural_loads):
         out.append("body-axes loads on natural-coordinate bodies")
-    if len(fs.distributed):
-        out.append("distributed loads")
     if any(getattr(kind, "python_beams", None) for kind in system.kinds):
         out.append("flexible (ANCF) elements the kernels do not evaluate yet")
     return out
@@ -147,6 +145,7 @@ def _constant_mass(system) -> dict:
 def _forces(system, functions: _Functions) -> dict:
     fs = system.force_set
     sp, jt, jf, pf, bt = fs.springs, fs.joint_torques, fs.joint_forces, fs.point_forces, fs.torques
+    dl = fs.distributed
     sp_rows = [(r[0], r[1]) for r in sp._rows]
     jt_rows = [(r[0], r[1], r[2]) for r in jt._rows]
     return {
@@ -165,6 +164,10 @@ def _forces(system, functions: _Functions) -> dict:
         "bt_off": _ints([r[0] for r in bt._rows]),
         "bt_body": _ints([int(r[1]) for r in bt._rows]),
         "bt_func": _ints([[functions.add(c) for c in v] for v in bt._vectors], 3),
+        "dl_ptr": _ints(np.cumsum([0] + [len(c) for c in dl.cols])),
+        "dl_cols": _ints(np.concatenate([np.zeros(0, np.int64), *dl.cols])),
+        "dl_unit": _floats(np.concatenate([np.zeros((0, 3)), *(u.T for u in dl.unit)]), 3),
+        "dl_func": _ints([[functions.add(c) for c in v] for v in dl.vectors], 3),
         **fs.contacts.arrays(),
         **fs.pulley_contacts.arrays(),
     }

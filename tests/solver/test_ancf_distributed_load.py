@@ -11,6 +11,7 @@ import pytest
 
 from solver import simulate
 from solver.analysis.statics import static_equilibrium
+from solver.mechanics.packing import python_parts
 from solver.mechanics.rotations import skew
 from solver.mechanics.system import MultibodySystem
 from solver.model import ModelError, model_from_data
@@ -133,6 +134,33 @@ def test_time_function_load_in_a_run():
     res = simulate(m)
     assert res.status == "ok"
     assert res.column("energy.work")[-1] > 0.0
+
+
+def test_kernels_evaluate_two_loads_and_their_power():
+    """Two beams, each under its own load (one a time function): the kernels evaluate both
+    (nothing left to Python), each beam's generalised forces have the resultant f·L, and
+    the power of the loads is Q·q̇."""
+    data = beam_model("ancf_beam2d", 2, [0, {"expression": "-100*t"}, 0])
+    second = dict(data["bodies"][0], name="b2", points=[[0, 1, 0], [1.5, 1, 0]], elements=3)
+    data["bodies"].append(second)
+    data["forces"].append(
+        {"name": "q2", "type": "distributed_load", "body": "b2", "vector": [4, 1, 0]}
+    )
+    data["joints"] = []
+    s = MultibodySystem(model_from_data(data))
+    assert python_parts(s) == []
+    without = dict(data, forces=[])
+    bare = MultibodySystem(model_from_data(without))
+    rng = np.random.default_rng(3)
+    q = s.q0 + 1e-3 * rng.standard_normal(s.n)
+    qd = rng.standard_normal(s.n)
+    t = 0.5
+    loads = s.forces(q, qd, t) - bare.forces(q, qd, t)
+    for name, f, length in (("b", [0.0, -50.0], 2.0), ("b2", [4.0, 1.0], 1.5)):
+        work = loads @ rigid_motions(s, s.slots[name])
+        assert np.allclose(work[:2], np.multiply(f, length), rtol=1e-12, atol=1e-12)
+    power = s.nonconservative_power(q, qd, t) - bare.nonconservative_power(q, qd, t)
+    assert power == pytest.approx(loads @ qd, rel=1e-12)
 
 
 def test_bad_references_are_refused():

@@ -153,11 +153,10 @@ class ForceSet:
         self.pulley_contacts.add(ctx, where, f)
 
     # ---- evaluation -------------------------------------------------------------------
-    # Springs, joint torques and forces, point forces, torques and contacts are evaluated
-    # by the compiled kernels (``solver.kernels.loads`` and ``solver.kernels.contact``
-    # through ``solver.kernels.system``); the groups here hold their data. Natural-body
-    # loads, distributed loads and pulley contacts are evaluated below (``python_size`` of
-    # them).
+    # Springs, joint torques and forces, point forces, torques, distributed loads, contacts
+    # and pulley contacts are evaluated by the compiled kernels (``solver.kernels.system``);
+    # the groups here hold their data. Natural-body loads are evaluated below
+    # (``python_size`` of them).
 
     def freeze(self) -> None:
         """Build the index arrays (after the marker table is frozen)."""
@@ -181,10 +180,11 @@ class ForceSet:
             self.torques,
             self.contacts,
             self.pulley_contacts,
+            self.distributed,
         )
 
     def _python(self):
-        return (self.natural_loads, self.distributed)
+        return (self.natural_loads,)
 
     size: int | None = None  # the number of elements once frozen
     python_size = 0  # of them, those evaluated here
@@ -198,8 +198,6 @@ class ForceSet:
         acc = Accumulator(self.n, jacobians, self._sparsity)
         if len(self.natural_loads):
             self.natural_loads.add_terms(acc, q, t)
-        if len(self.distributed):
-            self.distributed.add_terms(acc, t)
         return acc
 
     def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
@@ -213,15 +211,13 @@ class ForceSet:
     def nonconservative_power(
         self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float, contacts: bool = True
     ) -> float:
-        """Power (W) of natural-body loads, distributed loads and (unless ``contacts`` is
-        false) contact damping and friction."""
+        """Power (W) of natural-body loads and (unless ``contacts`` is false) contact
+        damping and friction."""
         power = 0.0
         if len(self.natural_loads):
             power += self.natural_loads.power(q, qd, t)
         if contacts and len(self.contacts):
             power += self.contacts.power(ms)
-        if len(self.distributed):
-            power += self.distributed.power(qd, t)
         return power
 
     # ---- state ------------------------------------------------------------------------

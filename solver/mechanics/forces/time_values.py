@@ -31,13 +31,3 @@ class TimeValues:
         for f, idx in self.varying:
             out[idx] = f.derivatives(t)[0]
         return out
-
-
-class TimeVectors:
-    """Three time-function components per element, as one ``(m, 3)`` array."""
-
-    def __init__(self, vectors) -> None:
-        self.parts = [TimeValues([v[i] for v in vectors]) for i in range(3)]
-
-    def __call__(self, t: float) -> np.ndarray:
-        return np.stack([part(t) for part in self.parts], axis=1).reshape(-1, 3)
