@@ -165,7 +165,8 @@ def measure(name: str, reps: int, advance: int) -> dict:
     lam = np.zeros(system.m)
     rank = int(stepper.rank_at(q, state.t))
     tol, max_it = float(stepper.tol), int(stepper.max_iterations)
-    secant = len(system.force_set) > 0 or system.kernel_damping
+    secant = system.nonconservative
+    drivers = bool(np.any(system.packed.pr_func >= 0))
     out = np.zeros((advance, cns.N_OUT))
     bufs = [np.zeros((advance, n)) for _ in range(3)]
     past, memo = np.zeros((4, n)), np.zeros(2, np.int64)
@@ -173,7 +174,8 @@ def measure(name: str, reps: int, advance: int) -> dict:
     def run(t, steps):
         return cns.ns_steps(
             P, pt, coef, w, float(CONDITION_FLOOR), tol, max_it, h, t, q, qd, qdd, lam, rank,
-            past, memo, 0.0, 0.0, secant, steps, out[:steps], *(b[:steps] for b in bufs),
+            past, memo, 0.0, 0.0, secant, drivers, steps, out[:steps], *(b[:steps] for b in bufs),
+            np.ones(steps, np.bool_),
         )  # fmt: skip
 
     with single_blas_thread(system):

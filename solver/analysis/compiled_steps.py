@@ -104,19 +104,31 @@ class _CompiledStepper:
         of the steps left out before it. ``every = 1``: every step's frame."""
         self.every, self.sample = max(1, int(every)), max(0, int(sample))
 
-    def _frames(self, rows, bq, bqd, bqdd, mod, k: int, steps: int):
-        """``(frame, step)`` of the wanted steps of one compiled call's rows (steps k+1…),
-        each frame's ``iterations`` those of the steps since the last frame."""
-        every, sample = self.every, self.sample
+    def _wanted(self, k: int, todo: int, steps: int) -> np.ndarray:
+        """Which of steps k+1…k+todo (one compiled call's) yield a frame (:meth:`thin`), if
+        all of them are taken: a boolean per step. (A call that stops early yields its last
+        step's frame too.)"""
+        j = np.arange(k + 1, k + todo + 1)
+        want = j % self.every == 0
+        if self.sample:
+            want |= j % self.sample == 0
+        want |= j == steps
+        want[-1] = True
+        return want
+
+    def _frames(self, rows, bq, bqd, bqdd, mod, k: int, want):
+        """``(frame, step)`` of the wanted steps of one compiled call's rows (steps k+1…;
+        ``want`` from :meth:`_wanted`, and the last row), each frame's ``iterations``
+        those of the steps since the last frame."""
         last = len(rows) - 1
         its = 0
         for i, row in enumerate(rows):
             k += 1
-            if every == 1:
+            if self.every == 1:
                 yield _frame(row, bq[i], bqd[i], bqdd[i], mod), k
                 continue
             its += int(row[mod.OUT_ITS])
-            if k % every and not (sample and k % sample == 0) and k != steps and i != last:
+            if not want[i] and i != last:
                 continue
             frame = _frame(row, bq[i], bqd[i], bqdd[i], mod)
             frame.iterations, its = its, 0
@@ -124,8 +136,10 @@ class _CompiledStepper:
 
     def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume=None, retry=None):
         """The frames of ``steps`` steps, run ``CHUNK`` at a time by
-        ``advance(todo, out, bq, bqd, bqdd) -> (status, done)`` (``mod``'s stepper: rows of
-        scalars ``mod.OUT_*`` and the states into the buffers). ``clock`` holds the time,
+        ``advance(todo, out, bq, bqd, bqdd, want) -> (status, done)`` (``mod``'s stepper:
+        rows of scalars ``mod.OUT_*`` and the states into the buffers; ``want`` the steps
+        whose frames are read, :meth:`_wanted`: a stepper may leave the energies and
+        constraint errors of the others out). ``clock`` holds the time,
         work and power reached (``t``, ``work``, ``power``) for the next chunk. A failed
         step is taken by the NumPy formulation from ``last_state()`` (retried in substeps
         there if need be, or by ``retry``, a formulation whose steps are the compiled
@@ -138,9 +152,10 @@ class _CompiledStepper:
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, mod.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
-            status, done = advance(todo, out, bq, bqd, bqdd)
+            want = self._wanted(k, todo, steps)
+            status, done = advance(todo, out, bq, bqd, bqdd, want)
             rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
-            yield from self._frames(rows, bq, bqd, bqdd, mod, k, steps)
+            yield from self._frames(rows, bq, bqd, bqdd, mod, k, want)
             k += done
             if done:
                 clock["t"] = float(out[done - 1, mod.OUT_T])
@@ -227,7 +242,7 @@ class CompiledCentralDifferences(_CompiledStepper):
             su, svt = np.ascontiguousarray(su), np.ascontiguousarray(svt)
             work, power = float(res[13]), float(res[14])
             rows = out[:done].tolist()
-            yield from self._frames(rows, bq, bqd, bqdd, ccd, k, steps)
+            yield from self._frames(rows, bq, bqd, bqdd, ccd, k, self._wanted(k, todo, steps))
             k += done
             if done:
                 qd0 = bqd[done - 1].copy()
@@ -393,7 +408,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
 
         retry = _CompiledALSteps(self, sch, pen)
 
-        def advance(todo, out, bq, bqd, bqdd):
+        def advance(todo, out, bq, bqd, bqdd, want):  # every step's outputs
             status, done, t1, it, err = cal.al_steps(
                 P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
                 clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
@@ -487,14 +502,16 @@ class CompiledNullSpace(_CompiledStepper):
         phit = s.constraints(q, qd, t).phi_t
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
         secant = s.nonconservative
+        drivers = bool(np.any(s.packed.pr_func >= 0))
         ranks = [rank]  # the rank reached, for the next chunk
         past, memo = np.zeros((4, n)), np.zeros(2, np.int64)  # the predictor's, carried over
 
-        def advance(todo, out, bq, bqd, bqdd):
+        def advance(todo, out, bq, bqd, bqdd, want):
             status, done, _, _, _, ranks[0] = cns.ns_steps(
                 P, pt, coef, w, float(CONDITION_FLOOR), float(stepper.tol),
                 int(stepper.max_iterations), h, clock["t"], q, qd, qdd, lam, ranks[0], past,
-                memo, clock["work"], clock["power"], secant, todo, out, bq, bqd, bqdd,
+                memo, clock["work"], clock["power"], secant, drivers, todo, out, bq, bqd, bqdd,
+                want,
             )  # fmt: skip
             return status, done
 

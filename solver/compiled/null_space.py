@@ -46,21 +46,20 @@ from solver.compiled.pivoted_lu import (
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
 from solver.kernels.system import (
+    FRAME,
     constraints,
     dense_forces,
     dense_mass_times_jacobian,
     driver_power,
-    elastic_energy,
-    kinetic_energy,
     markers,
     mass,
     nonconservative_power,
-    potential_energy,
     renormalise_parameters,
     scatter,
-    secant_work,
+    secant_work_at,
     second_order,
     slider_off_beam,
+    state_evaluation,
 )
 
 #: status codes of :func:`ns_steps`
@@ -271,14 +270,17 @@ def _project_out(y, v):
 
 @kernel
 def _pinv_vec(sp, w, y):
-    """Minimum-norm least-squares ``x`` with ``H x = y`` (``sp`` of :func:`step_spaces`)."""
-    kind, b, tau, inv, u, s, v, f, ny = sp
+    """Minimum-norm least-squares ``x`` with ``H x = y`` (``sp`` of :func:`step_spaces`;
+    its factors taken one by one, as each path needs them: a tuple's unpacking counts a
+    reference to each of its arrays)."""
+    kind = sp[0]
     if kind == SVD:
-        return mat_vec(v, mat_t_vec(u, y) / s)
+        return mat_vec(sp[6], mat_t_vec(sp[4], y) / sp[5])
     if kind == LU:
-        z = particular(f, y)
-        _project_out(ny, z)
+        z = particular(sp[7], y)
+        _project_out(sp[8], z)
         return z / w
+    b, tau, inv = sp[1], sp[2], sp[3]
     m, n = b.shape
     z = np.zeros(n)
     for i in range(m):  # L⁻¹ y
@@ -309,16 +311,16 @@ def _pinv_mat(sp, w, y):
 @kernel
 def _lsq_t(sp, w, g):
     """Least-squares ``λ`` with ``Hᵀ λ = g`` (as ``SVDSpaces.solve_transposed``)."""
-    kind, b, tau, inv, u, s, v, f, ny = sp
+    kind = sp[0]
     if kind == SVD:
-        return mat_vec(u, mat_t_vec(v, g) / s)
+        return mat_vec(sp[4], mat_t_vec(sp[6], g) / sp[5])
     z = g / w
     if kind == LU:  # the residual of Bᵀλ = W⁻¹g lies in the null space of B
-        _project_out(ny, z)
-        return pivot_solve_t(f, z)
-    m = b.shape[0]
-    apply_qt(b, tau, z)
-    return mat_t_vec(inv, z[:m])
+        _project_out(sp[8], z)
+        return pivot_solve_t(sp[7], z)
+    b = sp[1]
+    apply_qt(b, sp[2], z)
+    return mat_t_vec(sp[3], z[: b.shape[0]])
 
 
 @kernel(inline="always")
@@ -532,14 +534,16 @@ def ns_step(
 @kernel
 def ns_steps(
     P, pt, coef, w, floor, tol, max_it, h, t0, q, qd, qdd, lam, rank, past, memo, work0, power0,
-    secant, n_steps, out, out_q, out_qd, out_qdd,
+    secant, drivers, n_steps, out, out_q, out_qd, out_qdd, want,
 ):  # fmt: skip
     """Advance ``n_steps`` steps of size ``h`` from ``t0`` (``coef``: the scheme's ``(a₀, a₁,
     a₂, a₅, a₆, a₇)``; ``w``: the metric's weights; ``rank``: of Φ_q at ``q``). The state
     arrays are overwritten with each accepted step's; row ``k`` of ``out`` gets step ``k``'s
-    scalars (``OUT_*``; the work as in ``augmented_lagrangian.al_steps``), the ``out_*``
-    arrays its state. Returns ``(status, done, t, iterations, error, rank)``: ``t`` the
-    time reached, or of the failed step.
+    scalars (``OUT_*``; the work as in ``augmented_lagrangian.al_steps``, with the force
+    elements' power if ``secant`` and the drivers' if ``drivers``), the ``out_*`` arrays its
+    state; the energies and constraint errors only where ``want[k]`` (else NaN), and for
+    the last step accepted before a failure. Returns ``(status, done, t, iterations,
+    error, rank)``: ``t`` the time reached, or of the failed step.
 
     ``past`` (4 × n) holds the accelerations of the two steps before ``q̈`` and the last
     step's residuals of the scheme's formulas for ``q`` and ``q̇`` over all coordinates
@@ -560,9 +564,10 @@ def ns_steps(
     work = work0
     power = power0
     n, m = P.n, P.m
-    pr, pc = pt.phi_r, pt.phi_c
+    pr = pt.phi_r
     # the force elements' power at the start (the power record of each step's end after)
-    p_start = nonconservative_power(P, markers(P, q, qd, YES), q, qd, t) if secant else 0.0
+    mk0 = markers(P, q, qd, YES)  # at the start of each step: its power and secant work
+    p_start = nonconservative_power(P, mk0, q, qd, t) if secant else 0.0
     der = (zeros(n, n), zeros(n, n), zeros(m, n), zeros(m, n))
     have = False
     age = 0
@@ -584,6 +589,8 @@ def ns_steps(
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE
         if status != STATUS_OK:
+            if k and not want[k - 1]:
+                _outputs(P, pt, mk0, q, qd, t, out[k - 1])
             return status, k, t1, it, err, rank
         have = have or fresh
         last_its = it
@@ -596,15 +603,18 @@ def ns_steps(
             lu_rest = LU_REST
         elif lu_rest:
             lu_rest -= 1
-        mk = markers(P, q1, qd1, YES)
-        phi, phit, _, hv = constraints(P, mk, q1, qd1, t1, pr.shape[0])
-        p_end = nonconservative_power(P, mk, q1, qd1, t1) if secant else 0.0
-        power1 = p_end + driver_power(P, lam1, phit)
+        mk1 = markers(P, q1, qd1, YES)
+        p_end = nonconservative_power(P, mk1, q1, qd1, t1) if secant else 0.0
+        power1 = p_end
+        if drivers:
+            phit = constraints(P, mk1, q1, qd1, t1, pr.shape[0])[1]
+            power1 += driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += secant_work(P, q, qd, t, q1, qd1, t1, h, p_start, p_end)
+            work += secant_work_at(P, mk0, q, qd, t, mk1, q1, qd1, t1, h, p_start, p_end)
         power = power1
         p_start = p_end
+        mk0 = mk1
         t = t1
         rank = rank1
         if memo[0] >= 2:  # which predictor was the closer one
@@ -627,11 +637,23 @@ def ns_steps(
         out_qdd[k] = qdd1
         out[k, OUT_T] = t
         out[k, OUT_ITS] = it
-        out[k, OUT_PHI] = max_abs(phi)
-        out[k, OUT_PHIV] = max_abs(entries_mat_vec(pr, pc, hv, qd1, m) + phit)
-        out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
-        out[k, OUT_POT] = potential_energy(P, q1)
-        out[k, OUT_ELA] = elastic_energy(P, mk, q1)  # lengths and angles: positions only
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
+        if want[k]:
+            _outputs(P, pt, mk1, q1, qd1, t, out[k])
+        else:
+            for c in (OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA):
+                out[k, c] = np.nan
     return STATUS_OK, n_steps, t, 0, 0.0, rank
+
+
+@kernel
+def _outputs(P, pt, mk, q, qd, t, row):
+    """The energies and constraint errors of the state ``(t, q, q̇)`` (markers ``mk``
+    there) into ``row`` (``OUT_*``; ``state_evaluation``'s ``FRAME``)."""
+    kin, pot, ela, err, verr = state_evaluation(P, pt, mk, q, qd, t, FRAME)
+    row[OUT_KIN] = kin
+    row[OUT_POT] = pot
+    row[OUT_ELA] = ela
+    row[OUT_PHI] = err
+    row[OUT_PHIV] = verr

@@ -2073,6 +2073,14 @@ def secant_work(P, q0, qd0, t0, q1, qd1, t1, dt, p0, p1):
     power (:func:`polarised_work` along :func:`arc_increment`); ``p0``, ``p1`` are their
     power at each end with its own velocities (:func:`nonconservative_power` at
     ``(q0, q̇0, t0)`` and ``(q1, q̇1, t1)``: the steppers' record of the power has them)."""
+    mk0, mk1 = markers(P, q0, qd0, YES), markers(P, q1, qd1, YES)
+    return secant_work_at(P, mk0, q0, qd0, t0, mk1, q1, qd1, t1, dt, p0, p1)
+
+
+@kernel(inline="always")
+def secant_work_at(P, mk0, q0, qd0, t0, mk1, q1, qd1, t1, dt, p0, p1):
+    """:func:`secant_work` with the marker tables ``mk0``, ``mk1`` at each end's positions
+    (with any velocities: the powers read the positions and Jacobians)."""
     v = arc_increment(P, q0, q1) / dt
     ends = np.zeros((2, 3))
     ends[0, 1] = p0
@@ -2081,9 +2089,9 @@ def secant_work(P, q0, qd0, t0, q1, qd1, t1, dt, p0, p1):
         q = q0 if e == 0 else q1
         qd = qd0 if e == 0 else qd1
         t = t0 if e == 0 else t1
+        mk = mk0 if e == 0 else mk1
         w = v - qd
-        mk = markers(P, q, v, YES)  # the positions once, then the other velocity's u̇
-        ends[e, 0] = nonconservative_power(P, mk, q, v, t)
+        ends[e, 0] = nonconservative_power(P, with_velocities(P, mk, v), q, v, t)
         ends[e, 2] = nonconservative_power(P, with_velocities(P, mk, -w), q, -w, t)
     return polarised_work(dt, ends[0], ends[1])
 

@@ -77,3 +77,27 @@ def test_a_run_reads_every_step_only_for_a_preview():
     np.testing.assert_array_equal(np.array(rows), np.array(rows_watched))
     for key in ("steps", "newton_iterations", "max_energy_drift"):
         assert plain.result.summary[key] == watched.result.summary[key]
+
+
+def test_thinned_null_space_frames_have_the_outputs_of_the_full_run():
+    """The null-space stepper computes the energies and constraint errors of the frames
+    read only; the work of forces goes on over every step (a spring and a motor torque)."""
+    from solver import load_model
+    from solver.analysis.dynamic import dynamic_frames
+    from solver.analysis.simulate import settings_with
+    from solver.mechanics.system import MultibodySystem
+    from tests.compiled.models import EXAMPLES
+
+    model = load_model(EXAMPLES / "andrews_squeezer.json")
+    settings = settings_with(model, t_end=300 * settings_with(model).dt)
+    full = {k: f for f, k in dynamic_frames(MultibodySystem(model), settings)}
+    thin = list(dynamic_frames(MultibodySystem(model), settings, every=50, sample=0))
+    assert [k for _, k in thin] == [0, 50, 64, 100, 128, 150, 192, 200, 250, 256, 300]
+    fields = ("kinetic", "potential", "elastic", "work", "constraint_position")
+    for f, k in thin:
+        np.testing.assert_allclose(f.q, full[k].q, rtol=0, atol=1e-14)
+        for name in fields:
+            assert np.isfinite(getattr(f, name)), (k, name)
+            assert getattr(f, name) == pytest.approx(getattr(full[k], name), rel=1e-12, abs=1e-15)
+        assert f.constraint_velocity == pytest.approx(full[k].constraint_velocity, abs=1e-12)
+    assert full[300].work != 0.0
