@@ -408,11 +408,11 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
 
         retry = _CompiledALSteps(self, sch, pen)
 
-        def advance(todo, out, bq, bqd, bqdd, want):  # every step's outputs
+        def advance(todo, out, bq, bqd, bqdd, want):
             status, done, t1, it, err = cal.al_steps(
                 P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
                 clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
-                clock["power"], secant, False, todo, out, bq, bqd, bqdd, np.zeros((todo, m)),
+                clock["power"], secant, False, todo, out, bq, bqd, bqdd, np.zeros((todo, m)), want,
             )  # fmt: skip
             if status == cal.STATUS_NEWTON:  # the same step would fail again: not retried whole
                 retry.failed = (
@@ -470,7 +470,7 @@ class _CompiledALSteps:
             s.arrays, s.patterns, st.layout, self.sch, self.pen, float(f.m_ref),
             float(f.tolerance), int(f.max_iterations), float(h), float(state.t), q, qd, qdd,
             a, lam_star, lam, extrap, 0.0, 0.0, False, False, 1, out, z, z.copy(), z.copy(),
-            np.zeros((1, m)),
+            np.zeros((1, m)), np.ones(1, np.bool_),
         )  # fmt: skip
         if status == cal.STATUS_NEWTON:
             raise al_failure(int(status), float(t1), float(h), int(it), float(err))

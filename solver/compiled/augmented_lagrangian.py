@@ -402,6 +402,15 @@ OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWE
 N_OUT = 9
 
 
+@kernel(inline="always")
+def _energies(P, mk, q, qd, row):
+    """The kinetic, gravitational and elastic energies (J) of ``(q, q̇)`` (markers ``mk``
+    there) into ``row`` (``OUT_*``)."""
+    row[OUT_KIN] = kinetic_energy(P, q, qd)
+    row[OUT_POT] = potential_energy(P, q)
+    row[OUT_ELA] = elastic_energy(P, mk, q)
+
+
 @kernel
 def closer_to_extrapolation(q1, q, qd, a, h):
     """Whether the Newmark predictor of the step ``(q, q̇, a) → q1`` was at least as close
@@ -417,7 +426,7 @@ def closer_to_extrapolation(q1, q, qd, a, h):
 @kernel
 def al_steps(
     P, pt, lay, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, extrap, work0,
-    power0, secant, multipliers, n_steps, out, out_q, out_qd, out_qdd, out_lam,
+    power0, secant, multipliers, n_steps, out, out_q, out_qd, out_qdd, out_lam, want,
 ):  # fmt: skip
     """Advance ``n_steps`` steps of size ``h`` from ``t0``.
 
@@ -433,7 +442,8 @@ def al_steps(
     ``power0``: trapezoidal rule on the power plus, with ``secant``, the force elements'
     :func:`solver.kernels.system.secant_work`) and the power), the ``out_*`` arrays its state.
     ``secant`` false says the force elements do no non-conservative work
-    (``MultibodySystem.nonconservative``): their power is not evaluated.
+    (``MultibodySystem.nonconservative``): their power is not evaluated. The energies only
+    where ``want[k]`` (else NaN), and for the last step accepted before a failure.
     The multipliers ``λ`` are the index-1 ones at every step with ``multipliers``, else only
     where they count: at every step with drivers (their power), at the last step (the state
     handed on).
@@ -475,6 +485,8 @@ def al_steps(
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE
         if status != STATUS_OK:
+            if k and not want[k - 1]:  # the state arrays hold that step's
+                _energies(P, markers(P, q, qd, YES), q, qd, out[k - 1])
             return status, k, t1, it, err
         p_end = nonconservative_power(P, mk1, q1, qd1, t1) if secant else 0.0
         power1 = p_end + driver_power(P, lam1, phit)
@@ -499,9 +511,10 @@ def al_steps(
         out[k, OUT_ITS] = it
         out[k, OUT_PHI] = max_abs(phi)
         out[k, OUT_PHIV] = max_abs(phiv)
-        out[k, OUT_KIN] = kinetic_energy(P, q1, qd1)
-        out[k, OUT_POT] = potential_energy(P, q1)
-        out[k, OUT_ELA] = elastic_energy(P, mk1, q1)
+        if want[k]:
+            _energies(P, mk1, q1, qd1, out[k])
+        else:
+            out[k, OUT_KIN] = out[k, OUT_POT] = out[k, OUT_ELA] = np.nan
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
     return STATUS_OK, n_steps, t, 0, 0.0

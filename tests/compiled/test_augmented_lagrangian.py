@@ -186,7 +186,7 @@ def _compiled_steps(formulation, state, system, dt, n_steps, multipliers=True):
         system.arrays, system.patterns, band_layout(system), sch, pen, formulation.m_ref, formulation.tolerance,
         formulation.max_iterations, dt, state.t, *cur.values(), 0.0, 0.0, False, multipliers,
         n_steps,
-        scalars, q, qd, qdd, lam,
+        scalars, q, qd, qdd, lam, np.ones(n_steps, np.bool_),
     )  # fmt: skip
     out = {
         "t": scalars[:, cal.OUT_T],

@@ -79,16 +79,18 @@ def test_a_run_reads_every_step_only_for_a_preview():
         assert plain.result.summary[key] == watched.result.summary[key]
 
 
-def test_thinned_null_space_frames_have_the_outputs_of_the_full_run():
-    """The null-space stepper computes the energies and constraint errors of the frames
-    read only; the work of forces goes on over every step (a spring and a motor torque)."""
+@pytest.mark.parametrize("example", ["andrews_squeezer", "four_bar_spatial"])
+def test_thinned_frames_have_the_outputs_of_the_full_run(example):
+    """The null-space and augmented-Lagrangian steppers compute the energies (and the
+    null-space one the constraint errors) of the frames read only; the work of forces goes
+    on over every step (a spring and a motor torque)."""
     from solver import load_model
     from solver.analysis.dynamic import dynamic_frames
     from solver.analysis.simulate import settings_with
     from solver.mechanics.system import MultibodySystem
     from tests.compiled.models import EXAMPLES
 
-    model = load_model(EXAMPLES / "andrews_squeezer.json")
+    model = load_model(EXAMPLES / f"{example}.json")
     settings = settings_with(model, t_end=300 * settings_with(model).dt)
     full = {k: f for f, k in dynamic_frames(MultibodySystem(model), settings)}
     thin = list(dynamic_frames(MultibodySystem(model), settings, every=50, sample=0))
