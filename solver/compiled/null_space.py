@@ -430,7 +430,18 @@ def predictors(q, qd, qdd, past, h, beta, gamma):
 @kernel
 def _distance(x, v, a, x1, v1, a1, h):
     """``max|x − x₁| + h max|ẋ − ẋ₁| + h² max|ẍ − ẍ₁|`` (the iteration's measure)."""
-    return max_abs(x - x1) + h * max_abs(v - v1) + h * h * max_abs(a - a1)
+    dx = dv = da = 0.0
+    for i in range(x.shape[0]):  # as max_abs of each difference: NaN propagates
+        e = abs(x[i] - x1[i])
+        if e > dx or e != e:
+            dx = e
+        e = abs(v[i] - v1[i])
+        if e > dv or e != e:
+            dv = e
+        e = abs(a[i] - a1[i])
+        if e > da or e != e:
+            da = e
+    return dx + h * dv + h * h * da
 
 
 @kernel(inline="always")
@@ -520,7 +531,7 @@ def ns_step(
             return STATUS_SINGULAR, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
         x1, v1, a1 = x + dx, v + dv, a + da
         renormalise_parameters(P, x1, v1, a1)
-        err = max_abs(x1 - x) + h * max_abs(v1 - v) + h * h * max_abs(a1 - a)
+        err = _distance(x1, v1, a1, x, v, a, h)
         x, v, a = x1, v1, a1
         if not np.isfinite(err):
             return STATUS_NEWTON, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
