@@ -277,9 +277,7 @@ def _pinv_vec(sp, w, y):
     if kind == SVD:
         return mat_vec(sp[6], mat_t_vec(sp[4], y) / sp[5])
     if kind == LU:
-        z = particular(sp[7], y)
-        _project_out(sp[8], z)
-        return z / w
+        return _lu_pinv(sp[7], sp[8], w, y)
     b, tau, inv = sp[1], sp[2], sp[3]
     m, n = b.shape
     z = np.zeros(n)
@@ -299,10 +297,38 @@ def _pinv_mat(sp, w, y):
     """:func:`_pinv_vec` for the columns of ``y``."""
     if sp[0] == SVD:
         return _solve_mat(sp[4], sp[5], sp[6], y)
+    if sp[0] == LU:
+        return _lu_pinv_mat(sp[7], sp[8], w, y)
     n = w.shape[0]
     out = np.empty((n, y.shape[1]))
     for j in range(y.shape[1]):
         col = _pinv_vec(sp, w, np.ascontiguousarray(y[:, j]))
+        for i in range(n):
+            out[i, j] = col[i]
+    return out
+
+
+@kernel
+def _lu_pinv(f, ny, w, y):
+    """:func:`_pinv_vec` on the LU path (``f``, ``ny``: the LU factors and the orthonormal
+    null basis of ``B = H W⁻¹``, ``sp[7]`` and ``sp[8]``): a solution of ``B z = y``, its
+    part in the null space of ``B`` taken out, in the original coordinates ``W⁻¹ z``. (A
+    caller that solves several times takes these two out of ``sp`` once: every call
+    counts a reference to each array of a tuple it passes.)"""
+    z = particular(f, y)
+    _project_out(ny, z)
+    for i in range(z.shape[0]):
+        z[i] /= w[i]
+    return z
+
+
+@kernel
+def _lu_pinv_mat(f, ny, w, y):
+    """:func:`_lu_pinv` for the columns of ``y``."""
+    n = w.shape[0]
+    out = np.empty((n, y.shape[1]))
+    for j in range(y.shape[1]):
+        col = _lu_pinv(f, ny, w, np.ascontiguousarray(y[:, j]))
         for i in range(n):
             out[i, j] = col[i]
     return out
@@ -356,27 +382,30 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     m = phi.shape[0]
     # the constrained directions: Φ_q p = −Φ, Φ_q v_p = −(Φ_q q̇ + Φ_t) − Ḣ p, Φ_q V = −Ḣ N,
     # Φ_q W₁ = −(Ḧ N + 2 Ḣ V), Φ_q w_p = −(Φ_q q̈ − γ) − Ḧ p − 2 Ḣ v_p (W₂ = 2V)
-    p = _pinv_vec(sp, w, -phi)
+    # (the LU path's factors taken out of sp once: see _lu_pinv)
+    lu, f_lu, ny = sp[0] == LU, sp[7], sp[8]
+    p = _lu_pinv(f_lu, ny, w, -phi) if lu else _pinv_vec(sp, w, -phi)
     y = entries_mat_vec(hr, hc, hv, qd, m)
     hp = rows_vec(hd, p)
     for i in range(m):
         y[i] = -(y[i] + phit[i] + hp[i])
-    vp = _pinv_vec(sp, w, y)
-    vv = _pinv_mat(sp, w, rows_mat(hd, null))
+    vp = _lu_pinv(f_lu, ny, w, y) if lu else _pinv_vec(sp, w, y)
+    y2 = rows_mat(hd, null)
+    vv = _lu_pinv_mat(f_lu, ny, w, y2) if lu else _pinv_mat(sp, w, y2)
     vv *= -1.0
     ym = rows_mat(hdd, null)
     hvv = rows_mat(hd, vv)
     for i in range(m):
         for j in range(d):
             ym[i, j] += 2.0 * hvv[i, j]
-    w1 = _pinv_mat(sp, w, ym)
+    w1 = _lu_pinv_mat(f_lu, ny, w, ym) if lu else _pinv_mat(sp, w, ym)
     w1 *= -1.0
     y = entries_mat_vec(hr, hc, hv, qdd, m)
     hp = rows_vec(hdd, p)
     hvp = rows_vec(hd, vp)
     for i in range(m):
         y[i] = -(y[i] - gamma[i] + hp[i] + 2.0 * hvp[i])
-    wp = _pinv_vec(sp, w, y)
+    wp = _lu_pinv(f_lu, ny, w, y) if lu else _pinv_vec(sp, w, y)
     # the start-of-step state and the iterate projected on α (rows of Pm); Newmark on α
     b0 = np.empty(d)
     c0 = np.empty(d)
