@@ -8,7 +8,8 @@ compiled loops call each part of one Newton iteration ``--reps`` times at that s
 constraints (markers, Φ, Φ_q, Φ_t, γ), the mass matrix and forces, the null space and
 solves (``step_spaces``: LU, QR, or SVD), the multipliers' least squares, the derivative
 matrices K, C, Ḣ, Ḧ, the correction (the reduced system and its solve), a whole step on
-earlier derivative matrices (``ns_step``) and a step of the run with its outputs
+earlier derivative matrices (``ns_step``) and a step of the run with its outputs (the
+energies and constraint errors of every output step, as the time loop reads them)
 (``ns_steps``). A step is about ``iterations × (constraints + mass and forces + spaces +
 λ + correction)``, plus the derivatives when a step refreshes them (the first iteration
 of every ``DERIVATIVE_AGE``-th step, and every iteration whose corrections are above √tol). Times are the
@@ -151,6 +152,7 @@ def _best(fn, args, reps: int) -> float:
 def measure(name: str, reps: int, advance: int) -> dict:
     model = load_model(EXAMPLES / f"{name}.json")
     settings = settings_with(model)
+    every = max(1, round(settings.output_dt / settings.dt))  # the steps whose frames are read
     system = MultibodySystem(model, settings.coordinates)
     formulation = formulation_class(settings.formulation)(system, settings)
     stepper = getattr(formulation, "stepper", None)
@@ -175,7 +177,7 @@ def measure(name: str, reps: int, advance: int) -> dict:
         return cns.ns_steps(
             P, pt, coef, w, float(CONDITION_FLOOR), tol, max_it, h, t, q, qd, qdd, lam, rank,
             past, memo, 0.0, 0.0, secant, drivers, steps, out[:steps], *(b[:steps] for b in bufs),
-            np.ones(steps, np.bool_),
+            np.arange(1, steps + 1) % every == 0,
         )  # fmt: skip
 
     with single_blas_thread(system):

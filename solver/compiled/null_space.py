@@ -277,9 +277,7 @@ def _pinv_vec(sp, w, y):
     if kind == SVD:
         return mat_vec(sp[6], mat_t_vec(sp[4], y) / sp[5])
     if kind == LU:
-        z = particular(sp[7], y)
-        _project_out(sp[8], z)
-        return z / w
+        return _lu_pinv(sp[7], sp[8], w, y)
     b, tau, inv = sp[1], sp[2], sp[3]
     m, n = b.shape
     z = np.zeros(n)
@@ -299,10 +297,38 @@ def _pinv_mat(sp, w, y):
     """:func:`_pinv_vec` for the columns of ``y``."""
     if sp[0] == SVD:
         return _solve_mat(sp[4], sp[5], sp[6], y)
+    if sp[0] == LU:
+        return _lu_pinv_mat(sp[7], sp[8], w, y)
     n = w.shape[0]
     out = np.empty((n, y.shape[1]))
     for j in range(y.shape[1]):
         col = _pinv_vec(sp, w, np.ascontiguousarray(y[:, j]))
+        for i in range(n):
+            out[i, j] = col[i]
+    return out
+
+
+@kernel
+def _lu_pinv(f, ny, w, y):
+    """:func:`_pinv_vec` on the LU path (``f``, ``ny``: the LU factors and the orthonormal
+    null basis of ``B = H W⁻¹``, ``sp[7]`` and ``sp[8]``): a solution of ``B z = y``, its
+    part in the null space of ``B`` taken out, in the original coordinates ``W⁻¹ z``. (A
+    caller that solves several times takes these two out of ``sp`` once: every call
+    counts a reference to each array of a tuple it passes.)"""
+    z = particular(f, y)
+    _project_out(ny, z)
+    for i in range(z.shape[0]):
+        z[i] /= w[i]
+    return z
+
+
+@kernel
+def _lu_pinv_mat(f, ny, w, y):
+    """:func:`_lu_pinv` for the columns of ``y``."""
+    n = w.shape[0]
+    out = np.empty((n, y.shape[1]))
+    for j in range(y.shape[1]):
+        col = _lu_pinv(f, ny, w, np.ascontiguousarray(y[:, j]))
         for i in range(n):
             out[i, j] = col[i]
     return out
@@ -346,21 +372,40 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
                 null, pm, sp, w):  # fmt: skip
     """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``.
     ``hq``, ``mass``: the entries ``(rows, cols, values)`` of ``Φ_q`` and ``M``; ``der``:
-    ``(K, C, Ḣ, Ḧ)`` of :func:`_derivatives`."""
+    ``(K, C, Ḣ, Ḧ)`` of :func:`_derivatives`. (Sums are formed in loops into few arrays: the
+    step's time is in its small arrays.)"""
     a0, a1, a2, a5, a6, a7 = coef
     k, c, hd, hdd = der
     hr, hc, hv = hq
     mr, mc, mv = mass
     n, d = null.shape
     m = phi.shape[0]
-    p = _pinv_vec(sp, w, -phi)
-    vel = entries_mat_vec(hr, hc, hv, qd, m) + phit
-    vp = _pinv_vec(sp, w, -vel - rows_vec(hd, p))
-    acc = entries_mat_vec(hr, hc, hv, qdd, m) - gamma
-    vv = -_pinv_mat(sp, w, rows_mat(hd, null))
-    w1 = -_pinv_mat(sp, w, rows_mat(hdd, null) + 2.0 * rows_mat(hd, vv))
-    w2 = 2.0 * vv
-    wp = _pinv_vec(sp, w, -acc - rows_vec(hdd, p) - 2.0 * rows_vec(hd, vp))
+    # the constrained directions: Φ_q p = −Φ, Φ_q v_p = −(Φ_q q̇ + Φ_t) − Ḣ p, Φ_q V = −Ḣ N,
+    # Φ_q W₁ = −(Ḧ N + 2 Ḣ V), Φ_q w_p = −(Φ_q q̈ − γ) − Ḧ p − 2 Ḣ v_p (W₂ = 2V)
+    # (the LU path's factors taken out of sp once: see _lu_pinv)
+    lu, f_lu, ny = sp[0] == LU, sp[7], sp[8]
+    p = _lu_pinv(f_lu, ny, w, -phi) if lu else _pinv_vec(sp, w, -phi)
+    y = entries_mat_vec(hr, hc, hv, qd, m)
+    hp = rows_vec(hd, p)
+    for i in range(m):
+        y[i] = -(y[i] + phit[i] + hp[i])
+    vp = _lu_pinv(f_lu, ny, w, y) if lu else _pinv_vec(sp, w, y)
+    y2 = rows_mat(hd, null)
+    vv = _lu_pinv_mat(f_lu, ny, w, y2) if lu else _pinv_mat(sp, w, y2)
+    vv *= -1.0
+    ym = rows_mat(hdd, null)
+    hvv = rows_mat(hd, vv)
+    for i in range(m):
+        for j in range(d):
+            ym[i, j] += 2.0 * hvv[i, j]
+    w1 = _lu_pinv_mat(f_lu, ny, w, ym) if lu else _pinv_mat(sp, w, ym)
+    w1 *= -1.0
+    y = entries_mat_vec(hr, hc, hv, qdd, m)
+    hp = rows_vec(hdd, p)
+    hvp = rows_vec(hd, vp)
+    for i in range(m):
+        y[i] = -(y[i] - gamma[i] + hp[i] + 2.0 * hvp[i])
+    wp = _lu_pinv(f_lu, ny, w, y) if lu else _pinv_vec(sp, w, y)
     # the start-of-step state and the iterate projected on α (rows of Pm); Newmark on α
     b0 = np.empty(d)
     c0 = np.empty(d)
@@ -378,14 +423,39 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     # Nᵀ[a₀ M N + a₅ (M W₂ + C N) + M W₁ + C V + K N] with each of M, C, K applied once:
     # Nᵀ[M (a₀ N + a₅ W₂ + W₁) + C (a₅ N + V) + K N]; likewise the right-hand side
     # −Nᵀ[r⁰ + M (w + N c₀ + W₂ b₀) + C (v + N b₀) + K p], r⁰ = M ẍ⁰ − Q + Φ_qᵀλ
-    xm = a0 * null + a5 * w2 + w1
-    xc = a5 * null + vv
-    a = mat_t_mat(null, entries_mat(mr, mc, mv, xm, n) + rows_mat(c, xc) + rows_mat(k, null))
-    um = qdd + wp + mat_vec(null, c0) + mat_vec(w2, b0)
-    uc = vp + mat_vec(null, b0)
-    g = entries_mat_vec(mr, mc, mv, um, n) + rows_vec(c, uc) + rows_vec(k, p) - f
-    g += entries_mat_t_vec(hr, hc, hv, lam, n)
-    rhs = -mat_t_vec(null, g)
+    xm = np.empty((n, d))
+    xc = np.empty((n, d))
+    um = np.empty(n)
+    uc = np.empty(n)
+    for i in range(n):
+        su = qdd[i] + wp[i]
+        sc = vp[i]
+        for j in range(d):
+            xm[i, j] = a0 * null[i, j] + 2.0 * a5 * vv[i, j] + w1[i, j]
+            xc[i, j] = a5 * null[i, j] + vv[i, j]
+            su += null[i, j] * c0[j] + 2.0 * vv[i, j] * b0[j]
+            sc += null[i, j] * b0[j]
+        um[i] = su
+        uc[i] = sc
+    red = entries_mat(mr, mc, mv, xm, n)
+    rc = rows_mat(c, xc)
+    rk = rows_mat(k, null)
+    for i in range(n):
+        for j in range(d):
+            red[i, j] += rc[i, j] + rk[i, j]
+    a = mat_t_mat(null, red)
+    g = entries_mat_vec(mr, mc, mv, um, n)
+    gc = rows_vec(c, uc)
+    gk = rows_vec(k, p)
+    gl = entries_mat_t_vec(hr, hc, hv, lam, n)
+    for i in range(n):
+        g[i] += gc[i] + gk[i] - f[i] + gl[i]
+    rhs = np.zeros(d)
+    for j in range(d):
+        acc = 0.0
+        for i in range(n):
+            acc += null[i, j] * g[i]
+        rhs[j] = -acc
     alpha = np.zeros(d)
     if d:
         piv, ok = lu_factor(a)
@@ -394,9 +464,14 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
         alpha = lu_solve(a, piv, rhs)
     b = a5 * alpha + b0
     cc = a0 * alpha + c0
-    dx = p + mat_vec(null, alpha)
-    dv = vp + mat_vec(null, b) + mat_vec(vv, alpha)
-    da = wp + mat_vec(null, cc) + mat_vec(w1, alpha) + mat_vec(w2, b)
+    dx = p.copy()
+    dv = vp.copy()
+    da = wp.copy()
+    for i in range(n):
+        for j in range(d):
+            dx[i] += null[i, j] * alpha[j]
+            dv[i] += null[i, j] * b[j] + vv[i, j] * alpha[j]
+            da[i] += null[i, j] * cc[j] + w1[i, j] * alpha[j] + 2.0 * vv[i, j] * b[j]
     return True, dx, dv, da
 
 
@@ -430,7 +505,18 @@ def predictors(q, qd, qdd, past, h, beta, gamma):
 @kernel
 def _distance(x, v, a, x1, v1, a1, h):
     """``max|x − x₁| + h max|ẋ − ẋ₁| + h² max|ẍ − ẍ₁|`` (the iteration's measure)."""
-    return max_abs(x - x1) + h * max_abs(v - v1) + h * h * max_abs(a - a1)
+    dx = dv = da = 0.0
+    for i in range(x.shape[0]):  # as max_abs of each difference: NaN propagates
+        e = abs(x[i] - x1[i])
+        if e > dx or e != e:
+            dx = e
+        e = abs(v[i] - v1[i])
+        if e > dv or e != e:
+            dv = e
+        e = abs(a[i] - a1[i])
+        if e > da or e != e:
+            da = e
+    return dx + h * dv + h * h * da
 
 
 @kernel(inline="always")
@@ -518,9 +604,12 @@ def ns_step(
         )  # fmt: skip
         if not ok:
             return STATUS_SINGULAR, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
-        x1, v1, a1 = x + dx, v + dv, a + da
+        x1, v1, a1 = dx, dv, da  # the corrections' own arrays: the new iterate in place
+        x1 += x
+        v1 += v
+        a1 += a
         renormalise_parameters(P, x1, v1, a1)
-        err = max_abs(x1 - x) + h * max_abs(v1 - v) + h * h * max_abs(a1 - a)
+        err = _distance(x1, v1, a1, x, v, a, h)
         x, v, a = x1, v1, a1
         if not np.isfinite(err):
             return STATUS_NEWTON, it, err, x, v, a, lam, here, der, first, fresh, lu_failed

@@ -65,12 +65,18 @@ def rotate(p, v):
 @kernel
 def g_matrix(p):
     """``G(p) = [−e, e0 I − ẽ]``, 3×4."""
-    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
     out = np.empty((3, 4))
+    g_into(p, 0, out)
+    return out
+
+
+@kernel(inline="always")
+def g_into(x, o, out):
+    """:func:`g_matrix` of ``p = x[o : o + 4]`` into ``out`` (3×4; no array allocated)."""
+    e0, e1, e2, e3 = x[o], x[o + 1], x[o + 2], x[o + 3]
     out[0, 0], out[0, 1], out[0, 2], out[0, 3] = -e1, e0, e3, -e2
     out[1, 0], out[1, 1], out[1, 2], out[1, 3] = -e2, -e3, e0, e1
     out[2, 0], out[2, 1], out[2, 2], out[2, 3] = -e3, e2, -e1, e0
-    return out
 
 
 @kernel
@@ -111,19 +117,26 @@ def l_matrix(c):
 @kernel
 def gjg(ga, inertia, gb):
     """``G_aᵀ J G_b`` (4×4) for 3×4 ``G_a``, ``G_b`` and a 3×3 ``J``."""
-    jg = np.zeros((3, 4))
+    out = np.empty((4, 4))
+    gjg_into(ga, inertia, gb, np.empty((3, 4)), out)
+    return out
+
+
+@kernel(inline="always")
+def gjg_into(ga, inertia, gb, jg, out):
+    """:func:`gjg` into ``out`` (4×4), with ``jg`` (3×4) as scratch (no array allocated)."""
+    jg[:] = 0.0
     for i in range(3):
         for k in range(3):
             c = inertia[i, k]
             for j in range(4):
                 jg[i, j] += c * gb[k, j]
-    out = np.zeros((4, 4))
+    out[:] = 0.0
     for k in range(3):
         for i in range(4):
             c = ga[k, i]
             for j in range(4):
                 out[i, j] += c * jg[k, j]
-    return out
 
 
 @kernel

@@ -31,8 +31,17 @@ from solver.kernels.elastic_line import line_element, line_work
 from solver.kernels.hermite import hermite_jet
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
-from solver.kernels.rotations import force_hessian, g_matrix, gjg, h_matrix, l_matrix, s_matrix
-from solver.kernels.small import dot, mat_t_vec, mat_vec
+from solver.kernels.rotations import (
+    force_hessian,
+    g_into,
+    g_matrix,
+    gjg,
+    gjg_into,
+    h_matrix,
+    l_matrix,
+    s_matrix,
+)
+from solver.kernels.small import dot, mat_vec
 from solver.kernels.time_functions import FunctionTable, jet
 
 
@@ -214,34 +223,39 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
     quad = np.zeros(3)
     want = phi.shape[0] > 0
     e = np.int64(0)  # not a literal: one compiled signature for every callee
-    for i in range(P.pr_type.shape[0]):
-        typ = P.pr_type[i]
-        slots = P.pr_mk[i]
-        nr = prim.evaluate(typ, slots, P.pr_const[i], c[0][i], mk.u, mk.ud, ph, blk, quad)
-        r0 = P.pr_row[i]
+    # the arrays the loop reads, taken once (each reading of a field counts a reference)
+    pr_type, pr_mk, pr_const, pr_row = P.pr_type, P.pr_mk, P.pr_const, P.pr_row
+    mk_ncols, mk_cols = P.mk_ncols, P.mk_cols
+    u, ud, jac, jdq = mk.u, mk.ud, mk.jac, mk.jdq
+    target, rate, accel = c[0], c[1], c[2]
+    for i in range(pr_type.shape[0]):
+        typ = pr_type[i]
+        slots = pr_mk[i]
+        nr = prim.evaluate(typ, slots, pr_const[i], target[i], u, ud, ph, blk, quad)
+        r0 = pr_row[i]
         if want:
             for r in range(nr):
                 phi[r0 + r] = ph[r]
-                phit[r0 + r] = -c[1][i]
-                gamma[r0 + r] = -quad[r] + c[2][i]
+                phit[r0 + r] = -rate[i]
+                gamma[r0 + r] = -quad[r] + accel[i]
         for s in range(prim.SLOTS[typ]):
             k = slots[s]
-            nc = P.mk_ncols[k]
+            nc = mk_ncols[k]
             for r in range(nr):
                 if want:
                     g = 0.0
                     for j in range(3):
-                        g += blk[s, r, j] * mk.jdq[k, j]
+                        g += blk[s, r, j] * jdq[k, j]
                     gamma[r0 + r] -= g
                 for a in range(nc):
                     acc = 0.0
                     for j in range(3):
-                        acc += blk[s, r, j] * mk.jac[k, j, a]
+                        acc += blk[s, r, j] * jac[k, j, a]
                     if values:
                         vals[e] = acc
                         e += 1
                     else:
-                        e = _put(mode, e, rows, cols, vals, r0 + r, P.mk_cols[k, a], acc)
+                        e = _put(mode, e, rows, cols, vals, r0 + r, mk_cols[k, a], acc)
     if P.sl_col.shape[0]:  # a call counts each array it passes: none without sliders
         e = _slider_entries(P, mk, q, qd, want, phi, phit, gamma, mode, rows, cols, vals, e)
     for b in range(P.rig_off.shape[0]):
@@ -935,6 +949,7 @@ def second_order_evaluation(P, mk, q, qd, t, lam, velocity, mode, nk, nd):
 def _mass_entries(P, q, mode, rows, cols, vals):
     values = mode == VALUES  # the evaluation pass writes its entries directly
     e = np.int64(0)
+    g, jg, blk = np.empty((3, 4)), np.empty((3, 4)), np.empty((4, 4))  # every body's
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         for i in range(3):
@@ -943,8 +958,8 @@ def _mass_entries(P, q, mode, rows, cols, vals):
                 e += 1
             else:
                 e = _put(mode, e, rows, cols, vals, o + i, o + i, P.rig_mass[b])
-        g = g_matrix(q[o + 3 : o + 7])
-        blk = gjg(g, P.rig_inertia[b], g)
+        g_into(q, o + 3, g)
+        gjg_into(g, P.rig_inertia[b], g, jg, blk)
         for i in range(4):
             for j in range(4):
                 if values:
@@ -1213,18 +1228,25 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     dv = np.zeros((3, 3, 3, 3))
     dp = np.zeros((3, 3, 4))
     jac = mode != VALUES or kv.shape[0] > 0
-    # rigid bodies: Q_v = 8 G(ṗ)ᵀ J G(ṗ) p, its Jacobians
+    # rigid bodies: Q_v = 8 G(ṗ)ᵀ J G(ṗ) p, its Jacobians (G(ṗ), G(ṗ) p, J G(ṗ) p: every
+    # body's arrays)
+    gd, gp, jw = np.empty((3, 4)), np.empty(3), np.empty(3)
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
-        p = q[o + 3 : o + 7]
-        gd = g_matrix(qd[o + 3 : o + 7])
+        g_into(qd, o + 3, gd)
         inertia = P.rig_inertia[b]
         w = 8.0 if inertial else 0.0
-        jw = mat_vec(inertia, mat_vec(gd, p))
-        fq = mat_t_vec(gd, jw)
+        for i in range(3):
+            acc = 0.0
+            for j in range(4):
+                acc += gd[i, j] * q[o + 3 + j]
+            gp[i] = acc
+        for i in range(3):
+            jw[i] = inertia[i, 0] * gp[0] + inertia[i, 1] * gp[1] + inertia[i, 2] * gp[2]
         for i in range(4):
-            out[o + 3 + i] += w * fq[i]
+            out[o + 3 + i] += w * (gd[0, i] * jw[0] + gd[1, i] * jw[1] + gd[2, i] * jw[2])
         if jac:
+            p = q[o + 3 : o + 7]
             dq = w * gjg(gd, inertia, gd)
             dqd = w * (h_matrix(jw) - gjg(gd, inertia, g_matrix(p)))
             for i in range(4):
@@ -1900,30 +1922,35 @@ def nonconservative_power(P, mk, q, qd, t):
         out += _flexible_energy_power(P, q, qd, YES)
     if P.pc_mk.shape[0]:
         out += pulley_energy_power(P, mk, YES)
-    force = np.zeros((3, 3))
-    dummy = np.zeros((3, 3, 3, 3))
-    grad = np.zeros(9)
-    hess = np.zeros((1, 1))
-    for s in range(P.sp_mk.shape[0]):
+    # the scratch arrays only for the elements there are (the steppers call this every step)
+    n_sp, n_jt, n_jf, n_pf = P.sp_mk.shape[0], P.jt_mk.shape[0], P.jf_mk.shape[0], P.pf_mk.shape[0]
+    force = np.zeros((3, 3)) if n_sp or n_jf or n_pf else np.zeros((0, 0))
+    dummy = np.zeros((3, 3, 3, 3)) if n_sp or n_jf else np.zeros((0, 0, 0, 0))
+    u, ud = mk.u, mk.ud
+    for s in range(n_sp):
         _, ldot = loads.spring(
-            mk.u, mk.ud, P.sp_mk[s, 0], P.sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
+            u, ud, P.sp_mk[s, 0], P.sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
         )
         out += (value(P, P.sp_func[s], t) - P.sp_par[s, 1] * ldot) * ldot
-    for s in range(P.jt_mk.shape[0]):
-        _, rate = loads.joint_angle(
-            mk.u, mk.ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO
-        )
-        out += (value(P, P.jt_func[s], t) - P.jt_par[s, 1] * rate) * rate
-    for s in range(P.jf_mk.shape[0]):
+    if n_jt:
+        grad = np.zeros(9)
+        hess = np.zeros((1, 1))
+        for s in range(n_jt):
+            _, rate = loads.joint_angle(
+                u, ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO
+            )
+            out += (value(P, P.jt_func[s], t) - P.jt_par[s, 1] * rate) * rate
+    for s in range(n_jf):
         sdot = loads.joint_force(
-            mk.u, mk.ud, P.jf_mk[s, 0], P.jf_mk[s, 1], P.jf_mk[s, 2], 0.0, force, dummy
+            u, ud, P.jf_mk[s, 0], P.jf_mk[s, 1], P.jf_mk[s, 2], 0.0, force, dummy
         )
         out += value(P, P.jf_func[s], t) * sdot
-    dp = np.zeros((3, 3, 4))
-    for s in range(P.pf_mk.shape[0]):
-        _point_force(P, s, q, t, force, dp)
-        k = P.pf_mk[s]
-        out += force[0, 0] * mk.ud[k, 0] + force[0, 1] * mk.ud[k, 1] + force[0, 2] * mk.ud[k, 2]
+    if n_pf:
+        dp = np.zeros((3, 3, 4))
+        for s in range(n_pf):
+            _point_force(P, s, q, t, force, dp)
+            k = P.pf_mk[s]
+            out += force[0, 0] * ud[k, 0] + force[0, 1] * ud[k, 1] + force[0, 2] * ud[k, 2]
     for s in range(P.bt_off.shape[0]):
         o = P.bt_off[s] + 3
         mat = _torque_matrix(P, s, t)

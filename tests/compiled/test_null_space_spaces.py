@@ -212,3 +212,15 @@ def test_lu_leaves_rank_questions_to_the_others():
     assert not cns.lu_spaces(*args, 8, 0.0, -1, w)[0]
     none = np.zeros(0, np.int64)
     assert not cns.lu_spaces(none, none, np.zeros(0), 0, 7, np.zeros(0), 0, 0.0, -1, w)[0]
+
+
+def test_the_iterations_distance_is_its_measure_and_keeps_a_nan():
+    rng = np.random.default_rng(3)
+    x, v, a, x1, v1, a1 = (rng.normal(size=5) for _ in range(6))
+    h = 1e-3
+    want = np.abs(x - x1).max() + h * np.abs(v - v1).max() + h * h * np.abs(a - a1).max()
+    assert cns._distance(x, v, a, x1, v1, a1, h) == pytest.approx(want, rel=1e-15)
+    for arr in (x1, v1, a1):  # a non-finite iterate is not converged
+        arr[2] = np.nan
+        assert np.isnan(cns._distance(x, v, a, x1, v1, a1, h))
+        arr[2] = 0.0
