@@ -1377,9 +1377,10 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                     else:
                         e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
-    none = np.zeros(0)
-    for d in range(P.dl_func.shape[0]):
-        _distributed_load(P, d, t, out, none)
+    if P.dl_func.shape[0]:
+        none = np.zeros(0)
+        for d in range(P.dl_func.shape[0]):
+            _distributed_load(P, d, t, out, none)
     # a call counts each array it passes in and out: none for the kinds a model lacks
     if P.cn_kind.shape[0]:
         e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
@@ -1955,9 +1956,10 @@ def nonconservative_power(P, mk, q, qd, t):
         o = P.bt_off[s] + 3
         mat = _torque_matrix(P, s, t)
         out += dot(qd[o : o + 4], mat_vec(mat, q[o : o + 4]))
-    none = np.zeros(0)
-    for d in range(P.dl_func.shape[0]):
-        out += _distributed_load(P, d, t, none, qd)
+    if P.dl_func.shape[0]:
+        none = np.zeros(0)
+        for d in range(P.dl_func.shape[0]):
+            out += _distributed_load(P, d, t, none, qd)
     return out
 
 
