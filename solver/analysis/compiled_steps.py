@@ -31,6 +31,8 @@ import numpy as np
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import DynamicState
 from solver.analysis.formulations.augmented_lagrangian import (
+    NEWTON_CONTRACTION,
+    NEWTON_DAMPING,
     PENALTY_RATIO_FIRST,
     PENALTY_RATIO_GROWTH,
     PENALTY_RATIO_MAX,
@@ -578,7 +580,7 @@ def saddle_layout(system):
 
 def al_parameters(params: dict) -> tuple[tuple, tuple]:
     """``(sch, pen)`` for ``solver.compiled.augmented_lagrangian.al_steps`` from the formulation's parameters
-    (``penalty``, ``rho_inf``)."""
+    (``penalty``, ``rho_inf``) and constants."""
     s = Newmark.from_rho(params.get("rho_inf"))
     fixed = params.get("penalty")
     pen = (
@@ -587,6 +589,8 @@ def al_parameters(params: dict) -> tuple[tuple, tuple]:
         float(PENALTY_RATIO_GROWTH),
         float(PENALTY_RATIO_MAX),
         float(PROJECTION_PENALTY_RATIO),
+        float(NEWTON_CONTRACTION),
+        float(NEWTON_DAMPING),
     )
     return (float(s.alpha_m), float(s.alpha_f), float(s.beta), float(s.gamma)), pen
 

@@ -125,7 +125,7 @@ def belt_element(B, par, xw, e, jacobian, force, kq, work):
     gc = work[260:264]
     pm = work[264:312].reshape((12, 4))
     cm = work[312:328].reshape((4, 4))
-    tz = work[328:358].reshape((5, 6))
+    wt = work[328:344].reshape((4, 4))  # W_vv T over (c, κ, s, s′) × (c, κ, σ_m, σ_n)
     ym = work[358:374].reshape((4, 4))
     nodal[:] = 0.0
     sig_m, rho_m = _nodal(e, NODE_M, gm, hm, jacobian)
@@ -133,7 +133,6 @@ def belt_element(B, par, xw, e, jacobian, force, kq, work):
     if jacobian:
         kq[:] = 0.0
         wvv[:] = 0.0
-        tz[:] = 0.0
         pm[:] = 0.0
         cm[:] = 0.0
     energy = 0.0
@@ -177,11 +176,12 @@ def belt_element(B, par, xw, e, jacobian, force, kq, work):
         # the point's (c, κ) over (p, q): ∂c = 2λ ∂λ
         for r in range(4):
             gc[r] = 2.0 * lam * gpq[0, r]
-        for j in range(12):  # the (c, κ) part of ∂U/∂e: Bgᵀ (w_c ∂c + w_κ ∂κ)
-            acc = 0.0
-            for r in range(4):
-                acc += Bg[r, j] * (wz[0] * gc[r] + wz[1] * gpq[1, r])
-            force[j] -= acc
+        v0 = wz[0] * gc[0] + wz[1] * gpq[1, 0]  # w_c ∂c + w_κ ∂κ over (p, q)
+        v1 = wz[0] * gc[1] + wz[1] * gpq[1, 1]
+        v2 = wz[0] * gc[2] + wz[1] * gpq[1, 2]
+        v3 = wz[0] * gc[3] + wz[1] * gpq[1, 3]
+        for j in HERMITE:  # the (c, κ) part of ∂U/∂e: Bgᵀ (w_c ∂c + w_κ ∂κ)
+            force[j] -= Bg[0, j] * v0 + Bg[1, j] * v1 + Bg[2, j] * v2 + Bg[3, j] * v3
         for k in range(4):
             nodal[k] += wz[2 + k]
         if jacobian:
@@ -205,20 +205,30 @@ def belt_element(B, par, xw, e, jacobian, force, kq, work):
             for r in range(5):
                 for col in range(r):
                     wvv[r, col] = wvv[col, r]
-            tz[0, 0] = 1.0
-            tz[1, 1] = 1.0
-            tz[2, 2], tz[2, 3] = 1.0 - xi, xi
-            tz[3, 2], tz[3, 3] = -1.0 / ln, 1.0 / ln
-            tz[4, 4], tz[4, 5] = 1.0 - xi, xi
-            for r in range(6):  # w_g Tᵀ W_vv T
-                for col in range(r, 6):
-                    acc = 0.0
-                    for v in range(5):
-                        if tz[v, r] != 0.0:
-                            for y in range(5):
-                                acc += tz[v, r] * wvv[v, y] * tz[y, col]
-                    wzz[r, col] = wg * acc
-                    wzz[col, r] = wg * acc
+            # w_g Tᵀ W_vv T: c, κ are z_0, z_1; s = (1 − ξ) σ_m + ξ σ_n, s' = (σ_n − σ_m)/l,
+            # ε (uncoupled from the others) = (1 − ξ) ρ_m + ξ ρ_n − 1
+            il = 1.0 / ln
+            xm = 1.0 - xi
+            for r in range(4):  # rows of W_vv T over (c, κ, σ_m, σ_n): wt[r, 0:4]
+                wt_c = wvv[r, 0]
+                wt_k = wvv[r, 1]
+                wt_m = xm * wvv[r, 2] - il * wvv[r, 3]
+                wt_n = xi * wvv[r, 2] + il * wvv[r, 3]
+                wt[r, 0], wt[r, 1], wt[r, 2], wt[r, 3] = wt_c, wt_k, wt_m, wt_n
+            for col in range(4):
+                wzz[0, col] = wg * wt[0, col]
+                wzz[1, col] = wg * wt[1, col]
+                wzz[2, col] = wg * (xm * wt[2, col] - il * wt[3, col])
+                wzz[3, col] = wg * (xi * wt[2, col] + il * wt[3, col])
+            ee = wg * wvv[4, 4]
+            wzz[4, 4] = ee * xm * xm
+            wzz[4, 5] = ee * xm * xi
+            wzz[5, 4] = ee * xm * xi
+            wzz[5, 5] = ee * xi * xi
+            for r in range(4):
+                for col in range(4, 6):
+                    wzz[r, col] = 0.0
+                    wzz[col, r] = 0.0
             # X_g = w_c ∂²c + w_κ ∂²κ + G_gᵀ W_(c,κ)(c,κ) G_g over (p, q), ∂²c = 2 (∂λ ∂λᵀ + λ ∂²λ)
             for r in range(4):
                 gr0, gr1 = gc[r], gpq[1, r]
