@@ -142,7 +142,8 @@ class _CompiledStepper:
         rows of scalars ``mod.OUT_*`` and the states into the buffers; ``want`` the steps
         whose frames are read, :meth:`_wanted`: a stepper may leave the energies and
         constraint errors of the others out). ``clock`` holds the time,
-        work and power reached (``t``, ``work``, ``power``) for the next chunk. A failed
+        work and power reached (``t``, ``work``, ``power``) and the steps done (``k``) for
+        the next chunk. A failed
         step is taken by the NumPy formulation from ``last_state()`` (retried in substeps
         there if need be, or by ``retry``, a formulation whose steps are the compiled
         ones); with ``resume(state)``, which takes the stepper's state from the state
@@ -151,6 +152,7 @@ class _CompiledStepper:
         n = self.system.n
         k = 0
         while k < steps:
+            clock["k"] = k  # the steps done (the steppers that put their steps on the grid)
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, mod.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
@@ -402,7 +404,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         h = self.settings.dt
         n, m = s.n, s.m
         sch, pen = al_parameters(f.params)
-        t = float(state.t)
+        t = start = float(state.t)  # step k ends at start + k h (al_steps)
         q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
         phit = s.constraints(q, qd, t).phi_t
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
@@ -413,7 +415,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         def advance(todo, out, bq, bqd, bqdd, want):
             status, done, t1, it, err = cal.al_steps(
                 P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
-                clock["t"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
+                start, clock["k"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
                 clock["power"], secant, False, todo, out, bq, bqd, bqdd, np.zeros((todo, m)), want,
             )  # fmt: skip
             if status == cal.STATUS_NEWTON:  # the same step would fail again: not retried whole
@@ -470,7 +472,7 @@ class _CompiledALSteps:
         z = np.zeros((1, n))
         status, _, t1, it, err = cal.al_steps(
             s.arrays, s.patterns, st.layout, self.sch, self.pen, float(f.m_ref),
-            float(f.tolerance), int(f.max_iterations), float(h), float(state.t), q, qd, qdd,
+            float(f.tolerance), int(f.max_iterations), float(h), float(state.t), 0, q, qd, qdd,
             a, lam_star, lam, extrap, 0.0, 0.0, False, False, 1, out, z, z.copy(), z.copy(),
             np.zeros((1, m)), np.ones(1, np.bool_),
         )  # fmt: skip

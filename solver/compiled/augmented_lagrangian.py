@@ -266,10 +266,10 @@ def converged_after_modified(err_q, last_q, tol_q, err_phi, last_phi, tol):
 
 @kernel(inline="always")
 def al_step(
-    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t, q0, qd0, qdd0, a0, lam_star0, extrap,
+    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t1, q0, qd0, qdd0, a0, lam_star0, extrap,
     index1,
 ):  # fmt: skip
-    """One step from ``(t, q, q̇, q̈, a, λ*)``: ``AugmentedLagrangian.step`` (Newton from
+    """One step from ``(q, q̇, q̈, a, λ*)`` to the time ``t1``: ``AugmentedLagrangian.step`` (Newton from
     the Newmark predictor when ``extrap``, else from ``q``), its matrices in the band
     layout ``lay`` (:mod:`solver.compiled.band`).
 
@@ -284,7 +284,6 @@ def al_step(
     none = np.int64(0)  # not a literal: one compiled signature for every callee
     fixed, ratio_first, ratio_growth, ratio_max, ratio_p, contraction, damping_factor = pen
     gp, bp = slopes(sch, h)
-    t1 = t + h
     # Newmark.predict (a_{n+1} = a_n) or the last positions
     q = q0 + h * qd0 + (0.5 * h * h) * a0 if extrap else q0.copy()
     lam_star = lam_star0.copy()
@@ -449,10 +448,12 @@ def closer_to_extrapolation(q1, q, qd, a, h):
 
 @kernel
 def al_steps(
-    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t0, q, qd, qdd, a, lam_star, lam, extrap, work0,
-    power0, secant, multipliers, n_steps, out, out_q, out_qd, out_qdd, out_lam, want,
+    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t0, k0, q, qd, qdd, a, lam_star, lam, extrap,
+    work0, power0, secant, multipliers, n_steps, out, out_q, out_qd, out_qdd, out_lam, want,
 ):  # fmt: skip
-    """Advance ``n_steps`` steps of size ``h`` from ``t0``.
+    """Advance ``n_steps`` steps of size ``h`` from step ``k0`` of a run that started at
+    ``t0``: step ``k`` ends at ``t0 + (k0 + k + 1) h`` (times on the run's grid, no rounding
+    carried from step to step or from a retried step's substeps; ``k0 = 0`` from ``t0``).
 
     ``sch = (α_m, α_f, β, γ)`` (``Newmark``), ``pen = (α_fixed or 0 for the schedule,
     PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH, PENALTY_RATIO_MAX,
@@ -477,7 +478,7 @@ def al_steps(
     them when ``status`` is ``STATUS_OK``), ``t`` is the time reached or, on failure, the
     time of the failed step, whose Newton iterations and error follow (see :func:`failure`).
     """
-    t = t0
+    t = t0 + k0 * h
     work = work0
     power = power0
     drivers = False
@@ -486,7 +487,7 @@ def al_steps(
     # the force elements' power at the start (the power record of each step's end after)
     p_start = nonconservative_power(P, markers(P, q, qd, YES), q, qd, t) if secant else 0.0
     for k in range(n_steps):
-        t1 = t + h
+        t1 = t0 + (k0 + k + 1) * h
         index1 = multipliers or drivers or k == n_steps - 1
         status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit, mk1 = al_step(
             P,
@@ -498,7 +499,7 @@ def al_steps(
             tol,
             max_it,
             h,
-            t,
+            t1,
             q,
             qd,
             qdd,
