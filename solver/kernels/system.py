@@ -1597,6 +1597,14 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     f3 = np.zeros(3)
     cols = np.empty(span, np.int64)
     fq = np.empty(span)
+    # scratch for the largest group, shaped for each group (allocated once per call)
+    dxs = np.empty(pl.INPUTS * 4 * span)  # (INPUTS, 2, 2 nc) at most
+    dls = np.empty(pl.SLOTS * 4 * span)
+    jms = np.empty(pl.SLOTS * 2 * span)
+    gds = np.empty(pl.SLOTS * 4 * span)
+    blks = np.empty(span * span)
+    blkds = np.empty(span * span)
+    gl = np.empty((pl.SLOTS, 2))  # the pulley's loads summed over the group
     for grp in range(P.pc_group.shape[0]):
         first, count = P.pc_group[grp, 0], P.pc_group[grp, 1]
         k0, k1 = P.pc_mk[first, 0], P.pc_mk[first, 1]
@@ -1607,18 +1615,22 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         for y in range(n1):
             cols[n0 + y] = P.mk_cols[k1, y]
         width = 2 * nc if want else 0
-        dx = np.empty((pl.INPUTS, 2, width))
-        dl = np.empty((pl.SLOTS, 2, width))
-        jm = np.empty((pl.SLOTS, 2, nc))
-        gl = np.zeros((pl.SLOTS, 2))  # the pulley's loads summed over the group
-        gd = np.zeros((pl.SLOTS, 2, width))  # … and their derivatives
-        blk = np.zeros((nc, nc))
-        blkd = np.zeros((nc, nc))
+        dx = dxs[: pl.INPUTS * 2 * width].reshape((pl.INPUTS, 2, width))
+        dl = dls[: pl.SLOTS * 2 * width].reshape((pl.SLOTS, 2, width))
+        jm = jms[: pl.SLOTS * 2 * nc].reshape((pl.SLOTS, 2, nc))
+        gd = gds[: pl.SLOTS * 2 * width].reshape((pl.SLOTS, 2, width))  # … their derivatives
+        blk = blks[: nc * nc].reshape((nc, nc))
+        blkd = blkds[: nc * nc].reshape((nc, nc))
+        gl[:] = 0.0
+        gd[:] = 0.0  # (empty without the Jacobian)
         fq[:] = 0.0
         touched = False
         for i in range(first, first + count if values else first):
             if pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS]) <= 0.0:
                 continue  # no load: the usual case
+            if want and not touched:  # the group's blocks: zero until a point loads them
+                blk[:] = 0.0
+                blkd[:] = 0.0
             touched = True
             _pulley_seed(P, mk, i, n0, nc, x, dx, jm)
             pl.pulley_law(x, dx, P.pc_par[i], lv, dl, state, cf)
@@ -1658,17 +1670,18 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
                             blk[n0 + 3 + a, n0 + 3 + b] += hf[a, b]
         for y in range(nc):
             out[cols[y]] += fq[y]
-        if jac:
+        if want:
             for y in range(nc):
                 for z in range(nc):
-                    if values:
-                        kv[e] = blk[y, z]
-                        e += 1
-                        cv[ed] = blkd[y, z]
-                        ed += 1
-                    else:
-                        e = _put(mode, e, kr, kc, kv, cols[y], cols[z], 0.0)
-                        ed = _put(mode, ed, cr, cc, cv, cols[y], cols[z], 0.0)
+                    kv[e] = blk[y, z] if touched else 0.0
+                    e += 1
+                    cv[ed] = blkd[y, z] if touched else 0.0
+                    ed += 1
+        elif jac:
+            for y in range(nc):
+                for z in range(nc):
+                    e = _put(mode, e, kr, kc, kv, cols[y], cols[z], 0.0)
+                    ed = _put(mode, ed, cr, cc, cv, cols[y], cols[z], 0.0)
     return e, ed
 
 
