@@ -169,6 +169,7 @@ class _CompiledStepper:
                 if resume is None:
                     yield from self._numpy_rest(last_state(), k, steps, clock["work"])
                     return
+                clock["k"] = k  # the step before the one to take
                 yield from self._numpy_step(last_state(), k, clock, resume, retry)
                 k += 1
 
@@ -427,6 +428,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             return status, done
 
         def last_state():
+            retry.end = start + (clock["k"] + 1) * h  # the step to take ends on the grid
             extra = {"a": a.copy(), "lam_star": lam_star.copy(), "extrapolate": bool(extrap[0])}
             return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0, extra)
 
@@ -454,6 +456,10 @@ class _CompiledALSteps:
         #: ``(t, h, error)``: the step of size h to ``t`` whose Newton iteration the stepper
         #: has just seen fail (the step control's first try of it fails at once)
         self.failed = None
+        #: the time on the stepper's grid where the step being taken ends: its last
+        #: substep ends there exactly, as the stepper's steps do (not at the sum of the
+        #: substeps, which may differ by rounding)
+        self.end = None
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
         from solver.compiled import augmented_lagrangian as cal
@@ -470,19 +476,38 @@ class _CompiledALSteps:
         q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
         out = np.zeros((1, cal.N_OUT))
         z = np.zeros((1, n))
+        t0, k0 = float(state.t), 0
+        last = self.end is not None and abs(t0 + h - self.end) <= 1e-9 * h
+        if last:
+            t0, k0 = self.end, -1  # al_steps' step then ends at t0 + (k0 + 1) h = end
         status, _, t1, it, err = cal.al_steps(
             s.arrays, s.patterns, st.layout, self.sch, self.pen, float(f.m_ref),
-            float(f.tolerance), int(f.max_iterations), float(h), float(state.t), 0, q, qd, qdd,
+            float(f.tolerance), int(f.max_iterations), float(h), t0, k0, q, qd, qdd,
             a, lam_star, lam, extrap, 0.0, 0.0, False, False, 1, out, z, z.copy(), z.copy(),
             np.zeros((1, m)), np.ones(1, np.bool_),
         )  # fmt: skip
         if status == cal.STATUS_NEWTON:
             raise al_failure(int(status), float(t1), float(h), int(it), float(err))
         if status != cal.STATUS_OK:  # the NumPy step: it names what failed (a slider's joint)
+            if last:  # from a time that ends it on the grid too
+                state = DynamicState(
+                    _start_before(self.end, h), state.q, state.qd, state.qdd, state.lam,
+                    state.iterations, state.extra,
+                )  # fmt: skip
             return f.step(state, h)
         extra = {"a": a, "lam_star": lam_star, "extrapolate": bool(extrap[0])}
         t = float(out[0, cal.OUT_T])
         return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), extra)
+
+
+def _start_before(end: float, h: float) -> float:
+    """A time ``t`` with ``t + h == end`` in floating point (``end − h`` or a neighbour)."""
+    t = end - h
+    for _ in range(4):
+        if t + h == end:
+            break
+        t = float(np.nextafter(t, np.inf if t + h < end else -np.inf))
+    return t
 
 
 class CompiledNullSpace(_CompiledStepper):
