@@ -291,7 +291,8 @@ class AugmentedLagrangian(Formulation):
         fac = None
         corrections: list[float] = []
         damping = 1.0  # NEWTON_DAMPING to the number of cycling corrections
-        step = np.zeros(0)  # the last correction applied
+        step = np.zeros(0)  # the last Newton correction applied (a tangent formed for it)
+        last_newton = 0.0  # its max norm before damping (0: none yet in the step)
         err_q = err_phi = np.inf
         reused = False  # the last correction was a modified Newton one
         converged = False
@@ -370,12 +371,13 @@ class AugmentedLagrangian(Formulation):
             )
             reused = False
             err_q = float(np.abs(dq).max())
-            if corrections and cycling(dq, err_q, corrections[-1], step):
+            if last_newton and cycling(dq, err_q, last_newton, step):
                 damping *= NEWTON_DAMPING  # cycling between branches of a force law
                 step = damping * dq
             else:
                 step = dq
             q = q + step
+            last_newton = err_q
             corrections.append(err_q)
         if not converged:
             raise newton_failure(
