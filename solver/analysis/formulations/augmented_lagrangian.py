@@ -133,7 +133,11 @@ from solver.analysis.formulations.trapezoidal import (
     newton_failure,
 )
 from solver.analysis.kinematics import all_velocity_rows
-from solver.compiled.augmented_lagrangian import converged_after_modified, modified_newton
+from solver.compiled.augmented_lagrangian import (
+    converged_after_modified,
+    cycling,
+    modified_newton,
+)
 
 #: α/(β' m_ref) in the first Newton iteration of a step when no ``penalty`` is given, its
 #: growth per further iteration and its ceiling.
@@ -142,22 +146,12 @@ PENALTY_RATIO_GROWTH = 100.0
 PENALTY_RATIO_MAX = 1e8
 #: α_p / m_ref for the velocity and acceleration projections.
 PROJECTION_PENALTY_RATIO = 1e7
-#: a Newton correction cycles (:func:`cycling`) when it is not below ``NEWTON_CONTRACTION``
+#: a Newton correction cycles (``cycling``) when it is not below ``NEWTON_CONTRACTION``
 #: times the last one and leads back to within that fraction of itself of the iterate
 #: before; it is applied times ``NEWTON_DAMPING`` to the number of cycling corrections so far
 #: in the step
 NEWTON_CONTRACTION = 0.9
 NEWTON_DAMPING = 0.5
-
-
-def cycling(dq: np.ndarray, size: float, last: float, step: np.ndarray) -> bool:
-    """Whether the correction ``dq`` (max norm ``size``) after a correction of max norm
-    ``last``, of which ``step`` was applied, cycles: ``|dq| ≥ c |last|`` and ``|dq + step|
-    ≤ c |dq|`` (max norms, ``c = NEWTON_CONTRACTION``)."""
-    return (
-        size >= NEWTON_CONTRACTION * last
-        and float(np.abs(dq + step).max()) <= NEWTON_CONTRACTION * size
-    )
 
 
 def closer_to_extrapolation(q1: np.ndarray, extrapolated: np.ndarray, q0: np.ndarray) -> bool:
@@ -371,7 +365,7 @@ class AugmentedLagrangian(Formulation):
             )
             reused = False
             err_q = float(np.abs(dq).max())
-            if last_newton and cycling(dq, err_q, last_newton, step):
+            if last_newton and cycling(dq, err_q, last_newton, step, NEWTON_CONTRACTION):
                 damping *= NEWTON_DAMPING  # cycling between branches of a force law
                 step = damping * dq
             else:
