@@ -5,7 +5,8 @@ A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLag
 :func:`solver.mechanics.packing.pack` accepts (no rolling rows, so no velocity-level
 multipliers μ): the same Newmark/generalized-α update, the same starting point (the Newmark
 predictor or the last positions, whichever came closer to the previous step's solution),
-the same Newton iteration on positions with the exact tangent
+the same Newton iteration on positions with the exact tangent (and the same damping of
+corrections that do not contract)
 
     f_q = M + (γ'/β') C + (K + α Φ_qᵀ Φ_q) / β',
 
@@ -195,6 +196,25 @@ def tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp):
     return ab
 
 
+#: a correction cycles only if it leads back to within this fraction of its size of the
+#: iterate before (:func:`cycling`): an iteration that oscillates but converges comes back
+#: short by ``1/ρ − 1`` of its size (ρ the rate), and is left undamped down to ρ ≈ 0.98
+CYCLE_RETURN = 0.02
+
+
+@kernel
+def cycling(dq, size, last, step, contraction):
+    """Whether the correction ``dq`` (max norm ``size``) after one of max norm ``last``, of
+    which ``step`` was applied, cycles: ``|dq| ≥ c |last|`` (``c = contraction``) and
+    ``|dq + step| ≤ CYCLE_RETURN |dq|`` (max norms): back at the iterate before."""
+    if size < contraction * last:
+        return False
+    back = 0.0
+    for i in range(dq.shape[0]):
+        back = max(back, abs(dq[i] + step[i]))
+    return back <= CYCLE_RETURN * size
+
+
 @kernel(inline="always")
 def _no_markers():
     """An empty marker table."""
@@ -268,7 +288,7 @@ def al_step(
     n, m = P.n, P.m
     nm, nk, nc = pt.mass_r.shape[0], pt.fk_r.shape[0], pt.fc_r.shape[0]
     none = np.int64(0)  # not a literal: one compiled signature for every callee
-    fixed, ratio_first, ratio_growth, ratio_max, ratio_p = pen
+    fixed, ratio_first, ratio_growth, ratio_max, ratio_p, contraction, damping_factor = pen
     gp, bp = slopes(sch, h)
     # Newmark.predict (a_{n+1} = a_n) or the last positions
     q = q0 + h * qd0 + (0.5 * h * h) * a0 if extrap else q0.copy()
@@ -281,6 +301,9 @@ def al_step(
     piv = np.zeros(n, np.int64)
     err_q = np.inf
     err_phi = np.inf
+    last_q = np.inf  # the last correction's max norm
+    damping = 1.0  # damping_factor to the number of cycling corrections
+    step = np.zeros(n)  # the last correction applied
     converged = False
     it = 0
     qd = qd0
@@ -350,8 +373,15 @@ def al_step(
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         have_fac = True
         reused = False
-        q = q + dq
         err_q = max_abs(dq)
+        if it >= 2 and cycling(dq, err_q, last_q, step, contraction):  # a law's branches
+            damping *= damping_factor
+            for i in range(n):
+                step[i] = damping * dq[i]
+        else:
+            step[:] = dq
+        q = q + step
+        last_q = err_q
     if not converged:
         err = max(err_q, err_phi)
         return STATUS_NEWTON, it, err, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
@@ -433,7 +463,8 @@ def al_steps(
 
     ``sch = (α_m, α_f, β, γ)`` (``Newmark``), ``pen = (α_fixed or 0 for the schedule,
     PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH, PENALTY_RATIO_MAX,
-    PROJECTION_PENALTY_RATIO)`` (``al_parameters``), ``m_ref`` the mass scale at the start.
+    PROJECTION_PENALTY_RATIO, NEWTON_CONTRACTION, NEWTON_DAMPING)`` (``al_parameters``),
+    ``m_ref`` the mass scale at the start.
     The state arrays ``q, q̇, q̈, a, λ*, λ`` and ``extrap`` (one boolean: the next step
     starts from the Newmark predictor, else from the last positions) are overwritten with
     each accepted step's; row

@@ -32,7 +32,10 @@ from solver.analysis.compiled_steps import (
 from solver.analysis.dynamic import initial_state
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import formulation_class
-from solver.analysis.formulations.augmented_lagrangian import closer_to_extrapolation
+from solver.analysis.formulations.augmented_lagrangian import (
+    NEWTON_CONTRACTION,
+    closer_to_extrapolation,
+)
 from solver.analysis.formulations.trapezoidal import (
     Factorized,
     Newmark,
@@ -424,3 +427,21 @@ def test_every_status_has_a_message():
     with pytest.raises(ValueError):
         al_failure(cal.STATUS_OK, 0.5, 1e-3, 3, 1e-4)
     assert math.isfinite(cal.slopes((0.0, 0.0, 0.25, 0.5), 1e-3)[1])
+
+
+@pytest.mark.parametrize(
+    ("dq", "step", "last", "want"),
+    [
+        ([-1.0, 0.5], [1.0, -0.49], 1.0, True),  # back at the iterate before
+        ([-1.0, 0.5], [1.0, -0.49], 2.0, False),  # contracting
+        ([-0.9, 0.45], [1.0, -0.5], 1.0, False),  # an oscillation converging at ρ = 0.9
+        ([1.0, 0.5], [1.0, 0.5], 1.0, False),  # on in the same direction
+        ([-1.0, 0.0], [0.05, 0.0], 0.05, False),  # growing, not turning back
+    ],
+)
+def test_cycling_corrections(dq, step, last, want):
+    """A correction cycles when it does not contract and leads back near the iterate
+    before (one test for the compiled and the NumPy steps)."""
+    dq, step = np.array(dq), np.array(step)
+    size = float(np.abs(dq).max())
+    assert bool(cal.cycling(dq, size, last, step, NEWTON_CONTRACTION)) is want

@@ -52,6 +52,20 @@ of two. Far from the solution (large steps) the corrections do not shrink that f
 near singular positions, where λ* converges slowly at a small κ, the rate does not hold:
 the tangent is formed again, with the growing α.
 
+Damping. A force law that is continuous but piecewise linear with a narrow middle piece
+(the trilinear friction of ``pulley_contact``: about 1e-3 m/s wide) can make the iterates
+cycle: a point's slip jumps across the middle piece, the tangent of the branch it lands on
+sends it back (García Vallejo's belt drive: 63 steps of 1000 at 1 ms, each then retried in
+substeps). So from the second correction of a step on, a correction that does not
+contract (max norm at least ``NEWTON_CONTRACTION`` = 0.9 times the last one's) and leads
+back to the iterate before (within ``CYCLE_RETURN`` = 2 % of its own size: the signature of
+a two-cycle, ``cycling``) is applied scaled by ``NEWTON_DAMPING`` (½), by a further ½ each
+time it happens again in the step; other corrections are applied whole. An iteration that
+oscillates but converges at a rate ρ comes back short by ``1/ρ − 1`` of its size and is
+left alone down to ρ ≈ 0.98 (with a 0.9 return test instead, the E5 slider's iterations,
+slowly oscillating from the last positions, were damped and its energy balance was four
+times worse). The converged solution is that of the same equations.
+
 Penalty factor. α is a stiffness (force per unit of Φ); what matters is ``κ = α/(β' m_ref)``
 (``m_ref`` = largest diagonal entry of M): λ* converges by ``1/(1 + κ σ²)`` per iteration
 (σ: singular values of Φ_q in the M metric), while the Newton error constant grows like κ
@@ -121,7 +135,11 @@ from solver.analysis.formulations.trapezoidal import (
     newton_failure,
 )
 from solver.analysis.kinematics import all_velocity_rows
-from solver.compiled.augmented_lagrangian import converged_after_modified, modified_newton
+from solver.compiled.augmented_lagrangian import (
+    converged_after_modified,
+    cycling,
+    modified_newton,
+)
 
 #: α/(β' m_ref) in the first Newton iteration of a step when no ``penalty`` is given, its
 #: growth per further iteration and its ceiling.
@@ -130,6 +148,12 @@ PENALTY_RATIO_GROWTH = 100.0
 PENALTY_RATIO_MAX = 1e8
 #: α_p / m_ref for the velocity and acceleration projections.
 PROJECTION_PENALTY_RATIO = 1e7
+#: a Newton correction cycles (``cycling``) when it is not below ``NEWTON_CONTRACTION``
+#: times the last one and leads back to within that fraction of itself of the iterate
+#: before; it is applied times ``NEWTON_DAMPING`` to the number of cycling corrections so far
+#: in the step
+NEWTON_CONTRACTION = 0.9
+NEWTON_DAMPING = 0.5
 
 
 def closer_to_extrapolation(q1: np.ndarray, extrapolated: np.ndarray, q0: np.ndarray) -> bool:
@@ -262,6 +286,9 @@ class AugmentedLagrangian(Formulation):
         bmat, v_nh = None, np.zeros(0)
         fac = None
         corrections: list[float] = []
+        damping = 1.0  # NEWTON_DAMPING to the number of cycling corrections
+        step = np.zeros(0)  # the last Newton correction applied (a tangent formed for it)
+        last_newton = 0.0  # its max norm before damping (0: none yet in the step)
         err_q = err_phi = np.inf
         reused = False  # the last correction was a modified Newton one
         converged = False
@@ -339,8 +366,14 @@ class AugmentedLagrangian(Formulation):
                 mass, kqd, stiff, c.phi_q, bmat if nh else None, alpha, gp, bp, res, t1, h
             )
             reused = False
-            q = q + dq
             err_q = float(np.abs(dq).max())
+            if last_newton and cycling(dq, err_q, last_newton, step, NEWTON_CONTRACTION):
+                damping *= NEWTON_DAMPING  # cycling between branches of a force law
+                step = damping * dq
+            else:
+                step = dq
+            q = q + step
+            last_newton = err_q
             corrections.append(err_q)
         if not converged:
             raise newton_failure(
