@@ -273,7 +273,7 @@ def converged_after_modified(err_q, last_q, tol_q, err_phi, last_phi, tol):
 @kernel(inline="always")
 def al_step(
     P, pt, lay, sch, pen, m_ref, tol, max_it, h, t1, q0, qd0, qdd0, a0, lam_star0, extrap,
-    index1,
+    index1, jac_every,
 ):  # fmt: skip
     """One step from ``(q, q̇, q̈, a, λ*)`` to the time ``t1``: ``AugmentedLagrangian.step`` (Newton from
     the Newmark predictor when ``extrap``, else from ``q``), its matrices in the band
@@ -282,7 +282,10 @@ def al_step(
     Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t, markers)``
     (the last four at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``); λ
     is the index-1 ``λ* + σ + ρ`` with ``index1``, else ``λ* + σ`` (the state needs
-    neither: only the drivers' power and the reported multipliers read it).
+    neither: only the drivers' power and the reported multipliers read it). With
+    ``jac_every`` every pass evaluates the force Jacobians with Q (where the last step
+    formed more than one tangent), else only the first (later passes first try the last
+    tangent, and evaluate Q again with its Jacobians where they form a new one).
     After a failure only the first three count (every failure returns the same types: one
     compilation)."""
     n, m = P.n, P.m
@@ -321,9 +324,9 @@ def al_step(
         mvals = mass(P, q, nm)
         last_phi = err_phi
         err_phi = max_abs(phi)
-        # Q, and its Jacobians in the same pass where the first tangent is formed (later
-        # passes first try the last one)
-        jac_now = not have_fac and it < max_it
+        # Q, and its Jacobians in the same pass where a tangent is sure or likely to be
+        # formed (``jac_every``)
+        jac_now = (jac_every or not have_fac) and it < max_it
         f, kv, cv = forces(P, mk, q, qd, t1, YES, nk if jac_now else none, nc if jac_now else none)
         base = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n) - f
         if have_fac:
@@ -360,7 +363,7 @@ def al_step(
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
         lam = lam_star + alpha * phi
         res = (base + entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)) / bp
-        if have_fac:  # the Jacobians at this state, not computed above
+        if not jac_now:  # the Jacobians at this state, not computed above
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
         hv, _ = second_order(P, mk, q, qd, t1, lam, NO, pt.hk_r.shape[0], none)
@@ -492,6 +495,7 @@ def al_steps(
         drivers = drivers or P.pr_func[i] >= 0
     # the force elements' power at the start (the power record of each step's end after)
     p_start = nonconservative_power(P, markers(P, q, qd, YES), q, qd, t) if secant else 0.0
+    jac_every = False  # the last step formed more than one tangent
     for k in range(n_steps):
         t1 = t0 + (k0 + k + 1) * h
         index1 = multipliers or drivers or k == n_steps - 1
@@ -513,6 +517,7 @@ def al_steps(
             lam_star,
             extrap[0],
             index1,
+            jac_every,
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE
@@ -529,6 +534,7 @@ def al_steps(
         p_start = p_end
         t = t1
         extrap[0] = closer_to_extrapolation(q1, q, qd, a, h)
+        jac_every = it > 1
         q[:] = q1
         qd[:] = qd1
         qdd[:] = qdd1
