@@ -520,6 +520,12 @@ def _distance(x, v, a, x1, v1, a1, h):
 
 
 @kernel(inline="always")
+def _stopped(status, it, err, x, v, a, m, rank, der, first, fresh, lu_failed):
+    """What :func:`ns_step` returns when it stops before converging (no multipliers)."""
+    return status, it, err, x, v, a, np.zeros(m), rank, der, first, fresh, lu_failed
+
+
+@kernel(inline="always")
 def ns_step(
     P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank, der, reuse, try_lu, x0, v0, a0,
 ):  # fmt: skip
@@ -544,19 +550,8 @@ def ns_step(
     pr, pc = pt.phi_r, pt.phi_c
     for it in range(1, max_it + 1):
         if slider_off_beam(P, x) >= 0:
-            return (
-                STATUS_OFF_BEAM,
-                it,
-                err,
-                x,
-                v,
-                a,
-                np.zeros(m),
-                rank,
-                der,
-                first,
-                fresh,
-                lu_failed,
+            return _stopped(
+                STATUS_OFF_BEAM, it, err, x, v, a, m, rank, der, first, fresh, lu_failed
             )
         scale = max(1.0, max_abs(x))
         mk = markers(P, x, v, YES)
@@ -564,19 +559,8 @@ def ns_step(
         mv = mass(P, x, pt.mass_r.shape[0])
         f, _, _ = dense_forces(P, pt, mk, x, v, t1, YES, NO)
         if not (all_finite(phi) and all_finite(hv) and all_finite(f)):
-            return (
-                STATUS_NEWTON,
-                it,
-                np.inf,
-                x,
-                v,
-                a,
-                np.zeros(m),
-                rank,
-                der,
-                first,
-                fresh,
-                lu_failed,
+            return _stopped(
+                STATUS_NEWTON, it, np.inf, x, v, a, m, rank, der, first, fresh, lu_failed
             )
         if it == 1:
             null, pm, sp, r, here = step_spaces(
@@ -617,7 +601,7 @@ def ns_step(
             if slider_off_beam(P, x) >= 0:
                 return STATUS_OFF_BEAM, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
             return STATUS_OK, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
-    return STATUS_NEWTON, max_it, err, x, v, a, np.zeros(m), rank, der, first, fresh, lu_failed
+    return _stopped(STATUS_NEWTON, max_it, err, x, v, a, m, rank, der, first, fresh, lu_failed)
 
 
 @kernel

@@ -22,6 +22,17 @@ def _matrix(rng, m, n, cond=1.0):
     return (u * s) @ v[:m]
 
 
+def assert_same_null_space(h, null, pm, ref_null, ref_pm, w):
+    """The columns of ``null`` span the null space of the full-rank ``h`` (n − m of them),
+    orthonormal in the metric W², ``pm`` is their left inverse, and both give the
+    reference's projector."""
+    k = h.shape[1] - h.shape[0]
+    assert np.allclose(h @ null, 0.0, atol=1e-12)
+    assert np.allclose(null.T @ (w**2 * null.T).T, np.eye(k), atol=1e-12)
+    assert np.allclose(pm @ null, np.eye(k), atol=1e-12)
+    assert np.allclose(null @ pm, ref_null @ ref_pm, atol=1e-12)
+
+
 @pytest.mark.parametrize(("m", "n"), [(1, 1), (3, 7), (12, 14), (13, 14), (48, 49), (6, 6)])
 def test_qr_spaces_match_the_svd(m, n):
     rng = np.random.default_rng(m * 100 + n)
@@ -32,11 +43,7 @@ def test_qr_spaces_match_the_svd(m, n):
     assert ok
     ref_null, ref_pm, u, s, v, r, here = cns.spaces(h, phi, m, 1e-5, -1, w)
     assert r == here == m
-    # the same subspace, orthonormal in the metric W², P its left inverse
-    assert np.allclose(h @ null, 0.0, atol=1e-12)
-    assert np.allclose(null.T @ (w**2 * null.T).T, np.eye(n - m), atol=1e-12)
-    assert np.allclose(pm @ null, np.eye(n - m), atol=1e-12)
-    assert np.allclose(null @ pm, ref_null @ ref_pm, atol=1e-12)
+    assert_same_null_space(h, null, pm, ref_null, ref_pm, w)
     # minimum-norm solutions (vector and columns) and the multipliers' least squares
     none = np.zeros((0, 0))
     sp = (cns.QR, b, tau, inv, none, np.zeros(0), none, cns._no_lu(), none)
@@ -126,10 +133,7 @@ def test_lu_spaces_match_the_svd(m, n):
     assert ok
     ref_null, ref_pm, u, s, vv, rank, here = cns.spaces(h, phi, m, 1e-5, -1, w)
     assert rank == here == m
-    assert np.allclose(h @ null, 0.0, atol=1e-12)
-    assert np.allclose(null.T @ (w**2 * null.T).T, np.eye(n - m), atol=1e-12)
-    assert np.allclose(pm @ null, np.eye(n - m), atol=1e-12)
-    assert np.allclose(null @ pm, ref_null @ ref_pm, atol=1e-12)
+    assert_same_null_space(h, null, pm, ref_null, ref_pm, w)
     none = np.zeros((0, 0))
     sp = (cns.LU, b, np.zeros(0), none, none, np.zeros(0), none, f, y)
     ref = (cns.SVD, b, np.zeros(0), none, u, s, vv, cns._no_lu(), none)
