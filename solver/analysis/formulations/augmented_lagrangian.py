@@ -149,8 +149,8 @@ PENALTY_RATIO_MAX = 1e8
 #: α_p / m_ref for the velocity and acceleration projections.
 PROJECTION_PENALTY_RATIO = 1e7
 #: a Newton correction cycles (``cycling``) when it is not below ``NEWTON_CONTRACTION``
-#: times the last one and leads back to within that fraction of itself of the iterate
-#: before; it is applied times ``NEWTON_DAMPING`` to the number of cycling corrections so far
+#: times the last one and leads back to the iterate before (within ``CYCLE_RETURN`` of its
+#: size); it is applied times ``NEWTON_DAMPING`` to the number of cycling corrections so far
 #: in the step
 NEWTON_CONTRACTION = 0.9
 NEWTON_DAMPING = 0.5
