@@ -23,7 +23,8 @@ drives at 120 rad/s):
   with the law in its linear range and the measured span tensions and contact length.
 * The friction is saturated (gross slip) only where the belt enters and leaves a pulley,
   where the normal force vanishes (the thesis's friction peaks there); the normal pressure
-  along the arc follows the tension, f_n ≈ (T − ρA v²)/R.
+  along the arc follows the tension, f_n ≈ (T − ρA v²)/R, between the arc's two end
+  samples (partly in contact: the penalty depth ramps from zero there).
 """
 
 from __future__ import annotations
@@ -124,7 +125,12 @@ def test_loaded_contact_distribution(slope):
     upper, lower = run.span_tensions()
     speed = 120.0 * R  # m/s, about
     centrifugal = RHO * AREA * speed**2
-    pressure = along["normal"][inside & ~slipping]
+    # the arc's two end samples are partly in contact (the penalty depth ramps from zero
+    # over one sample spacing): the pressure follows the tension between them
+    ends = np.flatnonzero(inside)[[0, -1]]
+    arc = inside & ~slipping
+    arc[ends] = False
+    pressure = along["normal"][arc]
     low, high = (lower[-1] - centrifugal) / R, (upper[-1] - centrifugal) / R
     assert low * 0.9 < np.median(pressure) < high * 1.1
     assert pressure.min() > 0.5 * low and pressure.max() < 1.5 * high
