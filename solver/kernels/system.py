@@ -1977,10 +1977,10 @@ def elastic_energy(P, mk, q):
 
 @kernel
 def nonconservative_power(P, mk, q, qd, t):
-    """Power (W) of dampers, actuators, joint loads, applied forces and torques (natural-body
-    loads too), distributed loads, of the flexible elements' internal damping and of the pulley contacts' damping and friction;
-    not of contacts, which integrate their own work over the accepted states
-    (``solver.mechanics.forces.contact``)."""
+    """Power (W) of dampers, actuators, joint loads, applied forces and torques (on
+    natural-coordinate bodies too), distributed loads, of the flexible elements' internal
+    damping and of the pulley contacts' damping and friction; not of contacts, which
+    integrate their own work over the accepted states (``solver.mechanics.forces.contact``)."""
     out = 0.0
     if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
         out += _flexible_energy_power(P, q, qd, YES)

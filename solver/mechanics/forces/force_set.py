@@ -154,7 +154,7 @@ class ForceSet:
     # ---- evaluation -------------------------------------------------------------------
     # Every force element is evaluated by the compiled kernels (``solver.kernels.system``,
     # over the arrays of ``solver.mechanics.packing``); the groups here hold their data.
-    # Contacts integrate their own work over the accepted states (``power``).
+    # Contacts integrate their own work over the accepted states (``contact_power``).
 
     def freeze(self) -> None:
         """Build the index arrays (after the marker table is frozen)."""
