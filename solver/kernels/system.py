@@ -22,6 +22,7 @@ import numpy as np
 
 from solver.kernels import contact as cn
 from solver.kernels import loads, rolling
+from solver.kernels import natural_loads as nl
 from solver.kernels import primitives as prim
 from solver.kernels import pulley as pl
 from solver.kernels import sliding as sl
@@ -112,6 +113,15 @@ class SystemArrays(NamedTuple):
     dl_cols: np.ndarray  # (sum of the loads' columns,) int64
     dl_unit: np.ndarray  # (sum of the loads' columns, 3)
     dl_func: np.ndarray  # (nd, 3) int64
+    # body-axes forces and torques on natural-coordinate bodies
+    # (``solver.kernels.natural_loads``): type, the q columns of the body's four entities
+    # (−1: fixed) and the fixed entities' values, axes and point coefficients, components
+    nl_type: np.ndarray  # (nl,) int64: FORCE, TORQUE, BODY_TORQUE
+    nl_cols: np.ndarray  # (nl, 12) int64
+    nl_fixed: np.ndarray  # (nl, 4, 3) m, 1
+    nl_axes: np.ndarray  # (nl, 3, 4)
+    nl_c: np.ndarray  # (nl, 4)
+    nl_func: np.ndarray  # (nl, 3) int64
     # flexible elements with an elastic line (``solver.kernels.elastic_line``): the q
     # columns of each element and its set; per set the Gauss rows, weights, damping γ
     ln_cols: np.ndarray  # (ne, k) int64
@@ -1204,6 +1214,44 @@ def _distributed_load(P, d, t, out, qd):
 
 
 @kernel
+def _natural_loads(P, q, qd, t, mode, e, kr, kc, kv, out, jac):
+    """The natural-body loads' generalised forces into ``out`` (when it has room) and the
+    entries of ``∂Q/∂q`` (with ``jac``; over the free entities' columns, 48 per force and
+    144 per torque less those of fixed entities); returns ``(e, Q·q̇)`` (0 when ``qd`` is
+    empty)."""
+    x = np.zeros((4, 3))
+    xd = np.zeros((4, 3))
+    load = np.zeros((4, 3))
+    blocks = np.zeros((4, 3, 4, 3))
+    u = np.zeros(3)
+    power = 0.0
+    for s in range(P.nl_type.shape[0]):
+        cols = P.nl_cols[s]
+        typ = P.nl_type[s]
+        for j in range(3):
+            u[j] = value(P, P.nl_func[s, j], t)
+        nl.entities(q, cols, P.nl_fixed[s], NO, x)
+        nl.natural_load(typ, P.nl_axes[s], P.nl_c[s], u, x, load, blocks, jac)
+        if qd.shape[0]:
+            nl.entities(qd, cols, P.nl_fixed[s], YES, xd)
+            for i in range(4):
+                power += load[i, 0] * xd[i, 0] + load[i, 1] * xd[i, 1] + load[i, 2] * xd[i, 2]
+        for r in range(12):
+            c = cols[r]
+            if c < 0:
+                continue
+            if out.shape[0]:
+                out[c] += load[r // 3, r % 3]
+            if not jac:
+                continue
+            for k in range(12):
+                # a force's blocks are diagonal in the components
+                if cols[k] >= 0 and (typ != nl.FORCE or k % 3 == r % 3):
+                    e = _put(mode, e, kr, kc, kv, c, cols[k], blocks[r // 3, r % 3, k // 3, k % 3])
+    return e, power
+
+
+@kernel
 def _torque_matrix(P, s, t):
     """``∂Q_p/∂p`` of torque ``s`` (``Q_p`` is this times p): ``2 H(n̄)`` in body axes
     (``2 G(p)ᵀ n̄``), ``2 L(n)`` for a global torque (``2 E(p)ᵀ n``)."""
@@ -1381,6 +1429,8 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         none = np.zeros(0)
         for d in range(P.dl_func.shape[0]):
             _distributed_load(P, d, t, out, none)
+    if P.nl_type.shape[0]:
+        e, _ = _natural_loads(P, q, np.zeros(0), t, mode, e, kr, kc, kv, out, jac)
     # a call counts each array it passes in and out: none for the kinds a model lacks
     if P.cn_kind.shape[0]:
         e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
@@ -1927,10 +1977,10 @@ def elastic_energy(P, mk, q):
 
 @kernel
 def nonconservative_power(P, mk, q, qd, t):
-    """Power (W) of dampers, actuators, joint loads, applied forces and torques, distributed
-    loads, of the flexible elements' internal damping and of the pulley contacts' damping and friction;
-    not of contacts, which integrate their own work over the accepted states
-    (``solver.mechanics.forces.contact``)."""
+    """Power (W) of dampers, actuators, joint loads, applied forces and torques (on
+    natural-coordinate bodies too), distributed loads, of the flexible elements' internal
+    damping and of the pulley contacts' damping and friction; not of contacts, which
+    integrate their own work over the accepted states (``solver.mechanics.forces.contact``)."""
     out = 0.0
     if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
         out += _flexible_energy_power(P, q, qd, YES)
@@ -1973,6 +2023,10 @@ def nonconservative_power(P, mk, q, qd, t):
         none = np.zeros(0)
         for d in range(P.dl_func.shape[0]):
             out += _distributed_load(P, d, t, none, qd)
+    if P.nl_type.shape[0]:
+        none = np.zeros(0)
+        idx = np.zeros(0, np.int64)
+        out += _natural_loads(P, q, qd, t, VALUES, np.int64(0), idx, idx, none, none, NO)[1]
     return out
 
 

@@ -3,12 +3,12 @@
 :func:`pack` reads the system's coordinates, marker table, constraint primitives, rigid
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
-forces, torques, contacts, pulley contacts) with their time functions, the no-slip rows of
+forces, torques, distributed loads, body-axes loads on natural-coordinate bodies, contacts,
+pulley contacts) with their time functions, the no-slip rows of
 rolling discs, the flexible elements (elastic line, continuum, belt), the ANCF sliding
 joints, and lays them out as :class:`solver.kernels.system.SystemArrays`.
 :func:`python_parts` names what the kernels do not evaluate yet (it is evaluated by the
-system's own Python code on top of them): body-axes loads on natural bodies, distributed
-loads, the other ANCF elements.
+system's own Python code on top of them): the other ANCF elements.
 """
 
 from __future__ import annotations
@@ -67,9 +67,6 @@ def python_parts(system) -> list[str]:
     """What of ``system`` its Python code evaluates on top of the kernels (empty: all of
     it runs compiled)."""
     out = []
-    fs = system.force_set
-    if len(fs.natural_loads):
-        out.append("body-axes loads on natural-coordinate bodies")
     if any(getattr(kind, "python_beams", None) for kind in system.kinds):
         out.append("flexible (ANCF) elements the kernels do not evaluate yet")
     return out
@@ -168,6 +165,7 @@ def _forces(system, functions: _Functions) -> dict:
         "dl_cols": _ints(np.concatenate([np.zeros(0, np.int64), *dl.cols])),
         "dl_unit": _floats(np.concatenate([np.zeros((0, 3)), *(u.T for u in dl.unit)]), 3),
         "dl_func": _ints([[functions.add(c) for c in v] for v in dl.vectors], 3),
+        **fs.natural_loads.arrays(functions.add),
         **fs.contacts.arrays(),
         **fs.pulley_contacts.arrays(),
     }

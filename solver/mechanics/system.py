@@ -332,8 +332,7 @@ class MultibodySystem:
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
     # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: some
-    # ANCF elements, natural-body and distributed loads) is added here by
-    # those elements' own code.
+    # ANCF elements) is added here by those elements' own code.
 
     def _pack(self) -> None:
         """The kernels' arrays and the fixed entry patterns of every matrix (built once,
@@ -547,8 +546,6 @@ class MultibodySystem:
         false) the rigid bodies' quadratic-velocity terms."""
         ms = ms or self.markers.evaluate(q, qd)
         out, _, _ = self._applied(q, qd, t, ms, False, inertial)
-        if self.force_set.python_size:
-            out += self.force_set.generalized(ms, q, qd, t)
         for kind in self.kinds:
             extra = kind.applied(q, qd, t)
             if extra is not None:
@@ -568,11 +565,7 @@ class MultibodySystem:
         _, kv, cv = self._applied(q, qd, t, ms, True, inertial)
         pk, pc = self._force_patterns
         kq, kqd = pk.build(kv), pc.build(cv)
-        extra = []
-        if self.force_set.python_size:
-            extra.append(self.force_set.jacobians(ms, q, qd, t))
-        extra += [kind.applied_jacobians(q, qd, t) for kind in self.kinds]
-        for jq, jqd in extra:
+        for jq, jqd in (kind.applied_jacobians(q, qd, t) for kind in self.kinds):
             kq = _plus(kq, jq)
             kqd = _plus(kqd, jqd)
         return kq, kqd
@@ -647,9 +640,8 @@ class MultibodySystem:
         q = _f64(q)
         qd = _f64(qd)
         power = self._energy(ms.arrays, q, qd, float(t), ks.POWER)
-        fs = self.force_set
-        if fs.python_size or (contacts and len(fs.contacts)):
-            power += fs.nonconservative_power(ms, q, qd, t, contacts)
+        if contacts:
+            power += self.force_set.contact_power(ms)
         return power
 
     # ---- outputs ---------------------------------------------------------------------

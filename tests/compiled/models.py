@@ -174,9 +174,6 @@ def compiled_models() -> dict:
     out["mixed"] = model_from_data(mixed_data())
     out["forces and drivers"] = model_from_data(warm_model_data())
     natural = {**warm_model_data(), "solver": {"coordinates": "natural"}}
-    natural["forces"] = [  # body-axes loads on natural bodies: not in the kernels yet
-        f for f in natural["forces"] if f["type"] != "torque" and f.get("frame") != "body"
-    ]
     out["natural"] = model_from_data(natural)
     out["four_bar_spatial"] = load_model(EXAMPLES / "four_bar_spatial.json")
     out["flexible"] = model_from_data(flexible_data())

@@ -43,9 +43,6 @@ def _models() -> dict:
         "forces": forces,
     }
     natural = copy.deepcopy(base) | {"solver": {"coordinates": "natural"}}
-    natural["forces"] = [  # body-axes loads on natural bodies: not in the kernels yet
-        f for f in natural["forces"] if f["type"] != "torque" and f.get("frame") != "body"
-    ]
     return {"reference_point": base, "natural": natural}
 
 

@@ -392,8 +392,144 @@ def test_body_axes_forces_and_torques_jacobian_and_power():
     kq, _ = s.force_jacobians(q, qd, 0.3)
     kq = np.asarray(kq.toarray() if hasattr(kq, "toarray") else kq)
     assert_close(kq, fd_jacobian(lambda x: s.forces(x, qd, 0.3), q), 1e-7)
-    loads = s.force_set.generalized(s.marker_state(q, qd), q, qd, 0.3)
+    bare = MultibodySystem(loads_model(forces=False), "natural")  # the same coordinates
+    loads = s.forces(q, qd, 0.3) - bare.forces(q, qd, 0.3)
     assert s.nonconservative_power(q, qd, 0.3) == pytest.approx(loads @ qd, rel=1e-12)
+
+
+# a free body (no gravity) spun up about its body z axis: a body-axes and a global torque
+# about that axis, a body-axes force at the centre of mass along body x
+FREE_AXIS, FREE_ANGLE = np.array([1.0, 2.0, 3.0]) / np.sqrt(14.0), 0.7
+FREE_MASS, FREE_INERTIA = 2.0, (0.2, 0.3, 0.4)
+TAU_BODY, TAU_GLOBAL, FORCE = 0.3, 0.5, 1.5  # N·m about body z, N·m, N along body x
+
+
+def free_body_model(coordinates="natural"):
+    from scipy.spatial.transform import Rotation
+
+    ez = Rotation.from_rotvec(FREE_ANGLE * FREE_AXIS).as_matrix()[:, 2]
+    return model_from_data(
+        {
+            "biela": 1,
+            "name": "free body",
+            "gravity": [0, 0, 0],
+            "solver": {"coordinates": coordinates},
+            "bodies": [
+                {
+                    "name": "B",
+                    "mass": FREE_MASS,
+                    "inertia": list(FREE_INERTIA),
+                    "position": [0.3, -0.2, 0.1],
+                    "orientation": {"axis": list(FREE_AXIS), "angle": FREE_ANGLE},
+                }
+            ],
+            "forces": [
+                {"name": "Tb", "type": "torque", "body": "B", "frame": "body",
+                 "vector": [0, 0, TAU_BODY]},
+                {"name": "Tg", "type": "torque", "body": "B", "frame": "global",
+                 "vector": list(TAU_GLOBAL * ez)},
+                {"name": "F", "type": "force", "body": "B", "frame": "body",
+                 "point": [0.3, -0.2, 0.1], "vector": [FORCE, 0, 0]},
+            ],
+        }
+    )  # fmt: skip
+
+
+def _rigid_variations(system, dtheta, delta):
+    """``δq`` of a virtual rotation ``δθ`` about the origin and of a translation ``δ`` of
+    every free entity (q at a rigid configuration)."""
+    kind = next(k for k in system.kinds if isinstance(k, NaturalBodies))
+    rotated, moved = np.zeros(system.n), np.zeros(system.n)
+    for ent in kind.layout.entities:
+        if not ent.fixed:
+            cols = kind.offset + ent.col + np.arange(3)
+            rotated[cols] = np.cross(dtheta, ent.value)
+            moved[cols] = delta if ent.is_point else 0.0
+    return rotated, moved
+
+
+def test_body_axes_loads_do_the_virtual_work_of_a_rigid_motion():
+    """At a rigid configuration, Q·δq of a virtual rotation δθ about the origin and of a
+    translation δ is the work of the loads on rigid bodies: (n + r_P × f)·δθ and f·δ."""
+    from scipy.spatial.transform import Rotation
+
+    from solver.mechanics.packing import python_parts
+
+    rng = np.random.default_rng(7)
+    t = 0.3
+    # A (spherical joint at the origin: its point there is fixed) and B (body axes global)
+    s = MultibodySystem(loads_model(), "natural")
+    assert python_parts(s) == []
+    q = s.q0
+    bare = MultibodySystem(loads_model(False), "natural")
+    loads = s.forces(q, 0 * q, t) - bare.forces(q, 0 * q, t)
+    rot = Rotation.from_rotvec(0.7 * np.array([1, 2, 3]) / np.sqrt(14)).as_matrix()
+    f = rot @ np.array([1, np.sin(3 * t), 2])  # F on A, at (0.5, 0.2, 0)
+    moment = np.array([0.1, 0.4, np.cos(t)]) + np.cross([0.5, 0.2, 0.0], f) + [0.3, t, -0.2]
+    for _ in range(3):
+        dtheta = rng.normal(size=3)
+        rotated, _ = _rigid_variations(s, dtheta, np.zeros(3))
+        assert loads @ rotated == pytest.approx(moment @ dtheta, rel=1e-12)
+    # the free body: rotations and translations
+    s = MultibodySystem(free_body_model())
+    assert python_parts(s) == []
+    loads = s.forces(s.q0, 0 * s.q0, t)
+    rot = Rotation.from_rotvec(FREE_ANGLE * FREE_AXIS).as_matrix()
+    f = FORCE * rot[:, 0]
+    moment = (TAU_BODY + TAU_GLOBAL) * rot[:, 2] + np.cross([0.3, -0.2, 0.1], f)
+    for _ in range(3):
+        dtheta, delta = rng.normal(size=3), rng.normal(size=3)
+        rotated, moved = _rigid_variations(s, dtheta, delta)
+        assert loads @ rotated == pytest.approx(moment @ dtheta, rel=1e-12)
+        assert loads @ moved == pytest.approx(f @ delta, rel=1e-12)
+
+
+def test_free_body_loads_jacobian_and_power():
+    """The free body's loads away from a rigid configuration: ∂Q/∂q against finite
+    differences of Q, no ∂Q/∂q̇, the power Q·q̇."""
+    s = MultibodySystem(free_body_model())
+    rng = np.random.default_rng(8)
+    q = s.q0 + 0.05 * rng.normal(size=s.n)
+    qd = rng.normal(size=s.n)
+    kq, kqd = s.force_jacobians(q, qd, 0.2)
+    dense = lambda m: np.asarray(m.toarray() if hasattr(m, "toarray") else m)  # noqa: E731
+    assert_close(dense(kq), fd_jacobian(lambda x: s.forces(x, qd, 0.2), q), 1e-7)
+    assert np.abs(dense(kqd)).max() < 1e-12
+    assert np.abs(dense(kq)).max() > 0.1
+    power = s.forces(q, qd, 0.2) @ qd
+    assert s.nonconservative_power(q, qd, 0.2) == pytest.approx(power, rel=1e-12)
+
+
+@pytest.mark.parametrize("formulation", ["augmented_lagrangian", "null_space"])
+def test_body_axes_torques_and_force_spin_up_a_free_body(formulation):
+    """Torques about a principal axis: ω = (τ_b + τ_g) t / I_zz about it; the body-axes
+    force turns with the body, v = F/m ∫ A(t) e_x dt; the work done is the kinetic energy."""
+    from scipy.integrate import quad
+    from scipy.spatial.transform import Rotation
+
+    from solver import simulate
+    from solver.mechanics.packing import python_parts
+
+    model = free_body_model()
+    assert python_parts(MultibodySystem(model)) == []
+    t_end = 0.6
+    r = simulate(model, formulation=formulation, dt=1e-3, t_end=t_end)
+    assert r.status == "ok"
+    rot = Rotation.from_rotvec(FREE_ANGLE * FREE_AXIS).as_matrix()
+    alpha = (TAU_BODY + TAU_GLOBAL) / FREE_INERTIA[2]
+    omega = np.column_stack([r.column(f"B.w{c}") for c in "xyz"])
+    np.testing.assert_allclose(omega, np.outer(alpha * r.t, rot[:, 2]), atol=1e-6 * alpha)
+
+    def direction(t, k):  # A(t) e_x, A(t) = A0 R_z(½ α t²)
+        theta = 0.5 * alpha * t * t
+        return rot[k, 0] * np.cos(theta) + rot[k, 1] * np.sin(theta)
+
+    v = FORCE / FREE_MASS * np.array([quad(direction, 0.0, t_end, args=(k,))[0] for k in range(3)])
+    got = np.array([r.column(f"B.v{c}")[-1] for c in "xyz"])
+    np.testing.assert_allclose(got, v, atol=1e-4 * np.abs(v).max())
+    work = r.column("energy.work")[-1]
+    assert work == pytest.approx(r.column("energy.kinetic")[-1], rel=1e-4)
+    assert work > 0.1
 
 
 @pytest.mark.parametrize("forces", [True, False])

@@ -30,7 +30,6 @@ import numpy as np
 
 from solver.mechanics.bodies.natural.loads import NaturalLoads
 from solver.mechanics.constraints.joints import normals
-from solver.mechanics.forces.assembly import Accumulator, SparsityCache
 from solver.mechanics.forces.contact import Contacts
 from solver.mechanics.forces.distributed import DistributedLoads
 from solver.mechanics.forces.joint_loads import JointForces, JointTorques
@@ -153,72 +152,40 @@ class ForceSet:
         self.pulley_contacts.add(ctx, where, f)
 
     # ---- evaluation -------------------------------------------------------------------
-    # Springs, joint torques and forces, point forces, torques, distributed loads, contacts
-    # and pulley contacts are evaluated by the compiled kernels (``solver.kernels.system``);
-    # the groups here hold their data. Natural-body loads are evaluated below
-    # (``python_size`` of them).
+    # Every force element is evaluated by the compiled kernels (``solver.kernels.system``,
+    # over the arrays of ``solver.mechanics.packing``); the groups here hold their data.
+    # Contacts integrate their own work over the accepted states (``contact_power``).
 
     def freeze(self) -> None:
         """Build the index arrays (after the marker table is frozen)."""
-        for g in self._python():
-            if len(g):
-                g.freeze(self.markers)
         self.pulley_contacts.freeze(self.markers)
         self.joint_torques.freeze()
         self.contacts.freeze()
-        self._sparsity = SparsityCache(self.n)
-        # counts are fixed from here on: asked many times per step, summed once
-        self.python_size = sum(len(g) for g in self._python())
-        self.size = self.python_size + sum(len(g) for g in self._compiled())
+        self.size = sum(len(g) for g in self._groups())  # fixed from here on
 
-    def _compiled(self):
+    def _groups(self):
         return (
             self.springs,
             self.joint_torques,
             self.joint_forces,
             self.point_forces,
             self.torques,
+            self.natural_loads,
             self.contacts,
             self.pulley_contacts,
             self.distributed,
         )
 
-    def _python(self):
-        return (self.natural_loads,)
-
     size: int | None = None  # the number of elements once frozen
-    python_size = 0  # of them, those evaluated here
 
     def __len__(self) -> int:
         if self.size is not None:
             return self.size
-        return sum(len(g) for g in (*self._compiled(), *self._python()))
+        return sum(len(g) for g in self._groups())
 
-    def _accumulate(self, ms: MarkerState, q: np.ndarray, t: float, jacobians: bool) -> Accumulator:
-        acc = Accumulator(self.n, jacobians, self._sparsity)
-        if len(self.natural_loads):
-            self.natural_loads.add_terms(acc, q, t)
-        return acc
-
-    def generalized(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float) -> np.ndarray:
-        """Generalised forces ``Q`` (n,) of the elements evaluated here."""
-        return self._accumulate(ms, q, t, False).q
-
-    def jacobians(self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float):
-        """``(∂Q/∂q, ∂Q/∂q̇)`` of the elements evaluated here, exact, CSR (n, n)."""
-        return self._accumulate(ms, q, t, True).matrices()
-
-    def nonconservative_power(
-        self, ms: MarkerState, q: np.ndarray, qd: np.ndarray, t: float, contacts: bool = True
-    ) -> float:
-        """Power (W) of natural-body loads and (unless ``contacts`` is false) contact
-        damping and friction."""
-        power = 0.0
-        if len(self.natural_loads):
-            power += self.natural_loads.power(q, qd, t)
-        if contacts and len(self.contacts):
-            power += self.contacts.power(ms)
-        return power
+    def contact_power(self, ms: MarkerState) -> float:
+        """Power (W) of the contacts' damping and friction."""
+        return self.contacts.power(ms) if len(self.contacts) else 0.0
 
     # ---- state ------------------------------------------------------------------------
     def accept(self, ms: MarkerState, t: float | None = None) -> list:
