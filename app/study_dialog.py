@@ -323,12 +323,6 @@ class StudyDialog(QDialog):
         self.results.setHorizontalHeaderLabels(self._columns)
         self.plot.clear()
         self.plot.setVisible(study.with_reference)
-        # Dask's modules are loaded here, in the GUI thread, before the study's thread
-        # starts: imported by that thread while the event loop ran, a package of that size
-        # was seen to take minutes (the interpreter's import lock and GIL handed back and
-        # forth with the GUI thread), a run that looked hung
-        import distributed  # noqa: F401
-
         thread = QThread()
         thread.setObjectName("biela-study")
         runner = StudyRunner(study)

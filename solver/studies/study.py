@@ -97,6 +97,11 @@ class Study:
         #: to the last row)
         self.timing: dict[str, float] = {}
         self.started = False
+        # Dask's modules load here, in the thread that makes the study (a workbench makes
+        # it in its event loop's thread): imported by a study's own thread while an event
+        # loop ran, a package of that size was seen to take minutes (the interpreter's
+        # import lock and the GIL handed back and forth), a run that looked hung
+        import distributed  # noqa: F401
 
     @property
     def with_reference(self) -> bool:
