@@ -93,13 +93,18 @@ def e_matrix(p):
 @kernel
 def h_matrix(c):
     """``H(c) = [[0, −cᵀ], [c, −c̃]]`` with ``G(x)ᵀ c = H(c) x``, 4×4."""
-    out = np.zeros((4, 4))
-    out[0, 1], out[0, 2], out[0, 3] = -c[0], -c[1], -c[2]
-    out[1, 0], out[2, 0], out[3, 0] = c[0], c[1], c[2]
-    out[1, 2], out[1, 3] = c[2], -c[1]
-    out[2, 1], out[2, 3] = -c[2], c[0]
-    out[3, 1], out[3, 2] = c[1], -c[0]
+    out = np.empty((4, 4))
+    h_into(c, out)
     return out
+
+
+@kernel(inline="always")
+def h_into(c, out):
+    """:func:`h_matrix` into ``out`` (4×4; no array allocated)."""
+    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = 0.0, -c[0], -c[1], -c[2]
+    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = c[0], 0.0, c[2], -c[1]
+    out[2, 0], out[2, 1], out[2, 2], out[2, 3] = c[1], -c[2], 0.0, c[0]
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = c[2], c[1], -c[0], 0.0
 
 
 @kernel

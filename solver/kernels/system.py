@@ -36,8 +36,8 @@ from solver.kernels.rotations import (
     force_hessian,
     g_into,
     g_matrix,
-    gjg,
     gjg_into,
+    h_into,
     h_matrix,
     l_matrix,
     s_matrix,
@@ -656,25 +656,31 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     w = np.zeros((3, P.mk_cols.shape[1]))
     ek = np.int64(0)
     ed = np.int64(0)
-    for i in range(P.pr_type.shape[0]):
-        typ = P.pr_type[i]
-        slots = P.pr_mk[i]
-        nr = prim.evaluate(typ, slots, P.pr_const[i], c[0][i], mk.u, mk.ud, ph, blk, quad)
-        r0 = P.pr_row[i]
+    # the arrays the loops read, taken once (each reading of a field counts a reference)
+    pr_type, pr_mk, pr_const, pr_row = P.pr_type, P.pr_mk, P.pr_const, P.pr_row
+    mk_ncols, mk_cols, mk_kind, mk_local = P.mk_ncols, P.mk_cols, P.mk_kind, P.mk_local
+    u, ud, jac, sjd = mk.u, mk.ud, mk.jac, mk.sjd
+    target = c[0]
+    rig_off = P.rig_off
+    for i in range(pr_type.shape[0]):
+        typ = pr_type[i]
+        slots = pr_mk[i]
+        nr = prim.evaluate(typ, slots, pr_const[i], target[i], u, ud, ph, blk, quad)
+        r0 = pr_row[i]
         for r in range(nr):
             lr[r] = lam[r0 + r]
         ns = prim.SLOTS[typ]
-        prim.hessian(typ, slots, P.pr_const[i], mk.u, lr, hs)
+        prim.hessian(typ, slots, pr_const[i], u, lr, hs)
         if velocity and nr == 1:
-            prim.hessian(typ, slots, P.pr_const[i], mk.u, one, h1)
+            prim.hessian(typ, slots, pr_const[i], u, one, h1)
         for si in range(ns):
             ki = slots[si]
-            ni_ = P.mk_ncols[ki]
+            ni_ = mk_ncols[ki]
             if ni_ == 0:
                 continue
             for sj in range(ns):
                 kj = slots[sj]
-                nj = P.mk_ncols[kj]
+                nj = mk_ncols[kj]
                 if nj == 0 or not _pairs(typ, si, sj):
                     continue
                 # w = H_ij J_j (3 × nj), then J_iᵀ w
@@ -682,40 +688,40 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
                     for b in range(nj):
                         acc = 0.0
                         for l in range(3):
-                            acc += hs[si, sj, a, l] * mk.jac[kj, l, b]
+                            acc += hs[si, sj, a, l] * jac[kj, l, b]
                         w[a, b] = acc
                 for a in range(ni_):
                     for b in range(nj):
                         acc = 0.0
                         for l in range(3):
-                            acc += mk.jac[ki, l, a] * w[l, b]
+                            acc += jac[ki, l, a] * w[l, b]
                         if values:
                             kv[ek] = acc
                             ek += 1
                         else:
-                            ek = _put(mode, ek, kr, kc, kv, P.mk_cols[ki, a], P.mk_cols[kj, b], acc)
+                            ek = _put(mode, ek, kr, kc, kv, mk_cols[ki, a], mk_cols[kj, b], acc)
                 if velocity and nr == 1:  # row r0: u̇_iᵀ f_ij J_j
                     for b in range(nj):
                         acc = 0.0
                         for a in range(3):
                             for l in range(3):
-                                acc += mk.ud[ki, a] * h1[si, sj, a, l] * mk.jac[kj, l, b]
+                                acc += ud[ki, a] * h1[si, sj, a, l] * jac[kj, l, b]
                         if values:
                             dv[ed] = acc
                             ed += 1
                         else:
-                            ed = _put(mode, ed, dr, dc, dv, r0, P.mk_cols[kj, b], acc)
+                            ed = _put(mode, ed, dr, dc, dv, r0, mk_cols[kj, b], acc)
         for si in range(ns):  # ∂(J_iᵀ f_i)/∂q of rigid markers, f_i = Σ_r λ_r ∂f_r/∂u_i
             ki = slots[si]
-            if P.mk_kind[ki] != RIGID:
+            if mk_kind[ki] != RIGID:
                 continue
-            o = P.mk_cols[ki, 0] + 3
+            o = mk_cols[ki, 0] + 3
             for j in range(3):
                 acc = 0.0
                 for r in range(nr):
                     acc += lr[r] * blk[si, r, j]
                 f[j] = acc
-            hf = force_hessian(P.mk_local[ki], f)
+            hf = force_hessian(mk_local[ki], f)
             for a in range(4):
                 for b in range(4):
                     if values:
@@ -728,7 +734,7 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
                     for b in range(4):
                         acc = 0.0
                         for j in range(3):
-                            acc += blk[si, r, j] * mk.sjd[ki, j, b]
+                            acc += blk[si, r, j] * sjd[ki, j, b]
                         if values:
                             dv[ed] = acc
                             ed += 1
@@ -736,8 +742,8 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
                             ed = _put(mode, ed, dr, dc, dv, r0 + r, o + b, acc)
     if P.sl_col.shape[0]:
         ek, ed = _slider_second(P, mk, q, qd, lam, velocity, mode, kr, kc, kv, dr, dc, dv, ek, ed)
-    for b in range(P.rig_off.shape[0]):
-        o = P.rig_off[b] + 3
+    for b in range(rig_off.shape[0]):
+        o = rig_off[b] + 3
         ln = lam[P.norm_row0 + b]
         for j in range(4):
             if values:
@@ -1018,17 +1024,28 @@ def mass(P, q, count):
 def mass_times_jacobian(P, q, a):
     """``∂(M(q) a)/∂q`` (a fixed) as 16 entries per rigid body, in the order of
     :func:`rigid_block_pattern`: ``4 (H(J G(p) a_p) − G(p)ᵀ J G(a_p))``."""
-    nr = P.rig_off.shape[0]
+    rig_off, rig_inertia = P.rig_off, P.rig_inertia
+    nr = rig_off.shape[0]
     vals = np.zeros(16 * nr)
+    g, ga, jg = np.empty((3, 4)), np.empty((3, 4)), np.empty((3, 4))
+    blk, hm = np.empty((4, 4)), np.empty((4, 4))
+    gap, jga = np.empty(3), np.empty(3)
     for b in range(nr):
-        o = P.rig_off[b]
-        g = g_matrix(q[o + 3 : o + 7])
-        ap = a[o + 3 : o + 7]
-        jga = mat_vec(P.rig_inertia[b], mat_vec(g, ap))
-        blk = h_matrix(jga) - gjg(g, P.rig_inertia[b], g_matrix(ap))
+        o = rig_off[b]
+        g_into(q, o + 3, g)
+        g_into(a, o + 3, ga)
+        inertia = rig_inertia[b]
+        for i in range(3):
+            gap[i] = (
+                g[i, 0] * a[o + 3] + g[i, 1] * a[o + 4] + g[i, 2] * a[o + 5] + g[i, 3] * a[o + 6]
+            )
+        for i in range(3):
+            jga[i] = inertia[i, 0] * gap[0] + inertia[i, 1] * gap[1] + inertia[i, 2] * gap[2]
+        h_into(jga, hm)
+        gjg_into(g, inertia, ga, jg, blk)
         for i in range(4):
             for j in range(4):
-                vals[16 * b + 4 * i + j] = 4.0 * blk[i, j]
+                vals[16 * b + 4 * i + j] = 4.0 * (hm[i, j] - blk[i, j])
     return vals
 
 
@@ -1091,41 +1108,46 @@ def _marker_loads(
     ``J_aᵀ ∂F_a/∂p`` (a force in body axes) into ∂Q/∂q; ``J_aᵀ ∂F_a/∂u̇_b J_b`` into
     ∂Q/∂q̇. Returns the new counts ``(e, ed)``."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
+    # the arrays the loops read, taken once (each reading of a field counts a reference)
+    mk_ncols, mk_cols, mk_kind, mk_local = P.mk_ncols, P.mk_cols, P.mk_kind, P.mk_local
+    jac, sjd = mk.jac, mk.sjd
     for a in range(ns):
         ka = slots[a]
-        for x in range(P.mk_ncols[ka]):
+        for x in range(mk_ncols[ka]):
             acc = 0.0
             for j in range(3):
-                acc += mk.jac[ka, j, x] * force[a, j]
-            out[P.mk_cols[ka, x]] += acc
+                acc += jac[ka, j, x] * force[a, j]
+            out[mk_cols[ka, x]] += acc
     if mode == VALUES and kv.shape[0] == 0:
         return e, ed
     with_du = (flags & 1) != 0
+    # per pair of slots, ∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q and ∂F_a/∂u̇_b J_b (every
+    # entry of the first nb columns written before it is read)
+    inner = np.empty((3, mk_cols.shape[1]))
+    innerv = np.empty((3, mk_cols.shape[1]))
     with_dv = (flags & 2) != 0
     for a in range(ns):
         ka = slots[a]
-        na = P.mk_ncols[ka]
+        na = mk_ncols[ka]
         if na == 0:
             continue
         if with_du or with_dv:
             for b in range(ns):
                 kb = slots[b]
-                nb = P.mk_ncols[kb]
+                nb = mk_ncols[kb]
                 if nb == 0:
                     continue
-                inner = np.zeros((3, nb))  # ∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q
-                innerv = np.zeros((3, nb))  # ∂F_a/∂u̇_b J_b
-                rigid_b = P.mk_kind[kb] == RIGID
+                rigid_b = mk_kind[kb] == RIGID
                 for i in range(3):
                     for y in range(nb):
                         s = 0.0
                         sv = 0.0
                         for j in range(3):
-                            s += du[a, b, i, j] * mk.jac[kb, j, y]
-                            sv += dv[a, b, i, j] * mk.jac[kb, j, y]
+                            s += du[a, b, i, j] * jac[kb, j, y]
+                            sv += dv[a, b, i, j] * jac[kb, j, y]
                         if with_dv and rigid_b and 3 <= y < 7:
                             for j in range(3):
-                                s += dv[a, b, i, j] * mk.sjd[kb, j, y - 3]
+                                s += dv[a, b, i, j] * sjd[kb, j, y - 3]
                         inner[i, y] = s
                         innerv[i, y] = sv
                 for x in range(na):
@@ -1133,9 +1155,9 @@ def _marker_loads(
                         s = 0.0
                         sv = 0.0
                         for i in range(3):
-                            s += mk.jac[ka, i, x] * inner[i, y]
-                            sv += mk.jac[ka, i, x] * innerv[i, y]
-                        r, c = P.mk_cols[ka, x], P.mk_cols[kb, y]
+                            s += jac[ka, i, x] * inner[i, y]
+                            sv += jac[ka, i, x] * innerv[i, y]
+                        r, c = mk_cols[ka, x], mk_cols[kb, y]
                         if values:
                             kv[e] = s
                             e += 1
@@ -1147,9 +1169,9 @@ def _marker_loads(
                                 ed += 1
                             else:
                                 ed = _put(mode, ed, cr, cc, cv, r, c, sv)
-        if P.mk_kind[ka] == RIGID:  # own terms over the Euler parameters of slot a's body
-            o = P.mk_cols[ka, 0] + 3
-            hf = force_hessian(P.mk_local[ka], force[a])
+        if mk_kind[ka] == RIGID:  # own terms over the Euler parameters of slot a's body
+            o = mk_cols[ka, 0] + 3
+            hf = force_hessian(mk_local[ka], force[a])
             for x in range(4):
                 for y in range(4):
                     if values:
@@ -1162,12 +1184,12 @@ def _marker_loads(
                     for y in range(4):
                         s = 0.0
                         for i in range(3):
-                            s += mk.jac[ka, i, x] * dp[a, i, y]
+                            s += jac[ka, i, x] * dp[a, i, y]
                         if values:
                             kv[e] = s
                             e += 1
                         else:
-                            e = _put(mode, e, kr, kc, kv, P.mk_cols[ka, x], o + y, s)
+                            e = _put(mode, e, kr, kc, kv, mk_cols[ka, x], o + y, s)
     return e, ed
 
 
@@ -1267,8 +1289,9 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     quadratic-velocity forces) and the entries of ``∂Q/∂q`` and ``∂Q/∂q̇`` (the same
     entries either way); returns their counts."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
+    gravity_q = P.gravity_q
     for i in range(P.n):
-        out[i] += P.gravity_q[i]
+        out[i] += gravity_q[i]
     e = np.int64(0)  # not a literal: one compiled signature for every callee
     ed = np.int64(0)
     force = np.zeros((3, 3))
@@ -1279,10 +1302,13 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     # rigid bodies: Q_v = 8 G(ṗ)ᵀ J G(ṗ) p, its Jacobians (G(ṗ), G(ṗ) p, J G(ṗ) p: every
     # body's arrays)
     gd, gp, jw = np.empty((3, 4)), np.empty(3), np.empty(3)
-    for b in range(P.rig_off.shape[0]):
-        o = P.rig_off[b]
+    gq, jg = np.empty((3, 4)), np.empty((3, 4))
+    dq, dqd, hm = np.empty((4, 4)), np.empty((4, 4)), np.empty((4, 4))
+    rig_off, rig_inertia = P.rig_off, P.rig_inertia
+    for b in range(rig_off.shape[0]):
+        o = rig_off[b]
         g_into(qd, o + 3, gd)
-        inertia = P.rig_inertia[b]
+        inertia = rig_inertia[b]
         w = 8.0 if inertial else 0.0
         for i in range(3):
             acc = 0.0
@@ -1293,22 +1319,25 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             jw[i] = inertia[i, 0] * gp[0] + inertia[i, 1] * gp[1] + inertia[i, 2] * gp[2]
         for i in range(4):
             out[o + 3 + i] += w * (gd[0, i] * jw[0] + gd[1, i] * jw[1] + gd[2, i] * jw[2])
-        if jac:
-            p = q[o + 3 : o + 7]
-            dq = w * gjg(gd, inertia, gd)
-            dqd = w * (h_matrix(jw) - gjg(gd, inertia, g_matrix(p)))
+        if jac:  # w G(ṗ)ᵀ J G(ṗ) and w (H(J G(ṗ) p) − G(ṗ)ᵀ J G(p))
+            gjg_into(gd, inertia, gd, jg, dq)
+            g_into(q, o + 3, gq)
+            gjg_into(gd, inertia, gq, jg, dqd)
+            h_into(jw, hm)
             for i in range(4):
                 for j in range(4):
+                    kq = w * dq[i, j]
                     if values:
-                        kv[e] = dq[i, j]
+                        kv[e] = kq
                         e += 1
                     else:
-                        e = _put(mode, e, kr, kc, kv, o + 3 + i, o + 3 + j, dq[i, j])
+                        e = _put(mode, e, kr, kc, kv, o + 3 + i, o + 3 + j, kq)
+                    cq = w * (hm[i, j] - dqd[i, j])
                     if values:
-                        cv[ed] = dqd[i, j]
+                        cv[ed] = cq
                         ed += 1
                     else:
-                        ed = _put(mode, ed, cr, cc, cv, o + 3 + i, o + 3 + j, dqd[i, j])
+                        ed = _put(mode, ed, cr, cc, cv, o + 3 + i, o + 3 + j, cq)
     slots = np.zeros(3, np.int64)
     for s in range(P.sp_mk.shape[0]):
         du[:] = 0.0
