@@ -39,12 +39,33 @@ OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 YES, NO = np.bool_(True), np.bool_(False)
 
 
-def kernel(func=None, **options):
+def _no_refcount_option() -> str | None:
+    """The Numba option that compiles a function without reference counting (``_nrt``),
+    or ``None`` where this Numba has none (such kernels are then compiled as the others)."""
+    try:
+        from numba.core.options import DefaultOptions
+    except ImportError:
+        return None
+    return "_nrt" if hasattr(DefaultOptions, "_nrt") else None
+
+
+_NO_REFCOUNT = _no_refcount_option()
+
+
+def kernel(func=None, *, refcounted: bool = True, **options):
     """``@kernel`` or ``@kernel(**numba_options)``: compile ``func`` with the solver's
     options (cached on disk, NumPy error model); with ``BIELA_JIT=0`` the function itself
-    (plain Python, whatever imported Numba before)."""
+    (plain Python, whatever imported Numba before).
+
+    ``refcounted=False`` for a kernel that makes no array and keeps none (it reads and
+    writes the arrays it is given, and indexes them: no slice, no view): compiled without
+    reference counting, a call to it does not count each array argument in and out
+    (atomic operations that otherwise take a good part of the time of small kernels called
+    in loops). Numba refuses to compile such a kernel if it makes an array."""
     if func is None:
-        return lambda f: kernel(f, **options)
+        return lambda f: kernel(f, refcounted=refcounted, **options)
     if not ENABLED:
         return func
+    if not refcounted and _NO_REFCOUNT:
+        options = {**options, _NO_REFCOUNT: False}
     return njit(**{**OPTIONS, **options})(func)

@@ -35,7 +35,7 @@ from solver.kernels.small import mat_vec
 TINY = 1e-12  # m: below this spring length the line of action is undefined
 
 
-@kernel
+@kernel(refcounted=False)
 def spring(u, ud, i1, i2, k, c, l0, a, force, du, dv, jacobians):
     """Spring-damper-actuator between markers ``i1`` and ``i2`` with actuator force ``a``:
     slot forces ``force[0:2]``; with ``jacobians`` ``du``, ``dv`` over slot pairs (zeroed
@@ -58,14 +58,8 @@ def spring(u, ud, i1, i2, k, c, l0, a, force, du, dv, jacobians):
     force[1, 0], force[1, 1], force[1, 2] = f0, f1, f2
     if jacobians:
         e = (e0, e1, e2)
-        v = (v0, v1, v2)
-        dldot = [0.0, 0.0, 0.0]  # ∂l̇/∂d = (I − e eᵀ) v / l
-        for i in range(3):
-            acc = 0.0
-            for j in range(3):
-                pij = ((1.0 if i == j else 0.0) - e[i] * e[j]) * inv
-                acc += pij * v[j]
-            dldot[i] = acc
+        # ∂l̇/∂d = (I − e eᵀ) v / l
+        dldot = (inv * (v0 - e0 * ldot), inv * (v1 - e1 * ldot), inv * (v2 - e2 * ldot))
         for i in range(3):
             for j in range(3):
                 pij = ((1.0 if i == j else 0.0) - e[i] * e[j]) * inv  # ∂e/∂d

@@ -38,18 +38,18 @@ SLOTS = np.array([2, 2, 3, 2, 3, 4], np.int64)
 MAX_SLOTS = 4
 
 
-@kernel
+@kernel(refcounted=False)
 def wrap_angle(a):
     """``a`` mapped to ``[−π, π)``."""
     return (a + math.pi) % (2.0 * math.pi) - math.pi
 
 
-@kernel
+@kernel(refcounted=False)
 def _dot(u, i, j):
     return u[i, 0] * u[j, 0] + u[i, 1] * u[j, 1] + u[i, 2] * u[j, 2]
 
 
-@kernel
+@kernel(refcounted=False)
 def _angle_terms(u, i1, iw, i2):
     """``(x, y, θ_x, θ_y, θ_xx, θ_yy, θ_xy)`` of ``θ = atan2(y, x)``, x = u1·u2, y = w1·u2."""
     x = _dot(u, i1, i2)
@@ -59,7 +59,7 @@ def _angle_terms(u, i1, iw, i2):
     return x, y, -y / r2, x / r2, 2.0 * x * y / q, -2.0 * x * y / q, (y * y - x * x) / q
 
 
-@kernel
+@kernel(refcounted=False)
 def _disc_terms(u, io, ic, inn, ia, radius):
     """``(c, s, g1, g2)`` of the disc: ``c = a·n``, ``s = √(1 − c²)``, ``g1 = R c/s`` and
     ``g2 = R/s³`` (first and second derivatives of ``−R s`` with respect to c)."""
@@ -68,7 +68,7 @@ def _disc_terms(u, io, ic, inn, ia, radius):
     return c, s, radius * c / s, radius / (s * s * s)
 
 
-@kernel
+@kernel(refcounted=False)
 def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
     """Instance of type ``typ`` with slot markers ``mk`` and target ``c`` (the constant
     plus the driving function at t; ``const`` alone for the disc radius and the distance):
@@ -167,7 +167,7 @@ def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
     return 1
 
 
-@kernel
+@kernel(refcounted=False)
 def hessian(typ, mk, const, u, lam, out):
     """``out[i, j] = Σ_r λ_r ∂²f_r/∂u_i∂u_j`` (3×3 per slot pair i, j; zeroed first) for
     the instance's multipliers ``lam`` (one per row)."""

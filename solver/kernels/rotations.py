@@ -149,6 +149,16 @@ def force_hessian(s, f):
     """``∂(S(p, s̄)ᵀ f)/∂p`` for a body vector ``s̄`` and a fixed global ``f`` (constant in p):
     ``2 [[f·s̄, (s̄×f)ᵀ], [s̄×f, f s̄ᵀ + s̄ fᵀ − (f·s̄) I]]``, 4×4."""
     out = np.empty((4, 4))
+    force_hessian_into(s[0], s[1], s[2], f[0], f[1], f[2], out)
+    return out
+
+
+@kernel(refcounted=False)
+def force_hessian_into(s0, s1, s2, f0, f1, f2, out):
+    """:func:`force_hessian` of ``s̄ = (s0, s1, s2)``, ``f = (f0, f1, f2)`` into ``out``
+    (4×4; no array made or referenced: compiled without reference counting)."""
+    s = (s0, s1, s2)
+    f = (f0, f1, f2)
     fs = f[0] * s[0] + f[1] * s[1] + f[2] * s[2]
     x = s[1] * f[2] - s[2] * f[1]
     y = s[2] * f[0] - s[0] * f[2]
@@ -162,7 +172,6 @@ def force_hessian(s, f):
             if i == j:
                 v -= fs
             out[1 + i, 1 + j] = 2.0 * v
-    return out
 
 
 @kernel

@@ -34,6 +34,7 @@ from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
 from solver.kernels.rotations import (
     force_hessian,
+    force_hessian_into,
     g_into,
     g_matrix,
     gjg_into,
@@ -214,7 +215,7 @@ def targets(P, t):
 # ---- constraints ----------------------------------------------------------------------
 
 
-@kernel
+@kernel(refcounted=False)
 def _put(mode, e, rows, cols, vals, r, c, v):
     if mode == PATTERN:
         rows[e] = r
@@ -1097,20 +1098,29 @@ def mass_evaluation(P, q, a, what, count):
 # ---- forces -------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(inline="always")
+def _marker_table(P, mk):
+    """What :func:`_marker_loads` reads of the markers ``mk`` (evaluated at q) and of the
+    marker table, with its scratch: made once per evaluation, passed to every call."""
+    nc = P.mk_cols.shape[1]
+    inner, innerv, hf = np.empty((3, nc)), np.empty((3, nc)), np.empty((4, 4))
+    return P.mk_ncols, P.mk_cols, P.mk_kind, P.mk_local, mk.jac, mk.sjd, inner, innerv, hf
+
+
+@kernel(refcounted=False)
 def _marker_loads(
-    P, mk, slots, ns, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+    tab, slots, ns, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
 ):
     """``Q += Σ_a J_aᵀ F_a`` for one element with ``ns`` marker ``slots`` and, unless
     ``mode`` is ``VALUES`` with empty ``kv``, the entries of its Jacobians:
     ``J_aᵀ (∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q)`` (``flags & 1``: ∂F/∂u given, ``& 2``:
     ∂F/∂u̇ given), the own term ``∂(J_aᵀ F_a)/∂q`` of rigid markers and, with ``flags & 4``,
     ``J_aᵀ ∂F_a/∂p`` (a force in body axes) into ∂Q/∂q; ``J_aᵀ ∂F_a/∂u̇_b J_b`` into
-    ∂Q/∂q̇. Returns the new counts ``(e, ed)``."""
+    ∂Q/∂q̇. ``tab``: :func:`_marker_table`. Returns the new counts ``(e, ed)``."""
+    # compiled without reference counting (it makes and keeps no array): a call in a loop
+    # does not count the arrays of ``tab`` and its other arguments in and out
+    mk_ncols, mk_cols, mk_kind, mk_local, jac, sjd, inner, innerv, hf = tab
     values = mode == VALUES  # the evaluation pass writes its entries directly
-    # the arrays the loops read, taken once (each reading of a field counts a reference)
-    mk_ncols, mk_cols, mk_kind, mk_local = P.mk_ncols, P.mk_cols, P.mk_kind, P.mk_local
-    jac, sjd = mk.jac, mk.sjd
     for a in range(ns):
         ka = slots[a]
         for x in range(mk_ncols[ka]):
@@ -1121,11 +1131,9 @@ def _marker_loads(
     if mode == VALUES and kv.shape[0] == 0:
         return e, ed
     with_du = (flags & 1) != 0
-    # per pair of slots, ∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q and ∂F_a/∂u̇_b J_b (every
-    # entry of the first nb columns written before it is read)
-    inner = np.empty((3, mk_cols.shape[1]))
-    innerv = np.empty((3, mk_cols.shape[1]))
     with_dv = (flags & 2) != 0
+    # per pair of slots, ``inner`` = ∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q and ``innerv`` =
+    # ∂F_a/∂u̇_b J_b (every entry of the first nb columns written before it is read)
     for a in range(ns):
         ka = slots[a]
         na = mk_ncols[ka]
@@ -1171,7 +1179,8 @@ def _marker_loads(
                                 ed = _put(mode, ed, cr, cc, cv, r, c, sv)
         if mk_kind[ka] == RIGID:  # own terms over the Euler parameters of slot a's body
             o = mk_cols[ka, 0] + 3
-            hf = force_hessian(mk_local[ka], force[a])
+            loc = (mk_local[ka, 0], mk_local[ka, 1], mk_local[ka, 2])
+            force_hessian_into(loc[0], loc[1], loc[2], force[a, 0], force[a, 1], force[a, 2], hf)
             for x in range(4):
                 for y in range(4):
                     if values:
@@ -1288,6 +1297,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     """``Q`` into ``out`` (gravity, force elements and, if ``inertial``, the rigid bodies'
     quadratic-velocity forces) and the entries of ``∂Q/∂q`` and ``∂Q/∂q̇`` (the same
     entries either way); returns their counts."""
+    tab = _marker_table(P, mk)
     values = mode == VALUES  # the evaluation pass writes its entries directly
     gravity_q = P.gravity_q
     for i in range(P.n):
@@ -1349,8 +1359,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             mk.u, mk.ud, slots[0], slots[1], k, c, l0, value(P, P.sp_func[s], t), force, du, dv, jac
         )
         e, ed = _marker_loads(
-            P,
-            mk,
+            tab,
             slots,
             TWO,
             force,
@@ -1381,8 +1390,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             mk.u, mk.ud, slots[0], slots[1], slots[2], theta, k, c, th0, tau_t, force, du, dv, jac
         )
         e, ed = _marker_loads(
-            P,
-            mk,
+            tab,
             slots,
             THREE,
             force,
@@ -1410,8 +1418,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
             mk.u, mk.ud, slots[0], slots[1], slots[2], value(P, P.jf_func[s], t), force, du
         )
         e, ed = _marker_loads(
-            P,
-            mk,
+            tab,
             slots,
             THREE,
             force,
@@ -1438,7 +1445,24 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         _point_force(P, s, q, t, force, dp)
         flags = WITH_DP if P.pf_body[s] else NOTHING
         e, ed = _marker_loads(
-            P, mk, slots, ONE, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
+            tab,
+            slots,
+            ONE,
+            force,
+            du,
+            dv,
+            dp,
+            flags,
+            mode,
+            e,
+            kr,
+            kc,
+            kv,
+            ed,
+            cr,
+            cc,
+            cv,
+            out,
         )
     for s in range(P.bt_off.shape[0]):
         o = P.bt_off[s] + 3
@@ -1480,6 +1504,7 @@ def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     :func:`_force_entries`); the slots a contact's law can load: the sphere's centre and
     the second side's origin, the plane's axes (its normal turns with them) and, with
     friction, every axis."""
+    tab = _marker_table(P, mk)
     nn = P.cn_kind.shape[0]
     if nn == 0:
         return e, ed
@@ -1512,8 +1537,7 @@ def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
                             du[a, b, i, j] = law[sa, i, col + j]
                             dv[a, b, i, j] = law[sa, i, col + 3 * cn.SLOTS + j]
         e, ed = _marker_loads(
-            P,
-            mk,
+            tab,
             slots,
             np.int64(ns),
             force,
