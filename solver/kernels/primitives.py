@@ -69,8 +69,8 @@ def _disc_terms(u, io, ic, inn, ia, radius):
 
 
 @kernel(refcounted=False)
-def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
-    """Instance of type ``typ`` with slot markers ``mk`` and target ``c`` (the constant
+def evaluate(typ, marks, row, const, c, u, ud, phi, blk, quad):
+    """Instance of type ``typ`` with slot markers ``marks[row]`` and target ``c`` (the constant
     plus the driving function at t; ``const`` alone for the disc radius and the distance):
     writes ``phi[r]``, ``blk[slot, r, :]`` and ``quad[r]`` (zeroed first) and returns the
     row count. ``ud`` may be zero (position-level evaluation: quad is then zero)."""
@@ -82,14 +82,14 @@ def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
         phi[r] = 0.0
         quad[r] = 0.0
     if typ == COINCIDENT:
-        a, b = mk[0], mk[1]
+        a, b = marks[row, 0], marks[row, 1]
         for r in range(3):
             phi[r] = u[b, r] - u[a, r]
             blk[0, r, r] = -1.0
             blk[1, r, r] = 1.0
         return 3
     if typ == DOT:
-        a, b = mk[0], mk[1]
+        a, b = marks[row, 0], marks[row, 1]
         phi[0] = _dot(u, a, b) - c
         quad[0] = 2.0 * _dot(ud, a, b)
         for j in range(3):
@@ -97,7 +97,7 @@ def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
             blk[1, 0, j] = u[a, j]
         return 1
     if typ == POINT_PLANE:
-        a, b, n = mk[0], mk[1], mk[2]
+        a, b, n = marks[row, 0], marks[row, 1], marks[row, 2]
         acc = 0.0
         qq = 0.0
         for j in range(3):
@@ -111,7 +111,7 @@ def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
         quad[0] = 2.0 * qq
         return 1
     if typ == DISTANCE:
-        a, b = mk[0], mk[1]
+        a, b = marks[row, 0], marks[row, 1]
         length = const
         dd = 0.0
         vv = 0.0
@@ -126,7 +126,7 @@ def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
         quad[0] = vv / length
         return 1
     if typ == ANGLE:
-        i1, iw, i2 = mk[0], mk[1], mk[2]
+        i1, iw, i2 = marks[row, 0], marks[row, 1], marks[row, 2]
         x, y, tx, ty, txx, tyy, txy = _angle_terms(u, i1, iw, i2)
         xd = 0.0
         yd = 0.0
@@ -146,7 +146,7 @@ def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
         )
         return 1
     # DISC_ON_PLANE
-    io, ic, inn, ia = mk[0], mk[1], mk[2], mk[3]
+    io, ic, inn, ia = marks[row, 0], marks[row, 1], marks[row, 2], marks[row, 3]
     cc, s, g1, g2 = _disc_terms(u, io, ic, inn, ia, const)
     acc = 0.0
     dn = 0.0
@@ -168,7 +168,7 @@ def evaluate(typ, mk, const, c, u, ud, phi, blk, quad):
 
 
 @kernel(refcounted=False)
-def hessian(typ, mk, const, u, lam, out):
+def hessian(typ, marks, row, const, u, lam, out):
     """``out[i, j] = Σ_r λ_r ∂²f_r/∂u_i∂u_j`` (3×3 per slot pair i, j; zeroed first) for
     the instance's multipliers ``lam`` (one per row)."""
     for i in range(MAX_SLOTS):
@@ -200,7 +200,7 @@ def hessian(typ, mk, const, u, lam, out):
             out[1, 0, a, a] = -w
         return
     if typ == ANGLE:
-        i1, iw, i2 = mk[0], mk[1], mk[2]
+        i1, iw, i2 = marks[row, 0], marks[row, 1], marks[row, 2]
         x, y, tx, ty, txx, tyy, txy = _angle_terms(u, i1, iw, i2)
         for a in range(3):
             ba = u[i2, a]
@@ -226,7 +226,7 @@ def hessian(typ, mk, const, u, lam, out):
                 )
         return
     # DISC_ON_PLANE
-    io, ic, inn, ia = mk[0], mk[1], mk[2], mk[3]
+    io, ic, inn, ia = marks[row, 0], marks[row, 1], marks[row, 2], marks[row, 3]
     cc, s, g1, g2 = _disc_terms(u, io, ic, inn, ia, const)
     for a in range(3):
         out[0, 2, a, a] = -lr
@@ -253,14 +253,11 @@ def evaluate_many(typ, index, const, c, u, ud):
     phi = np.zeros((m, nr))
     blocks = np.zeros((m, ns, nr, 3))
     quad = np.zeros((m, nr))
-    mk = np.full(MAX_SLOTS, -1, np.int64)
     ph = np.zeros(3)
     blk = np.zeros((MAX_SLOTS, 3, 3))
     qq = np.zeros(3)
     for i in range(m):
-        for s in range(ns):
-            mk[s] = index[i, s]
-        evaluate(typ, mk, const[i], c[i], u, ud, ph, blk, qq)
+        evaluate(typ, index, i, const[i], c[i], u, ud, ph, blk, qq)
         for r in range(nr):
             phi[i, r] = ph[r]
             quad[i, r] = qq[r]
@@ -276,13 +273,10 @@ def hessians_many(typ, index, const, u):
     m = index.shape[0]
     ns = SLOTS[typ]
     out = np.zeros((m, ns, ns, 3, 3))
-    mk = np.full(MAX_SLOTS, -1, np.int64)
     h = np.zeros((MAX_SLOTS, MAX_SLOTS, 3, 3))
     one = np.ones(1)
     for i in range(m):
-        for s in range(ns):
-            mk[s] = index[i, s]
-        hessian(typ, mk, const[i], u, one, h)
+        hessian(typ, index, i, const[i], u, one, h)
         for a in range(ns):
             for b in range(ns):
                 for x in range(3):

@@ -241,8 +241,7 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
     target, rate, accel = c[0], c[1], c[2]
     for i in range(pr_type.shape[0]):
         typ = pr_type[i]
-        slots = pr_mk[i]
-        nr = prim.evaluate(typ, slots, pr_const[i], target[i], u, ud, ph, blk, quad)
+        nr = prim.evaluate(typ, pr_mk, i, pr_const[i], target[i], u, ud, ph, blk, quad)
         r0 = pr_row[i]
         if want:
             for r in range(nr):
@@ -250,7 +249,7 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
                 phit[r0 + r] = -rate[i]
                 gamma[r0 + r] = -quad[r] + accel[i]
         for s in range(prim.SLOTS[typ]):
-            k = slots[s]
+            k = pr_mk[i, s]
             nc = mk_ncols[k]
             for r in range(nr):
                 if want:
@@ -655,6 +654,7 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     one = np.ones(1)
     f = np.zeros(3)
     w = np.zeros((3, P.mk_cols.shape[1]))
+    hf = np.empty((4, 4))
     ek = np.int64(0)
     ed = np.int64(0)
     # the arrays the loops read, taken once (each reading of a field counts a reference)
@@ -665,22 +665,21 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     rig_off = P.rig_off
     for i in range(pr_type.shape[0]):
         typ = pr_type[i]
-        slots = pr_mk[i]
-        nr = prim.evaluate(typ, slots, pr_const[i], target[i], u, ud, ph, blk, quad)
+        nr = prim.evaluate(typ, pr_mk, i, pr_const[i], target[i], u, ud, ph, blk, quad)
         r0 = pr_row[i]
         for r in range(nr):
             lr[r] = lam[r0 + r]
         ns = prim.SLOTS[typ]
-        prim.hessian(typ, slots, pr_const[i], u, lr, hs)
+        prim.hessian(typ, pr_mk, i, pr_const[i], u, lr, hs)
         if velocity and nr == 1:
-            prim.hessian(typ, slots, pr_const[i], u, one, h1)
+            prim.hessian(typ, pr_mk, i, pr_const[i], u, one, h1)
         for si in range(ns):
-            ki = slots[si]
+            ki = pr_mk[i, si]
             ni_ = mk_ncols[ki]
             if ni_ == 0:
                 continue
             for sj in range(ns):
-                kj = slots[sj]
+                kj = pr_mk[i, sj]
                 nj = mk_ncols[kj]
                 if nj == 0 or not _pairs(typ, si, sj):
                     continue
@@ -713,7 +712,7 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
                         else:
                             ed = _put(mode, ed, dr, dc, dv, r0, mk_cols[kj, b], acc)
         for si in range(ns):  # ∂(J_iᵀ f_i)/∂q of rigid markers, f_i = Σ_r λ_r ∂f_r/∂u_i
-            ki = slots[si]
+            ki = pr_mk[i, si]
             if mk_kind[ki] != RIGID:
                 continue
             o = mk_cols[ki, 0] + 3
@@ -722,7 +721,9 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
                 for r in range(nr):
                     acc += lr[r] * blk[si, r, j]
                 f[j] = acc
-            hf = force_hessian(mk_local[ki], f)
+            force_hessian_into(
+                mk_local[ki, 0], mk_local[ki, 1], mk_local[ki, 2], f[0], f[1], f[2], hf
+            )
             for a in range(4):
                 for b in range(4):
                     if values:
@@ -1349,14 +1350,16 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                     else:
                         ed = _put(mode, ed, cr, cc, cv, o + 3 + i, o + 3 + j, cq)
     slots = np.zeros(3, np.int64)
-    for s in range(P.sp_mk.shape[0]):
+    sp_mk, sp_par, sp_func = P.sp_mk, P.sp_par, P.sp_func  # read once, not per element
+    u, ud = mk.u, mk.ud
+    for s in range(sp_mk.shape[0]):
         du[:] = 0.0
         dv[:] = 0.0
         dp[:] = 0.0
-        slots[0], slots[1] = P.sp_mk[s, 0], P.sp_mk[s, 1]
-        k, c, l0 = P.sp_par[s, 0], P.sp_par[s, 1], P.sp_par[s, 2]
+        slots[0], slots[1] = sp_mk[s, 0], sp_mk[s, 1]
+        k, c, l0 = sp_par[s, 0], sp_par[s, 1], sp_par[s, 2]
         loads.spring(
-            mk.u, mk.ud, slots[0], slots[1], k, c, l0, value(P, P.sp_func[s], t), force, du, dv, jac
+            u, ud, slots[0], slots[1], k, c, l0, value(P, sp_func[s], t), force, du, dv, jac
         )
         e, ed = _marker_loads(
             tab,
@@ -2044,11 +2047,12 @@ def nonconservative_power(P, mk, q, qd, t):
     force = np.zeros((3, 3)) if n_sp or n_jf or n_pf else np.zeros((0, 0))
     dummy = np.zeros((3, 3, 3, 3)) if n_sp or n_jf else np.zeros((0, 0, 0, 0))
     u, ud = mk.u, mk.ud
+    sp_mk, sp_par, sp_func = P.sp_mk, P.sp_par, P.sp_func  # read once, not per element
     for s in range(n_sp):
         _, ldot = loads.spring(
-            u, ud, P.sp_mk[s, 0], P.sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
+            u, ud, sp_mk[s, 0], sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
         )
-        out += (value(P, P.sp_func[s], t) - P.sp_par[s, 1] * ldot) * ldot
+        out += (value(P, sp_func[s], t) - sp_par[s, 1] * ldot) * ldot
     if n_jt:
         grad = np.zeros(9)
         hess = np.zeros((1, 1))
