@@ -113,10 +113,13 @@ class SystemArrays(NamedTuple):
     dl_unit: np.ndarray  # (sum of the loads' columns, 3)
     dl_func: np.ndarray  # (nd, 3) int64
     # flexible elements with an elastic line (``solver.kernels.elastic_line``): the q
-    # columns of each element and its set; per set the Gauss rows, weights, damping γ
+    # columns of each element and its set; per set the Gauss rows, the node-m slope's rows
+    # and whether the strains are those of its frame, weights, damping γ
     ln_cols: np.ndarray  # (ne, k) int64
     ln_set: np.ndarray  # (ne,) int64
     ln_B: np.ndarray  # (nsets, G, 4, k)
+    ln_Sg: np.ndarray  # (nsets, 2, k)
+    ln_frame: np.ndarray  # (nsets,) bool
     ln_coef: np.ndarray  # (nsets, 2G)
     ln_gamma: np.ndarray  # (nsets,) s
     # continuum flexible elements (``solver.kernels.continuum``): q columns (−1 padded to
@@ -1734,7 +1737,10 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         cols = P.ln_cols[i]
         _gather(q, qd, cols, k, x, xd)
         gamma = P.ln_gamma[s]
-        line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
+        line_element(
+            P.ln_B[s], P.ln_Sg[s], P.ln_frame[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd,
+            grad, work,
+        )  # fmt: skip
         for j in range(k):
             out[cols[j]] += f[j]
         if jac:
@@ -1776,7 +1782,10 @@ def _flexible_energy_power(P, q, qd, damping):
             continue
         _gather(q, qd, P.ln_cols[i], k, x, xd)
         # line_element reads the first k entries (k = the B rows' width)
-        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work)
+        u, pw = line_element(
+            P.ln_B[s], P.ln_Sg[s], P.ln_frame[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk,
+            grad, work,
+        )  # fmt: skip
         out += pw if damping else u
     for i in range(P.ct_cols.shape[0]):
         s = P.ct_set[i]

@@ -201,6 +201,8 @@ def _line_elements(system) -> dict:
         ),
         "ln_set": sets,
         "ln_B": _stack([e.B for e in elements], (3, 4, k)),
+        "ln_Sg": _stack([e.Sg for e in elements], (2, k)),
+        "ln_frame": np.asarray([bool(e.frame) for e in elements], dtype=np.bool_),
         "ln_coef": _stack([e.coef for e in elements], (6,)),
         "ln_gamma": _floats([e.gamma if e.damped else 0.0 for e in elements]),
     }

@@ -177,12 +177,14 @@ def test_system_force_jacobians(kind, damping):
         assert power == 0.0
 
 
-def test_elastic_line_beams_are_assembled_by_the_kernels_dense_and_sparse():
-    """A planar elastic-line beam's elements are evaluated by the system kernels (not by
-    the body kind); their sum equals the element's own forces assembled over its columns,
-    in a dense system and in a sparse one."""
+@pytest.mark.parametrize("element", ["euler_bernoulli", "euler_bernoulli_linear"])
+def test_elastic_line_beams_are_assembled_by_the_kernels_dense_and_sparse(element):
+    """A planar elastic-line beam's elements (exact strains or those of the node-m frame)
+    are evaluated by the system kernels (not by the body kind); their sum equals the
+    element's own forces assembled over its columns, in a dense system and in a sparse
+    one."""
     for elements in (3, 80):
-        body = beam("ancf_beam2d", elements)
+        body = beam("ancf_beam2d", elements, element=element)
         body["material"]["damping"] = 0.003
         s = MultibodySystem(model([body]))
         assert s.sparse == (elements == 80)
