@@ -160,6 +160,14 @@ class SystemArrays(NamedTuple):
     sl_par: np.ndarray  # (nsl, 2): l, z₀
     # the columns of every node's r and r_x (d each, −1 padded), the beams one after another
     sl_nodes: np.ndarray  # (nodes, 6) int64
+    # eliminated ANCF coordinates (``solver/mechanics/bodies/ancf/columns.py``): a flexible
+    # element's column ``c ≥ n`` is ``x_c = Σ_j xe_w[j] q[xe_col[j]] + xe_const[c − n]``,
+    # ``j`` in ``xe_ptr[c − n]:xe_ptr[c − n + 1]``; its forces and Jacobian entries go back
+    # to those columns with the same weights (``Tᵀ f``, ``Tᵀ K T``)
+    xe_ptr: np.ndarray  # (count + 1,) int64
+    xe_col: np.ndarray  # (nnz,) int64
+    xe_w: np.ndarray  # (nnz,)
+    xe_const: np.ndarray  # (count,)
 
 
 #: what an entries function does with its output arrays
@@ -1474,18 +1482,98 @@ def contact_elastic_energy(P, mk):
 
 
 @kernel(inline="always")
-def _gather(q, qd, cols, k, x, xd):
-    """An element's coordinates and rates: ``x[:k] = q[cols[:k]]``, ``xd[:k] = q̇[cols[:k]]``."""
+def _gather(P, q, qd, cols, k, x, xd):
+    """An element's coordinates and rates: ``x[:k] = q[cols[:k]]``, ``xd[:k] = q̇[cols[:k]]``,
+    an eliminated column (``≥ n``) its combination ``D q + c`` and ``D q̇``."""
+    n = P.n
     for j in range(k):
-        x[j] = q[cols[j]]
-        xd[j] = qd[cols[j]]
+        c = cols[j]
+        if c < n:
+            x[j] = q[c]
+            xd[j] = qd[c]
+            continue
+        r = c - n
+        a = P.xe_const[r]
+        b = 0.0
+        for i in range(P.xe_ptr[r], P.xe_ptr[r + 1]):
+            a += P.xe_w[i] * q[P.xe_col[i]]
+            b += P.xe_w[i] * qd[P.xe_col[i]]
+        x[j] = a
+        xd[j] = b
+
+
+@kernel(inline="always")
+def _scatter(P, f, cols, k, out):
+    """``out[cols[:k]] += f[:k]``, an eliminated column's share spread over the columns it
+    combines (``Tᵀ f``)."""
+    n = P.n
+    for j in range(k):
+        c = cols[j]
+        if c < n:
+            out[c] += f[j]
+            continue
+        r = c - n
+        for i in range(P.xe_ptr[r], P.xe_ptr[r + 1]):
+            out[P.xe_col[i]] += P.xe_w[i] * f[j]
+
+
+@kernel(inline="always")
+def _plain(P, cols, k):
+    """Whether none of an element's ``k`` columns is eliminated."""
+    plain = True
+    for j in range(k):
+        plain = plain and cols[j] < P.n
+    return plain
+
+
+@kernel(inline="always")
+def _support(P, c, i):
+    """Term ``i`` of extended column ``c``'s row of ``T = [I; D]``: ``(q column, weight)``."""
+    if c < P.n:
+        return c, 1.0
+    j = P.xe_ptr[c - P.n] + i
+    return P.xe_col[j], P.xe_w[j]
+
+
+@kernel(inline="always")
+def _support_size(P, c):
+    """The number of terms of extended column ``c``'s row of ``T``."""
+    if c < P.n:
+        return 1
+    return P.xe_ptr[c - P.n + 1] - P.xe_ptr[c - P.n]
+
+
+@kernel
+def _element_entries(P, mode, e, rows, cols, vals, ecols, k, w, plain):
+    """The entries of an element's ``k × k`` matrix ``w`` over its columns ``ecols`` after
+    the count ``e``; the new count. With an eliminated column (not ``plain``) each entry is
+    spread over the products of its row's and column's terms (``Tᵀ w T``), in the same order
+    in every pass."""
+    if plain:
+        if mode == VALUES:  # the evaluation pass writes its entries directly
+            for a in range(k):
+                for b in range(k):
+                    vals[e] = w[a, b]
+                    e += 1
+        else:
+            for a in range(k):
+                for b in range(k):
+                    e = _put(mode, e, rows, cols, vals, ecols[a], ecols[b], w[a, b])
+        return e
+    for a in range(k):
+        for ia in range(_support_size(P, ecols[a])):
+            ra, wa = _support(P, ecols[a], ia)
+            for b in range(k):
+                for ib in range(_support_size(P, ecols[b])):
+                    cb, wb = _support(P, ecols[b], ib)
+                    e = _put(mode, e, rows, cols, vals, ra, cb, wa * wb * w[a, b])
+    return e
 
 
 @kernel
 def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The continuum elements' forces into ``out`` and their Jacobian entries (as
     :func:`_line_entries`)."""
-    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.ct_cols.shape[0]
     if ne == 0:
         return e, ed
@@ -1501,27 +1589,15 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
         k = m * d
         cols = P.ct_cols[i]
-        _gather(q, qd, cols, k, x, xd)
+        _gather(P, q, qd, cols, k, x, xd)
         damped = P.ct_damped[s]
         continuum_element(P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damped, want, f, wq, wqd)
-        for j in range(k):
-            out[cols[j]] += f[j]
+        _scatter(P, f, cols, k, out)
         if jac:
-            for a in range(k):
-                for b in range(k):
-                    if values:
-                        kv[e] = wq[a, b]
-                        e += 1
-                    else:
-                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            plain = _plain(P, cols, k)
+            e = _element_entries(P, mode, e, kr, kc, kv, cols, k, wq, plain)
             if damped:
-                for a in range(k):
-                    for b in range(k):
-                        if values:
-                            cv[ed] = wqd[a, b]
-                            ed += 1
-                        else:
-                            ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
+                ed = _element_entries(P, mode, ed, cr, cc, cv, cols, k, wqd, plain)
     return e, ed
 
 
@@ -1529,9 +1605,9 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
 def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
     """The belt elements' elastic forces into ``out`` and their Jacobian entries after the
     count ``e`` (∂F/∂q; no damping); the new count."""
-    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.bl_cols.shape[0]
     x = np.zeros(12)
+    xd = np.zeros(12)  # not read: belts have no damping
     f = np.zeros(12)
     wq = np.zeros((12, 12))
     work = np.zeros(BELT_WORK)
@@ -1539,19 +1615,11 @@ def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
     for i in range(ne):
         s = P.bl_set[i]
         cols = P.bl_cols[i]
-        for j in range(12):
-            x[j] = q[cols[j]]
+        _gather(P, q, q, cols, 12, x, xd)
         belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], x, want, f, wq, work)
-        for j in range(12):
-            out[cols[j]] += f[j]
+        _scatter(P, f, cols, 12, out)
         if jac:
-            for a in range(12):
-                for b in range(12):
-                    if values:
-                        kv[e] = wq[a, b]
-                        e += 1
-                    else:
-                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            e = _element_entries(P, mode, e, kr, kc, kv, cols, 12, wq, _plain(P, cols, 12))
     return e
 
 
@@ -1719,7 +1787,6 @@ def pulley_energy_power(P, mk, power):
 def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The elastic-line elements' forces into ``out`` and their Jacobian entries after the
     counts ``e`` (∂F/∂q) and ``ed`` (∂F/∂q̇, damped elements only); the new counts."""
-    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.ln_cols.shape[0]
     if ne == 0:
         return e, ed
@@ -1735,30 +1802,18 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     for i in range(ne):
         s = P.ln_set[i]
         cols = P.ln_cols[i]
-        _gather(q, qd, cols, k, x, xd)
+        _gather(P, q, qd, cols, k, x, xd)
         gamma = P.ln_gamma[s]
         line_element(
             P.ln_B[s], P.ln_Sg[s], P.ln_frame[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd,
             grad, work,
         )  # fmt: skip
-        for j in range(k):
-            out[cols[j]] += f[j]
+        _scatter(P, f, cols, k, out)
         if jac:
-            for a in range(k):
-                for b in range(k):
-                    if values:
-                        kv[e] = wq[a, b]
-                        e += 1
-                    else:
-                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            plain = _plain(P, cols, k)
+            e = _element_entries(P, mode, e, kr, kc, kv, cols, k, wq, plain)
             if gamma > 0.0:
-                for a in range(k):
-                    for b in range(k):
-                        if values:
-                            cv[ed] = wqd[a, b]
-                            ed += 1
-                        else:
-                            ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
+                ed = _element_entries(P, mode, ed, cr, cc, cv, cols, k, wqd, plain)
     return e, ed
 
 
@@ -1780,7 +1835,7 @@ def _flexible_energy_power(P, q, qd, damping):
         gamma = P.ln_gamma[s] if damping else 0.0
         if damping and gamma == 0.0:
             continue
-        _gather(q, qd, P.ln_cols[i], k, x, xd)
+        _gather(P, q, qd, P.ln_cols[i], k, x, xd)
         # line_element reads the first k entries (k = the B rows' width)
         u, pw = line_element(
             P.ln_B[s], P.ln_Sg[s], P.ln_frame[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk,
@@ -1792,20 +1847,20 @@ def _flexible_energy_power(P, q, qd, damping):
         if damping and not P.ct_damped[s]:
             continue
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
-        _gather(q, qd, P.ct_cols[i], m * d, x, xd)
+        _gather(P, q, qd, P.ct_cols[i], m * d, x, xd)
         u, pw = continuum_element(
             P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damping, NO, f, wk, wk
         )
         out += pw if damping else u
     if not damping:  # belt elements: no damping
         xb = np.zeros(12)
+        xbd = np.zeros(12)
         fb = np.zeros(12)
         kb = np.zeros((12, 12))
         wb = np.zeros(BELT_WORK)
         for i in range(P.bl_cols.shape[0]):
             s = P.bl_set[i]
-            for j in range(12):
-                xb[j] = q[P.bl_cols[i, j]]
+            _gather(P, q, q, P.bl_cols[i], 12, xb, xbd)
             out += belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], xb, NO, fb, kb, wb)
     return out
 

@@ -4,11 +4,11 @@
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
 forces, torques, contacts, pulley contacts) with their time functions, the no-slip rows of
-rolling discs, the flexible elements (elastic line, continuum, belt), the ANCF sliding
-joints, and lays them out as :class:`solver.kernels.system.SystemArrays`.
-:func:`python_parts` names what the kernels do not evaluate yet (it is evaluated by the
-system's own Python code on top of them): body-axes loads on natural bodies, distributed
-loads, the other ANCF elements.
+rolling discs, the flexible elements (elastic line, continuum, belt; the eliminated
+coordinates some of them read), the ANCF sliding joints, and lays them out as
+:class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
+do not evaluate yet (it is evaluated by the system's own Python code on top of them):
+body-axes loads on natural bodies, the cable element.
 """
 
 from __future__ import annotations
@@ -223,6 +223,31 @@ def _belt_elements(system) -> dict:
     }
 
 
+def _eliminated(system) -> dict:
+    """The eliminated coordinates the flexible elements' columns ``≥ n`` read
+    (``ancf.columns.Eliminated``: ``x = [q; D q + c]``), as the CSR rows of ``D`` and ``c``."""
+    views = [
+        v for kind in system.kinds if hasattr(kind, "eliminated_view")
+        for v in [kind.eliminated_view()] if v.count
+    ]  # fmt: skip
+    if len(views) > 1:  # their columns would both be numbered from n
+        raise ValueError("eliminated coordinates of more than one body kind")
+    if not views:
+        return {
+            "xe_ptr": np.zeros(1, np.int64),
+            "xe_col": np.zeros(0, np.int64),
+            "xe_w": np.zeros(0),
+            "xe_const": np.zeros(0),
+        }
+    d = views[0].D
+    return {
+        "xe_ptr": np.ascontiguousarray(d.indptr, np.int64),
+        "xe_col": np.ascontiguousarray(d.indices, np.int64),
+        "xe_w": _floats(d.data),
+        "xe_const": _floats(views[0].const),
+    }
+
+
 def _elements_of(kind, kernel: str) -> list:
     """``(columns, element model)`` of the beams of ``kind`` that ``kernel`` evaluates."""
     return kind.kernel_elements(kernel) if hasattr(kind, "kernel_elements") else []
@@ -314,6 +339,7 @@ def pack(system) -> SystemArrays:
         **_forces(system, functions),
         **_line_elements(system),
         **_continuum_elements(system),
+        **_eliminated(system),
         **_belt_elements(system),
         **_sliders(system),
     }

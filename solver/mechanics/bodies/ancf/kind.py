@@ -343,7 +343,7 @@ class AncfBodies(BodyKind):
                 np.concatenate([*own, *shared, self.eliminated.columns]).astype(np.int64)
             )
             for b in self.beams:  # the compiled kernels evaluate these beams' elements
-                b.in_kernels = b.element.kernel is not None and not b.eliminated
+                b.in_kernels = b.element.kernel is not None
             self.python_beams = [b for b in self.beams if not b.in_kernels]
         return self._n
 
