@@ -37,7 +37,7 @@ are those above with ``R`` in place of ``B[g]``.
 
 One source for every caller: the element classes call :func:`line_internal` and
 :func:`line_strains` over a beam's elements; the system kernels call :func:`line_element`
-for each element they assemble (``frame`` chooses the strains per beam).
+or :func:`frame_element` for each element they assemble (``frame`` chooses per beam).
 """
 
 from __future__ import annotations
@@ -234,88 +234,129 @@ def line_work(k):
 
 
 @kernel
-def line_element(B, Sg, frame, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
-    """One element: ``F = F_e + F_d`` into ``force`` ``(k,)`` and, with ``jacobian``,
-    ``∂F/∂e`` into ``kq`` and ``∂F/∂ė`` into ``kqd`` ``(k, k)`` (all overwritten; ``kqd``
-    stays zero without damping); ``frame``: the strains of the node-m frame (``Sg``
-    ``(2, k)``, not read otherwise). ``grad`` ``(2, k)`` and ``work`` (:func:`line_work`
-    values; passed rather than allocated per element) are work arrays (the Jacobians are
-    summed over the point's variables ``z`` (``(p, q)``, and ``g`` with ``frame``) at each
-    point, ``Rᵀ X R`` with ``X = Σ_s c_s (∇_z s ∇_z sᵀ) + (c_s s + damping) H_z s``).
+def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
+    """One element with the exact strains: ``F = F_e + F_d`` into ``force`` ``(k,)`` and,
+    with ``jacobian``, ``∂F/∂e`` into ``kq`` and ``∂F/∂ė`` into ``kqd`` ``(k, k)`` (all
+    overwritten; ``kqd`` stays zero without damping). ``grad`` ``(2, k)`` and ``work``
+    (:func:`line_work` values; passed rather than allocated per element) are work arrays.
     Returns ``(U, P_d)``: strain energy (J) and damping power ``F_d·ė`` (W)."""
     G = B.shape[0]
     k = B.shape[2]
-    nr = 6 if frame else 4
-    damped = gamma > 0.0
     force[:] = 0.0
     if jacobian:
         kq[:] = 0.0
         kqd[:] = 0.0
     energy = 0.0
     power = 0.0
-    gpq = work[0:12].reshape((2, 6))
-    hpq = work[12:84].reshape((2, 6, 6))
+    gz = work[0:12].reshape((2, 6))
+    hz = work[12:84].reshape((2, 6, 6))
+    x = work[84:120].reshape((6, 6))
+    y = work[120:156].reshape((6, 6))
+    bed = work[156:162]
+    xb = work[162 : 162 + 6 * k].reshape((6, k))
+    for g in range(G):
+        Bg = B[g]
+        strains = strains_pq(Bg, e, gz, hz, jacobian)
+        u, p = _point_terms(
+            Bg, 4, strains, gz, hz, coef[g], coef[G + g], gamma, ed, jacobian, force, kq, kqd,
+            grad, x, y, bed, xb,
+        )  # fmt: skip
+        energy += u
+        power += p
+    return energy, power
+
+
+@kernel
+def frame_element(B, Sg, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
+    """:func:`line_element` with the strains of the node-m frame (``Sg`` ``(2, k)``)."""
+    G = B.shape[0]
+    k = B.shape[2]
+    force[:] = 0.0
+    if jacobian:
+        kq[:] = 0.0
+        kqd[:] = 0.0
+    energy = 0.0
+    power = 0.0
+    gz = work[0:12].reshape((2, 6))
+    hz = work[12:84].reshape((2, 6, 6))
     x = work[84:120].reshape((6, 6))
     y = work[120:156].reshape((6, 6))
     bed = work[156:162]
     xb = work[162 : 162 + 6 * k].reshape((6, k))
     R = work[162 + 6 * k : 162 + 12 * k].reshape((6, k))
     for g in range(G):
-        Bg = B[g]
-        if frame:
-            _rows(Bg, Sg, frame, R)
-            strains = frame_strains(R, e, gpq, hpq, jacobian)
-        else:
-            strains = strains_pq(Bg, e, gpq, hpq, jacobian)
-        if jacobian:
-            x[:] = 0.0
-            y[:] = 0.0
-            if damped:
-                for r in range(nr):
-                    acc = 0.0
-                    for j in range(k):
-                        acc += (R[r, j] if frame else Bg[r, j]) * ed[j]
-                    bed[r] = acc
-        for s in range(2):
-            if frame:
-                _gradient(gpq, s, R, nr, grad)
-            else:
-                _gradient(gpq, s, Bg, nr, grad)
-            c = coef[s * G + g]
-            value = strains[s]
-            cs = c * value
-            energy += 0.5 * cs * value
-            rate = 0.0
-            if damped:
+        _rows(B[g], Sg, True, R)
+        strains = frame_strains(R, e, gz, hz, jacobian)
+        u, p = _point_terms(
+            R, 6, strains, gz, hz, coef[g], coef[G + g], gamma, ed, jacobian, force, kq, kqd,
+            grad, x, y, bed, xb,
+        )  # fmt: skip
+        energy += u
+        power += p
+    return energy, power
+
+
+@kernel(inline="always")
+def _point_terms(
+    R, nr, strains, gz, hz, c_axial, c_bending, gamma, ed, jacobian, force, kq, kqd, grad, x,
+    y, bed, xb,
+):  # fmt: skip
+    """One Gauss point's share of an element: the strains ``(ε, κ)`` with their gradients
+    ``gz`` and Hessians ``hz`` over the point's variables ``z = R e`` (the first ``nr`` rows
+    of ``R``), weighted by ``c_axial``, ``c_bending``: forces added to ``force`` and, with
+    ``jacobian``, ``−Rᵀ X R`` to ``kq`` and ``−Rᵀ Y R`` to ``kqd`` (``X = Σ_s c_s (∇_z s
+    ∇_z sᵀ) + (c_s s + damping) H_z s``, ``Y`` the damping's; ``x``, ``y``, ``bed``, ``xb``
+    work). Returns the point's energy and damping power."""
+    k = R.shape[1]
+    damped = gamma > 0.0
+    energy = 0.0
+    power = 0.0
+    if jacobian:
+        x[:] = 0.0
+        y[:] = 0.0
+        if damped:
+            for r in range(nr):
+                acc = 0.0
                 for j in range(k):
-                    rate += grad[s, j] * ed[j]
-            cr = gamma * c * rate
-            for i in range(k):
-                force[i] -= (cs + cr) * grad[s, i]
-            power -= cr * rate
-            if jacobian:
-                w = cs + cr
-                for r in range(nr):
-                    for col in range(nr):
-                        x[r, col] += c * gpq[s, r] * gpq[s, col] + w * hpq[s, r, col]
-                if damped:  # ∂F_d/∂ė, and ∂ε̇_s/∂e = H_s ė = Rᵀ H_z (R ė) in ∂F_d/∂e
-                    gc = gamma * c
-                    for col in range(nr):
-                        hd = 0.0
-                        for m in range(nr):
-                            hd += hpq[s, col, m] * bed[m]
-                        for r in range(nr):
-                            x[r, col] += gc * gpq[s, r] * hd
-                            y[r, col] += gc * gpq[s, r] * gpq[s, col]
+                    acc += R[r, j] * ed[j]
+                bed[r] = acc
+    for s in range(2):
+        _gradient(gz, s, R, nr, grad)
+        c = c_axial if s == 0 else c_bending
+        value = strains[s]
+        cs = c * value
+        energy += 0.5 * cs * value
+        rate = 0.0
+        if damped:
+            for j in range(k):
+                rate += grad[s, j] * ed[j]
+        cr = gamma * c * rate
+        for i in range(k):
+            force[i] -= (cs + cr) * grad[s, i]
+        power -= cr * rate
         if jacobian:
-            if frame:
-                _sub_rt_x_r(R, nr, x, xb, kq)
-                if damped:
-                    _sub_rt_x_r(R, nr, y, xb, kqd)
-            else:
-                _sub_bt_x_b(Bg, x, xb, kq)
-                if damped:
-                    _sub_bt_x_b(Bg, y, xb, kqd)
+            w = cs + cr
+            for r in range(nr):
+                for col in range(nr):
+                    x[r, col] += c * gz[s, r] * gz[s, col] + w * hz[s, r, col]
+            if damped:  # ∂F_d/∂ė, and ∂ε̇_s/∂e = H_s ė = Rᵀ H_z (R ė) in ∂F_d/∂e
+                gc = gamma * c
+                for col in range(nr):
+                    hd = 0.0
+                    for m in range(nr):
+                        hd += hz[s, col, m] * bed[m]
+                    for r in range(nr):
+                        x[r, col] += gc * gz[s, r] * hd
+                        y[r, col] += gc * gz[s, r] * gz[s, col]
+    if jacobian:
+        if nr == 4:
+            _sub_bt_x_b(R, x, xb, kq)
+            if damped:
+                _sub_bt_x_b(R, y, xb, kqd)
+        else:
+            _sub_rt_x_r(R, nr, x, xb, kq)
+            if damped:
+                _sub_rt_x_r(R, nr, y, xb, kqd)
     return energy, power
 
 
@@ -352,8 +393,8 @@ def _sub_rt_x_r(R, nr, x, work, out):
 
 @kernel
 def line_internal(B, Sg, frame, coef, gamma, E, Ed, jacobian):
-    """All elements of a beam (``E``, ``Ed`` ``(N, k)``; ``frame``, ``Sg``: as
-    :func:`line_element`): ``(force (N, k), ∂F/∂e (N, k, k), ∂F/∂ė (N, k, k), energy (N,),
+    """All elements of a beam (``E``, ``Ed`` ``(N, k)``; with ``frame`` the strains of the
+    node-m frame, ``Sg`` its slope's rows): ``(force (N, k), ∂F/∂e (N, k, k), ∂F/∂ė (N, k, k), energy (N,),
     power)``; the Jacobians are empty ``(0, k, k)`` without ``jacobian``."""
     n, k = E.shape
     force = np.zeros((n, k))
@@ -367,9 +408,14 @@ def line_internal(B, Sg, frame, coef, gamma, E, Ed, jacobian):
     wq = np.zeros((k, k))
     wqd = np.zeros((k, k))
     for i in range(n):
-        u, p = line_element(
-            B, Sg, frame, coef, gamma, E[i], Ed[i], jacobian, force[i], wq, wqd, grad, work
-        )
+        if frame:
+            u, p = frame_element(
+                B, Sg, coef, gamma, E[i], Ed[i], jacobian, force[i], wq, wqd, grad, work
+            )
+        else:
+            u, p = line_element(
+                B, coef, gamma, E[i], Ed[i], jacobian, force[i], wq, wqd, grad, work
+            )
         energy[i] = u
         power += p
         if jacobian:
@@ -380,7 +426,7 @@ def line_internal(B, Sg, frame, coef, gamma, E, Ed, jacobian):
 
 @kernel
 def line_strains(B, Sg, frame, E, hessian):
-    """Strains of all elements ``E`` ``(N, k)`` (``frame``, ``Sg``: as :func:`line_element`):
+    """Strains of all elements ``E`` ``(N, k)`` (``frame``, ``Sg``: as :func:`line_internal`):
     values ``(N, 2G)`` (G stretches, then G curvatures), gradients ``(N, 2G, k)`` and
     Hessians ``(N, 2G, k, k)`` (``(N, 0, k, k)`` without ``hessian``)."""
     n, k = E.shape

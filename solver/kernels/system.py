@@ -27,7 +27,7 @@ from solver.kernels import pulley as pl
 from solver.kernels import sliding as sl
 from solver.kernels.belt import BELT_WORK, belt_element
 from solver.kernels.continuum import continuum_element
-from solver.kernels.elastic_line import line_element, line_work
+from solver.kernels.elastic_line import frame_element, line_element, line_work
 from solver.kernels.hermite import hermite_jet
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
@@ -1482,10 +1482,18 @@ def contact_elastic_energy(P, mk):
 
 
 @kernel(inline="always")
-def _gather(P, q, qd, cols, k, x, xd):
+def _eliminated(P):
+    """``(n, (xe_ptr, xe_col, xe_w, xe_const))``: what :func:`_gather`, :func:`_scatter`
+    and :func:`_element_entries` read of the eliminated coordinates (taken once per loop:
+    each reading of a field counts a reference)."""
+    return P.n, (P.xe_ptr, P.xe_col, P.xe_w, P.xe_const)
+
+
+@kernel(inline="always")
+def _gather(n, xe, q, qd, cols, k, x, xd):
     """An element's coordinates and rates: ``x[:k] = q[cols[:k]]``, ``xd[:k] = q̇[cols[:k]]``,
     an eliminated column (``≥ n``) its combination ``D q + c`` and ``D q̇``."""
-    n = P.n
+    ptr, col, w, const = xe
     for j in range(k):
         c = cols[j]
         if c < n:
@@ -1493,58 +1501,58 @@ def _gather(P, q, qd, cols, k, x, xd):
             xd[j] = qd[c]
             continue
         r = c - n
-        a = P.xe_const[r]
+        a = const[r]
         b = 0.0
-        for i in range(P.xe_ptr[r], P.xe_ptr[r + 1]):
-            a += P.xe_w[i] * q[P.xe_col[i]]
-            b += P.xe_w[i] * qd[P.xe_col[i]]
+        for i in range(ptr[r], ptr[r + 1]):
+            a += w[i] * q[col[i]]
+            b += w[i] * qd[col[i]]
         x[j] = a
         xd[j] = b
 
 
 @kernel(inline="always")
-def _scatter(P, f, cols, k, out):
+def _scatter(n, xe, f, cols, k, out):
     """``out[cols[:k]] += f[:k]``, an eliminated column's share spread over the columns it
     combines (``Tᵀ f``)."""
-    n = P.n
+    ptr, col, w, _ = xe
     for j in range(k):
         c = cols[j]
         if c < n:
             out[c] += f[j]
             continue
         r = c - n
-        for i in range(P.xe_ptr[r], P.xe_ptr[r + 1]):
-            out[P.xe_col[i]] += P.xe_w[i] * f[j]
+        for i in range(ptr[r], ptr[r + 1]):
+            out[col[i]] += w[i] * f[j]
 
 
 @kernel(inline="always")
-def _plain(P, cols, k):
+def _plain(n, cols, k):
     """Whether none of an element's ``k`` columns is eliminated."""
     plain = True
     for j in range(k):
-        plain = plain and cols[j] < P.n
+        plain = plain and cols[j] < n
     return plain
 
 
 @kernel(inline="always")
-def _support(P, c, i):
+def _support(n, xe, c, i):
     """Term ``i`` of extended column ``c``'s row of ``T = [I; D]``: ``(q column, weight)``."""
-    if c < P.n:
+    if c < n:
         return c, 1.0
-    j = P.xe_ptr[c - P.n] + i
-    return P.xe_col[j], P.xe_w[j]
+    j = xe[0][c - n] + i
+    return xe[1][j], xe[2][j]
 
 
 @kernel(inline="always")
-def _support_size(P, c):
+def _support_size(n, xe, c):
     """The number of terms of extended column ``c``'s row of ``T``."""
-    if c < P.n:
+    if c < n:
         return 1
-    return P.xe_ptr[c - P.n + 1] - P.xe_ptr[c - P.n]
+    return xe[0][c - n + 1] - xe[0][c - n]
 
 
 @kernel
-def _element_entries(P, mode, e, rows, cols, vals, ecols, k, w, plain):
+def _element_entries(n, xe, mode, e, rows, cols, vals, ecols, k, w, plain):
     """The entries of an element's ``k × k`` matrix ``w`` over its columns ``ecols`` after
     the count ``e``; the new count. With an eliminated column (not ``plain``) each entry is
     spread over the products of its row's and column's terms (``Tᵀ w T``), in the same order
@@ -1561,11 +1569,11 @@ def _element_entries(P, mode, e, rows, cols, vals, ecols, k, w, plain):
                     e = _put(mode, e, rows, cols, vals, ecols[a], ecols[b], w[a, b])
         return e
     for a in range(k):
-        for ia in range(_support_size(P, ecols[a])):
-            ra, wa = _support(P, ecols[a], ia)
+        for ia in range(_support_size(n, xe, ecols[a])):
+            ra, wa = _support(n, xe, ecols[a], ia)
             for b in range(k):
-                for ib in range(_support_size(P, ecols[b])):
-                    cb, wb = _support(P, ecols[b], ib)
+                for ib in range(_support_size(n, xe, ecols[b])):
+                    cb, wb = _support(n, xe, ecols[b], ib)
                     e = _put(mode, e, rows, cols, vals, ra, cb, wa * wb * w[a, b])
     return e
 
@@ -1584,20 +1592,21 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     wq = np.zeros((w, w))
     wqd = np.zeros((w, w))
     want = jac and mode == VALUES
+    n, xe = _eliminated(P)
     for i in range(ne):
         s = P.ct_set[i]
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
         k = m * d
         cols = P.ct_cols[i]
-        _gather(P, q, qd, cols, k, x, xd)
+        _gather(n, xe, q, qd, cols, k, x, xd)
         damped = P.ct_damped[s]
         continuum_element(P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damped, want, f, wq, wqd)
-        _scatter(P, f, cols, k, out)
+        _scatter(n, xe, f, cols, k, out)
         if jac:
-            plain = _plain(P, cols, k)
-            e = _element_entries(P, mode, e, kr, kc, kv, cols, k, wq, plain)
+            plain = _plain(n, cols, k)
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, k, wq, plain)
             if damped:
-                ed = _element_entries(P, mode, ed, cr, cc, cv, cols, k, wqd, plain)
+                ed = _element_entries(n, xe, mode, ed, cr, cc, cv, cols, k, wqd, plain)
     return e, ed
 
 
@@ -1612,14 +1621,15 @@ def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
     wq = np.zeros((12, 12))
     work = np.zeros(BELT_WORK)
     want = jac and mode == VALUES
+    n, xe = _eliminated(P)
     for i in range(ne):
         s = P.bl_set[i]
         cols = P.bl_cols[i]
-        _gather(P, q, q, cols, 12, x, xd)
+        _gather(n, xe, q, q, cols, 12, x, xd)
         belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], x, want, f, wq, work)
-        _scatter(P, f, cols, 12, out)
+        _scatter(n, xe, f, cols, 12, out)
         if jac:
-            e = _element_entries(P, mode, e, kr, kc, kv, cols, 12, wq, _plain(P, cols, 12))
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, 12, wq, _plain(n, cols, 12))
     return e
 
 
@@ -1799,21 +1809,25 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     grad = np.zeros((2, k))
     work = np.zeros(line_work(k))
     want = jac and mode == VALUES
+    n, xe = _eliminated(P)
+    ln_set, ln_cols, ln_gamma, ln_frame = P.ln_set, P.ln_cols, P.ln_gamma, P.ln_frame
     for i in range(ne):
-        s = P.ln_set[i]
-        cols = P.ln_cols[i]
-        _gather(P, q, qd, cols, k, x, xd)
-        gamma = P.ln_gamma[s]
-        line_element(
-            P.ln_B[s], P.ln_Sg[s], P.ln_frame[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd,
-            grad, work,
-        )  # fmt: skip
-        _scatter(P, f, cols, k, out)
+        s = ln_set[i]
+        cols = ln_cols[i]
+        _gather(n, xe, q, qd, cols, k, x, xd)
+        gamma = ln_gamma[s]
+        if ln_frame[s]:
+            frame_element(
+                P.ln_B[s], P.ln_Sg[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work
+            )
+        else:
+            line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
+        _scatter(n, xe, f, cols, k, out)
         if jac:
-            plain = _plain(P, cols, k)
-            e = _element_entries(P, mode, e, kr, kc, kv, cols, k, wq, plain)
+            plain = _plain(n, cols, k)
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, k, wq, plain)
             if gamma > 0.0:
-                ed = _element_entries(P, mode, ed, cr, cc, cv, cols, k, wqd, plain)
+                ed = _element_entries(n, xe, mode, ed, cr, cc, cv, cols, k, wqd, plain)
     return e, ed
 
 
@@ -1830,24 +1844,27 @@ def _flexible_energy_power(P, q, qd, damping):
     wk = np.zeros((w, w))
     grad = np.zeros((2, k))
     work = np.zeros(line_work(k))
+    n, xe = _eliminated(P)
     for i in range(P.ln_cols.shape[0]):
         s = P.ln_set[i]
         gamma = P.ln_gamma[s] if damping else 0.0
         if damping and gamma == 0.0:
             continue
-        _gather(P, q, qd, P.ln_cols[i], k, x, xd)
-        # line_element reads the first k entries (k = the B rows' width)
-        u, pw = line_element(
-            P.ln_B[s], P.ln_Sg[s], P.ln_frame[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk,
-            grad, work,
-        )  # fmt: skip
+        _gather(n, xe, q, qd, P.ln_cols[i], k, x, xd)
+        # the element kernels read the first k entries (k = the B rows' width)
+        if P.ln_frame[s]:
+            u, pw = frame_element(
+                P.ln_B[s], P.ln_Sg[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work
+            )
+        else:
+            u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work)
         out += pw if damping else u
     for i in range(P.ct_cols.shape[0]):
         s = P.ct_set[i]
         if damping and not P.ct_damped[s]:
             continue
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
-        _gather(P, q, qd, P.ct_cols[i], m * d, x, xd)
+        _gather(n, xe, q, qd, P.ct_cols[i], m * d, x, xd)
         u, pw = continuum_element(
             P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damping, NO, f, wk, wk
         )
@@ -1860,7 +1877,7 @@ def _flexible_energy_power(P, q, qd, damping):
         wb = np.zeros(BELT_WORK)
         for i in range(P.bl_cols.shape[0]):
             s = P.bl_set[i]
-            _gather(P, q, q, P.bl_cols[i], 12, xb, xbd)
+            _gather(n, xe, q, q, P.bl_cols[i], 12, xb, xbd)
             out += belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], xb, NO, fb, kb, wb)
     return out
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.kernels.elastic_line import line_element, line_strains, line_work
+from solver.kernels.elastic_line import frame_element, line_strains, line_work
 from solver.kernels.jit import NO, YES
 from solver.mechanics.bodies.ancf.euler_bernoulli_linear import EulerBernoulliLinear2D
 from solver.mechanics.bodies.ancf.shapes import gauss, hermite
@@ -40,8 +40,8 @@ def _evaluate(el, e, ed, damped=True):
     kq = np.zeros((8, 8))
     kqd = np.zeros((8, 8))
     gamma = el.gamma if damped and el.damped else 0.0
-    u, p = line_element(
-        el.B, el.Sg, YES, el.coef, gamma, e, ed, YES, f, kq, kqd, np.zeros((2, 8)),
+    u, p = frame_element(
+        el.B, el.Sg, el.coef, gamma, e, ed, YES, f, kq, kqd, np.zeros((2, 8)),
         np.zeros(line_work(8)),
     )  # fmt: skip
     return f, kq, kqd, u, p
