@@ -240,7 +240,7 @@ def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     overwritten; ``kqd`` stays zero without damping). ``grad`` ``(2, k)`` and ``work``
     (:func:`line_work` values; passed rather than allocated per element) are work arrays.
     Returns ``(U, P_d)``: strain energy (J) and damping power ``F_d·ė`` (W). The terms of
-    each point are :func:`_point_terms`'s written out over the four rows of ``B[g]``: the
+    each point are :func:`point_terms`'s written out over the four rows of ``B[g]``: the
     shared form, with the rows' count a parameter, costs this element about 15% per
     step."""
     G = B.shape[0]
@@ -330,8 +330,8 @@ def frame_element(B, Sg, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, wor
     for g in range(G):
         _rows(B[g], Sg, True, R)
         strains = frame_strains(R, e, gz, hz, jacobian)
-        u, p = _point_terms(
-            R, 6, strains, gz, hz, coef[g], coef[G + g], gamma, ed, jacobian, force, kq, kqd,
+        u, p = point_terms(
+            R, 6, strains, gz, hz, (coef[g], coef[G + g]), gamma, ed, jacobian, force, kq, kqd,
             grad, x, y, bed, xb,
         )  # fmt: skip
         energy += u
@@ -340,13 +340,14 @@ def frame_element(B, Sg, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, wor
 
 
 @kernel(inline="always")
-def _point_terms(
-    R, nr, strains, gz, hz, c_axial, c_bending, gamma, ed, jacobian, force, kq, kqd, grad, x,
-    y, bed, xb,
+def point_terms(
+    R, nr, strains, gz, hz, weights, gamma, ed, jacobian, force, kq, kqd, grad, x, y, bed, xb
 ):  # fmt: skip
-    """One Gauss point's share of an element: the strains ``(ε, κ)`` with their gradients
-    ``gz`` and Hessians ``hz`` over the point's variables ``z = R e`` (the first ``nr`` rows
-    of ``R``), weighted by ``c_axial``, ``c_bending``: forces added to ``force`` and, with
+    """One Gauss point's share of an element of energy ``½ Σ_s c_s s²`` and damping
+    ``½ γ Σ_s c_s ṡ²``: the strains ``s`` (a tuple) with their gradients ``gz`` and Hessians
+    ``hz`` over the point's variables ``z = R e`` (the first ``nr`` rows of ``R``), weighted
+    by ``weights`` (the c_s, a tuple; ``grad`` has a row per strain): forces added to
+    ``force`` and, with
     ``jacobian``, ``−Rᵀ X R`` to ``kq`` and ``−Rᵀ Y R`` to ``kqd`` (``X = Σ_s c_s (∇_z s
     ∇_z sᵀ) + (c_s s + damping) H_z s``, ``Y`` the damping's; ``x``, ``y``, ``bed``, ``xb``
     work). Returns the point's energy and damping power."""
@@ -363,9 +364,9 @@ def _point_terms(
                 for j in range(k):
                     acc += R[r, j] * ed[j]
                 bed[r] = acc
-    for s in range(2):
+    for s in range(len(strains)):
         _gradient(gz, s, R, nr, grad)
-        c = c_axial if s == 0 else c_bending
+        c = weights[s]
         value = strains[s]
         cs = c * value
         energy += 0.5 * cs * value

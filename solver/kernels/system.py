@@ -26,6 +26,7 @@ from solver.kernels import primitives as prim
 from solver.kernels import pulley as pl
 from solver.kernels import sliding as sl
 from solver.kernels.belt import BELT_WORK, belt_element
+from solver.kernels.cable import cable_element, cable_work
 from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import frame_element, line_element, line_work
 from solver.kernels.hermite import hermite_jet
@@ -131,6 +132,13 @@ class SystemArrays(NamedTuple):
     ct_P0: np.ndarray  # (nsets, 8, 8)
     ct_Tv: np.ndarray  # (nsets, 8, 8, 8, 8) (zero: no damping)
     ct_damped: np.ndarray  # (nsets,) bool
+    # cable elements (``solver.kernels.cable``): the columns of each element and its set;
+    # per set the Gauss rows (r_x, r_xx), the axial and bending weights, damping γ
+    cb_cols: np.ndarray  # (ne, 12) int64
+    cb_set: np.ndarray  # (ne,) int64
+    cb_B: np.ndarray  # (nsets, G, 6, 12)
+    cb_coef: np.ndarray  # (nsets, 2, G)
+    cb_gamma: np.ndarray  # (nsets,) s
     # belt elements (``solver.kernels.belt``): q columns and set of each element; per set
     # the Gauss rows (r_c,x, r_c,xx), the coefficients of W and the length, ξ and weights
     bl_cols: np.ndarray  # (ne, 12) int64
@@ -1399,6 +1407,8 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.ct_cols.shape[0]:
         e, ed = _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    if P.cb_cols.shape[0]:
+        e, ed = _cable_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.bl_cols.shape[0]:
         e = _belt_entries(P, q, mode, e, kr, kc, kv, out, jac)
     if P.pc_group.shape[0]:
@@ -1832,6 +1842,35 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
 
 
 @kernel
+def _cable_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
+    """The cable elements' forces into ``out`` and their Jacobian entries (as
+    :func:`_line_entries`)."""
+    ne = P.cb_cols.shape[0]
+    x = np.zeros(12)
+    xd = np.zeros(12)
+    f = np.zeros(12)
+    wq = np.zeros((12, 12))
+    wqd = np.zeros((12, 12))
+    grad = np.zeros((4, 12))
+    work = np.zeros(cable_work(12))
+    want = jac and mode == VALUES
+    n, xe = _eliminated(P)
+    for i in range(ne):
+        s = P.cb_set[i]
+        cols = P.cb_cols[i]
+        _gather(n, xe, q, qd, cols, 12, x, xd)
+        gamma = P.cb_gamma[s]
+        cable_element(P.cb_B[s], P.cb_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
+        _scatter(n, xe, f, cols, 12, out)
+        if jac:
+            plain = _plain(n, cols, 12)
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, 12, wq, plain)
+            if gamma > 0.0:
+                ed = _element_entries(n, xe, mode, ed, cr, cc, cv, cols, 12, wqd, plain)
+    return e, ed
+
+
+@kernel
 def _flexible_energy_power(P, q, qd, damping):
     """Strain energy of the flexible elements the kernels evaluate (J) or, with
     ``damping``, their damping power at ``(q, q̇)`` (W)."""
@@ -1869,6 +1908,21 @@ def _flexible_energy_power(P, q, qd, damping):
             P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damping, NO, f, wk, wk
         )
         out += pw if damping else u
+    if P.cb_cols.shape[0]:
+        xc = np.zeros(12)
+        xcd = np.zeros(12)
+        fc = np.zeros(12)
+        kc = np.zeros((12, 12))
+        gc = np.zeros((4, 12))
+        wc = np.zeros(cable_work(12))
+        for i in range(P.cb_cols.shape[0]):
+            s = P.cb_set[i]
+            gamma = P.cb_gamma[s] if damping else 0.0
+            if damping and gamma == 0.0:
+                continue
+            _gather(n, xe, q, qd, P.cb_cols[i], 12, xc, xcd)
+            u, pw = cable_element(P.cb_B[s], P.cb_coef[s], gamma, xc, xcd, NO, fc, kc, kc, gc, wc)
+            out += pw if damping else u
     if not damping:  # belt elements: no damping
         xb = np.zeros(12)
         xbd = np.zeros(12)
@@ -1987,7 +2041,7 @@ def elastic_energy(P, mk, q):
     ``Σ K δⁿ⁺¹/(n + 1)`` of contacts, ``Σ W k_p d²/2`` of pulley contacts and the strain
     energy of the flexible elements (J)."""
     out = 0.0
-    if P.ln_cols.shape[0] or P.ct_cols.shape[0] or P.bl_cols.shape[0]:
+    if P.ln_cols.shape[0] or P.ct_cols.shape[0] or P.cb_cols.shape[0] or P.bl_cols.shape[0]:
         out += _flexible_energy_power(P, q, q, NO)
     if P.cn_kind.shape[0]:
         out += contact_elastic_energy(P, mk)
@@ -2013,7 +2067,7 @@ def nonconservative_power(P, mk, q, qd, t):
     not of contacts, which integrate their own work over the accepted states
     (``solver.mechanics.forces.contact``)."""
     out = 0.0
-    if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
+    if P.ln_cols.shape[0] or P.ct_cols.shape[0] or P.cb_cols.shape[0]:
         out += _flexible_energy_power(P, q, qd, YES)
     if P.pc_mk.shape[0]:
         out += pulley_energy_power(P, mk, YES)

@@ -4,11 +4,11 @@
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
 forces, torques, contacts, pulley contacts) with their time functions, the no-slip rows of
-rolling discs, the flexible elements (elastic line, continuum, belt; the eliminated
-coordinates some of them read), the ANCF sliding joints, and lays them out as
+rolling discs, the flexible elements (elastic line, continuum, cable, belt; the
+eliminated coordinates some of them read), the ANCF sliding joints, and lays them out as
 :class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
 do not evaluate yet (it is evaluated by the system's own Python code on top of them):
-body-axes loads on natural bodies, the cable element.
+body-axes loads on natural bodies, and ANCF elements without a kernel.
 """
 
 from __future__ import annotations
@@ -208,6 +208,21 @@ def _line_elements(system) -> dict:
     }
 
 
+def _cable_elements(system) -> dict:
+    """The cable elements the kernels evaluate: one set of Gauss rows, weights and damping
+    per beam (``ancf.cable.Cable3D``)."""
+    cols, sets, elements = _beams(system, "cable")
+    return {
+        "cb_cols": np.ascontiguousarray(
+            np.concatenate(cols) if cols else np.zeros((0, 12)), np.int64
+        ),
+        "cb_set": sets,
+        "cb_B": _stack([e.B for e in elements], (5, 6, 12)),
+        "cb_coef": _stack([e.coef for e in elements], (2, 5)),
+        "cb_gamma": _floats([e.gamma if e.damped else 0.0 for e in elements]),
+    }
+
+
 def _belt_elements(system) -> dict:
     """The belt elements the kernels evaluate: one set of Gauss rows, coefficients and
     points per beam (``ancf.belt.Belt2D``)."""
@@ -339,6 +354,7 @@ def pack(system) -> SystemArrays:
         **_forces(system, functions),
         **_line_elements(system),
         **_continuum_elements(system),
+        **_cable_elements(system),
         **_eliminated(system),
         **_belt_elements(system),
         **_sliders(system),

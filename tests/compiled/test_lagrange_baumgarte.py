@@ -7,6 +7,8 @@ least-squares solve."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -136,10 +138,10 @@ def test_not_for_systems_with_other_python_parts():
 
     system = MultibodySystem(model_from_data(flexible_data()))
     assert lb_right_hand_side(system, 5.0, 5.0, 0.0) is not None  # kernels' beams
-    data = flexible_data()  # the beam as a cable, on a spherical joint
-    data["bodies"][1]["type"] = "ancf_cable"
-    data["joints"][1]["type"] = "spherical"
-    del data["joints"][1]["axis"]
-    beams = MultibodySystem(model_from_data(data))
-    assert python_parts(beams)  # ANCF elements the kernels do not evaluate yet
-    assert lb_right_hand_side(beams, 5.0, 5.0, 0.0) is None
+    from tests.kernels.test_system_kernels import MODELS as KERNEL_MODELS
+
+    data = copy.deepcopy(KERNEL_MODELS["reference_point"])
+    data["solver"] = {"coordinates": "natural"}  # its body-axes loads: Python
+    loads = MultibodySystem(model_from_data(data))
+    assert python_parts(loads)
+    assert lb_right_hand_side(loads, 5.0, 5.0, 0.0) is None

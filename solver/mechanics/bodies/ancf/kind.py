@@ -392,7 +392,8 @@ class AncfBodies(BodyKind):
 
     def kernel_elements(self, kernel: str) -> list[tuple[np.ndarray, object]]:
         """``(element columns (N, k), element model)`` of each beam whose elements the
-        compiled ``kernel`` evaluates (``"elastic_line"``, ``"continuum"``, ``"belt"``)."""
+        compiled ``kernel`` evaluates (``"elastic_line"``, ``"continuum"``, ``"cable"``,
+        ``"belt"``)."""
         _ = self.n
         return [
             (b.cols, b.element) for b in self.beams if b.in_kernels and b.element.kernel == kernel
