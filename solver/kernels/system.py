@@ -1561,7 +1561,7 @@ def _support_size(n, xe, c):
     return xe[0][c - n + 1] - xe[0][c - n]
 
 
-@kernel
+@kernel(inline="always")
 def _element_entries(n, xe, mode, e, rows, cols, vals, ecols, k, w, plain):
     """The entries of an element's ``k × k`` matrix ``w`` over its columns ``ecols`` after
     the count ``e``; the new count. With an eliminated column (not ``plain``) each entry is
