@@ -5,8 +5,9 @@ coordinates ``q`` (per rigid body ``[x, y, z, e0, e1, e2, e3]``, per point mass 
 then the linear coordinates of natural-coordinate bodies), the marker table
 (:mod:`solver.kernels.markers`), the constraint primitives (:mod:`solver.kernels.primitives`)
 with their rows, the Euler-parameter norm rows ``pᵀp − 1`` (one per rigid body, from
-``norm_row0``), the masses, the force elements (:mod:`solver.kernels.loads`) and the time
-functions (:mod:`solver.kernels.time_functions`; index −1: none).
+``norm_row0``), the masses, the force elements (:mod:`solver.kernels.loads`; body-axes
+loads on natural-coordinate bodies: :mod:`solver.kernels.natural_loads`), the flexible
+elements and the time functions (:mod:`solver.kernels.time_functions`; index −1: none).
 
 Matrices come as *entries*: values in a fixed order with their rows and columns given
 once by the matching ``*_pattern`` function (repeated positions add up), so that callers
@@ -27,8 +28,9 @@ from solver.kernels import primitives as prim
 from solver.kernels import pulley as pl
 from solver.kernels import sliding as sl
 from solver.kernels.belt import BELT_WORK, belt_element
+from solver.kernels.cable import cable_element, cable_work
 from solver.kernels.continuum import continuum_element
-from solver.kernels.elastic_line import line_element, line_work
+from solver.kernels.elastic_line import frame_element, line_element, line_work
 from solver.kernels.hermite import hermite_jet
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
@@ -124,10 +126,13 @@ class SystemArrays(NamedTuple):
     nl_c: np.ndarray  # (nl, 4)
     nl_func: np.ndarray  # (nl, 3) int64
     # flexible elements with an elastic line (``solver.kernels.elastic_line``): the q
-    # columns of each element and its set; per set the Gauss rows, weights, damping γ
+    # columns of each element and its set; per set the Gauss rows, the node-m slope's rows
+    # and whether the strains are those of its frame, weights, damping γ
     ln_cols: np.ndarray  # (ne, k) int64
     ln_set: np.ndarray  # (ne,) int64
     ln_B: np.ndarray  # (nsets, G, 4, k)
+    ln_Sg: np.ndarray  # (nsets, 2, k)
+    ln_frame: np.ndarray  # (nsets,) bool
     ln_coef: np.ndarray  # (nsets, 2G)
     ln_gamma: np.ndarray  # (nsets,) s
     # continuum flexible elements (``solver.kernels.continuum``): q columns (−1 padded to
@@ -139,6 +144,13 @@ class SystemArrays(NamedTuple):
     ct_P0: np.ndarray  # (nsets, 8, 8)
     ct_Tv: np.ndarray  # (nsets, 8, 8, 8, 8) (zero: no damping)
     ct_damped: np.ndarray  # (nsets,) bool
+    # cable elements (``solver.kernels.cable``): the columns of each element and its set;
+    # per set the Gauss rows (r_x, r_xx), the axial and bending weights, damping γ
+    cb_cols: np.ndarray  # (ne, 12) int64
+    cb_set: np.ndarray  # (ne,) int64
+    cb_B: np.ndarray  # (nsets, G, 6, 12)
+    cb_coef: np.ndarray  # (nsets, 2, G)
+    cb_gamma: np.ndarray  # (nsets,) s
     # belt elements (``solver.kernels.belt``): q columns and set of each element; per set
     # the Gauss rows (r_c,x, r_c,xx), the coefficients of W and the length, ξ and weights
     bl_cols: np.ndarray  # (ne, 12) int64
@@ -168,6 +180,14 @@ class SystemArrays(NamedTuple):
     sl_par: np.ndarray  # (nsl, 2): l, z₀
     # the columns of every node's r and r_x (d each, −1 padded), the beams one after another
     sl_nodes: np.ndarray  # (nodes, 6) int64
+    # eliminated ANCF coordinates (``solver/mechanics/bodies/ancf/columns.py``): a flexible
+    # element's column ``c ≥ n`` is ``x_c = Σ_j xe_w[j] q[xe_col[j]] + xe_const[c − n]``,
+    # ``j`` in ``xe_ptr[c − n]:xe_ptr[c − n + 1]``; its forces and Jacobian entries go back
+    # to those columns with the same weights (``Tᵀ f``, ``Tᵀ K T``)
+    xe_ptr: np.ndarray  # (count + 1,) int64
+    xe_col: np.ndarray  # (nnz,) int64
+    xe_w: np.ndarray  # (nnz,)
+    xe_const: np.ndarray  # (count,)
 
 
 #: what an entries function does with its output arrays
@@ -1494,6 +1514,8 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.ct_cols.shape[0]:
         e, ed = _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+    if P.cb_cols.shape[0]:
+        e, ed = _cable_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.bl_cols.shape[0]:
         e = _belt_entries(P, q, mode, e, kr, kc, kv, out, jac)
     if P.pc_group.shape[0]:
@@ -1577,18 +1599,106 @@ def contact_elastic_energy(P, mk):
 
 
 @kernel(inline="always")
-def _gather(q, qd, cols, k, x, xd):
-    """An element's coordinates and rates: ``x[:k] = q[cols[:k]]``, ``xd[:k] = q̇[cols[:k]]``."""
+def _eliminated(P):
+    """``(n, (xe_ptr, xe_col, xe_w, xe_const))``: what :func:`_gather`, :func:`_scatter`
+    and :func:`_element_entries` read of the eliminated coordinates (taken once per loop:
+    each reading of a field counts a reference)."""
+    return P.n, (P.xe_ptr, P.xe_col, P.xe_w, P.xe_const)
+
+
+@kernel(inline="always")
+def _gather(n, xe, q, qd, cols, k, x, xd):
+    """An element's coordinates and rates: ``x[:k] = q[cols[:k]]``, ``xd[:k] = q̇[cols[:k]]``,
+    an eliminated column (``≥ n``) its combination ``D q + c`` and ``D q̇``."""
+    ptr, col, w, const = xe
     for j in range(k):
-        x[j] = q[cols[j]]
-        xd[j] = qd[cols[j]]
+        c = cols[j]
+        if c < n:
+            x[j] = q[c]
+            xd[j] = qd[c]
+            continue
+        r = c - n
+        a = const[r]
+        b = 0.0
+        for i in range(ptr[r], ptr[r + 1]):
+            a += w[i] * q[col[i]]
+            b += w[i] * qd[col[i]]
+        x[j] = a
+        xd[j] = b
+
+
+@kernel(inline="always")
+def _scatter(n, xe, f, cols, k, out):
+    """``out[cols[:k]] += f[:k]``, an eliminated column's share spread over the columns it
+    combines (``Tᵀ f``)."""
+    ptr, col, w, _ = xe
+    for j in range(k):
+        c = cols[j]
+        if c < n:
+            out[c] += f[j]
+            continue
+        r = c - n
+        for i in range(ptr[r], ptr[r + 1]):
+            out[col[i]] += w[i] * f[j]
+
+
+@kernel(inline="always")
+def _plain(n, cols, k):
+    """Whether none of an element's ``k`` columns is eliminated."""
+    plain = True
+    for j in range(k):
+        plain = plain and cols[j] < n
+    return plain
+
+
+@kernel(inline="always")
+def _support(n, xe, c, i):
+    """Term ``i`` of extended column ``c``'s row of ``T = [I; D]``: ``(q column, weight)``."""
+    if c < n:
+        return c, 1.0
+    j = xe[0][c - n] + i
+    return xe[1][j], xe[2][j]
+
+
+@kernel(inline="always")
+def _support_size(n, xe, c):
+    """The number of terms of extended column ``c``'s row of ``T``."""
+    if c < n:
+        return 1
+    return xe[0][c - n + 1] - xe[0][c - n]
+
+
+@kernel(inline="always")
+def _element_entries(n, xe, mode, e, rows, cols, vals, ecols, k, w, plain):
+    """The entries of an element's ``k × k`` matrix ``w`` over its columns ``ecols`` after
+    the count ``e``; the new count. With an eliminated column (not ``plain``) each entry is
+    spread over the products of its row's and column's terms (``Tᵀ w T``), in the same order
+    in every pass."""
+    if plain:
+        if mode == VALUES:  # the evaluation pass writes its entries directly
+            for a in range(k):
+                for b in range(k):
+                    vals[e] = w[a, b]
+                    e += 1
+        else:
+            for a in range(k):
+                for b in range(k):
+                    e = _put(mode, e, rows, cols, vals, ecols[a], ecols[b], w[a, b])
+        return e
+    for a in range(k):
+        for ia in range(_support_size(n, xe, ecols[a])):
+            ra, wa = _support(n, xe, ecols[a], ia)
+            for b in range(k):
+                for ib in range(_support_size(n, xe, ecols[b])):
+                    cb, wb = _support(n, xe, ecols[b], ib)
+                    e = _put(mode, e, rows, cols, vals, ra, cb, wa * wb * w[a, b])
+    return e
 
 
 @kernel
 def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The continuum elements' forces into ``out`` and their Jacobian entries (as
     :func:`_line_entries`)."""
-    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.ct_cols.shape[0]
     if ne == 0:
         return e, ed
@@ -1599,32 +1709,21 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     wq = np.zeros((w, w))
     wqd = np.zeros((w, w))
     want = jac and mode == VALUES
+    n, xe = _eliminated(P)
     for i in range(ne):
         s = P.ct_set[i]
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
         k = m * d
         cols = P.ct_cols[i]
-        _gather(q, qd, cols, k, x, xd)
+        _gather(n, xe, q, qd, cols, k, x, xd)
         damped = P.ct_damped[s]
         continuum_element(P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damped, want, f, wq, wqd)
-        for j in range(k):
-            out[cols[j]] += f[j]
+        _scatter(n, xe, f, cols, k, out)
         if jac:
-            for a in range(k):
-                for b in range(k):
-                    if values:
-                        kv[e] = wq[a, b]
-                        e += 1
-                    else:
-                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            plain = _plain(n, cols, k)
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, k, wq, plain)
             if damped:
-                for a in range(k):
-                    for b in range(k):
-                        if values:
-                            cv[ed] = wqd[a, b]
-                            ed += 1
-                        else:
-                            ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
+                ed = _element_entries(n, xe, mode, ed, cr, cc, cv, cols, k, wqd, plain)
     return e, ed
 
 
@@ -1632,29 +1731,22 @@ def _continuum_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
 def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
     """The belt elements' elastic forces into ``out`` and their Jacobian entries after the
     count ``e`` (∂F/∂q; no damping); the new count."""
-    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.bl_cols.shape[0]
     x = np.zeros(12)
+    xd = np.zeros(12)  # not read: belts have no damping
     f = np.zeros(12)
     wq = np.zeros((12, 12))
     work = np.zeros(BELT_WORK)
     want = jac and mode == VALUES
+    n, xe = _eliminated(P)
     for i in range(ne):
         s = P.bl_set[i]
         cols = P.bl_cols[i]
-        for j in range(12):
-            x[j] = q[cols[j]]
+        _gather(n, xe, q, q, cols, 12, x, xd)
         belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], x, want, f, wq, work)
-        for j in range(12):
-            out[cols[j]] += f[j]
+        _scatter(n, xe, f, cols, 12, out)
         if jac:
-            for a in range(12):
-                for b in range(12):
-                    if values:
-                        kv[e] = wq[a, b]
-                        e += 1
-                    else:
-                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, 12, wq, _plain(n, cols, 12))
     return e
 
 
@@ -1822,7 +1914,6 @@ def pulley_energy_power(P, mk, power):
 def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The elastic-line elements' forces into ``out`` and their Jacobian entries after the
     counts ``e`` (∂F/∂q) and ``ed`` (∂F/∂q̇, damped elements only); the new counts."""
-    values = mode == VALUES  # the evaluation pass writes its entries directly
     ne = P.ln_cols.shape[0]
     if ne == 0:
         return e, ed
@@ -1835,30 +1926,54 @@ def _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     grad = np.zeros((2, k))
     work = np.zeros(line_work(k))
     want = jac and mode == VALUES
+    n, xe = _eliminated(P)
+    ln_set, ln_cols, ln_gamma, ln_frame = P.ln_set, P.ln_cols, P.ln_gamma, P.ln_frame
     for i in range(ne):
-        s = P.ln_set[i]
-        cols = P.ln_cols[i]
-        _gather(q, qd, cols, k, x, xd)
-        gamma = P.ln_gamma[s]
-        line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
-        for j in range(k):
-            out[cols[j]] += f[j]
+        s = ln_set[i]
+        cols = ln_cols[i]
+        _gather(n, xe, q, qd, cols, k, x, xd)
+        gamma = ln_gamma[s]
+        if ln_frame[s]:
+            frame_element(
+                P.ln_B[s], P.ln_Sg[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work
+            )
+        else:
+            line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
+        _scatter(n, xe, f, cols, k, out)
         if jac:
-            for a in range(k):
-                for b in range(k):
-                    if values:
-                        kv[e] = wq[a, b]
-                        e += 1
-                    else:
-                        e = _put(mode, e, kr, kc, kv, cols[a], cols[b], wq[a, b])
+            plain = _plain(n, cols, k)
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, k, wq, plain)
             if gamma > 0.0:
-                for a in range(k):
-                    for b in range(k):
-                        if values:
-                            cv[ed] = wqd[a, b]
-                            ed += 1
-                        else:
-                            ed = _put(mode, ed, cr, cc, cv, cols[a], cols[b], wqd[a, b])
+                ed = _element_entries(n, xe, mode, ed, cr, cc, cv, cols, k, wqd, plain)
+    return e, ed
+
+
+@kernel
+def _cable_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
+    """The cable elements' forces into ``out`` and their Jacobian entries (as
+    :func:`_line_entries`)."""
+    ne = P.cb_cols.shape[0]
+    x = np.zeros(12)
+    xd = np.zeros(12)
+    f = np.zeros(12)
+    wq = np.zeros((12, 12))
+    wqd = np.zeros((12, 12))
+    grad = np.zeros((4, 12))
+    work = np.zeros(cable_work(12))
+    want = jac and mode == VALUES
+    n, xe = _eliminated(P)
+    for i in range(ne):
+        s = P.cb_set[i]
+        cols = P.cb_cols[i]
+        _gather(n, xe, q, qd, cols, 12, x, xd)
+        gamma = P.cb_gamma[s]
+        cable_element(P.cb_B[s], P.cb_coef[s], gamma, x, xd, want, f, wq, wqd, grad, work)
+        _scatter(n, xe, f, cols, 12, out)
+        if jac:
+            plain = _plain(n, cols, 12)
+            e = _element_entries(n, xe, mode, e, kr, kc, kv, cols, 12, wq, plain)
+            if gamma > 0.0:
+                ed = _element_entries(n, xe, mode, ed, cr, cc, cv, cols, 12, wqd, plain)
     return e, ed
 
 
@@ -1875,34 +1990,55 @@ def _flexible_energy_power(P, q, qd, damping):
     wk = np.zeros((w, w))
     grad = np.zeros((2, k))
     work = np.zeros(line_work(k))
+    n, xe = _eliminated(P)
     for i in range(P.ln_cols.shape[0]):
         s = P.ln_set[i]
         gamma = P.ln_gamma[s] if damping else 0.0
         if damping and gamma == 0.0:
             continue
-        _gather(q, qd, P.ln_cols[i], k, x, xd)
-        # line_element reads the first k entries (k = the B rows' width)
-        u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work)
+        _gather(n, xe, q, qd, P.ln_cols[i], k, x, xd)
+        # the element kernels read the first k entries (k = the B rows' width)
+        if P.ln_frame[s]:
+            u, pw = frame_element(
+                P.ln_B[s], P.ln_Sg[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work
+            )
+        else:
+            u, pw = line_element(P.ln_B[s], P.ln_coef[s], gamma, x, xd, NO, f, wk, wk, grad, work)
         out += pw if damping else u
     for i in range(P.ct_cols.shape[0]):
         s = P.ct_set[i]
         if damping and not P.ct_damped[s]:
             continue
         m, d = P.ct_md[s, 0], P.ct_md[s, 1]
-        _gather(q, qd, P.ct_cols[i], m * d, x, xd)
+        _gather(n, xe, q, qd, P.ct_cols[i], m * d, x, xd)
         u, pw = continuum_element(
             P.ct_T[s], P.ct_P0[s], P.ct_Tv[s], m, d, x, xd, damping, NO, f, wk, wk
         )
         out += pw if damping else u
+    if P.cb_cols.shape[0]:
+        xc = np.zeros(12)
+        xcd = np.zeros(12)
+        fc = np.zeros(12)
+        kc = np.zeros((12, 12))
+        gc = np.zeros((4, 12))
+        wc = np.zeros(cable_work(12))
+        for i in range(P.cb_cols.shape[0]):
+            s = P.cb_set[i]
+            gamma = P.cb_gamma[s] if damping else 0.0
+            if damping and gamma == 0.0:
+                continue
+            _gather(n, xe, q, qd, P.cb_cols[i], 12, xc, xcd)
+            u, pw = cable_element(P.cb_B[s], P.cb_coef[s], gamma, xc, xcd, NO, fc, kc, kc, gc, wc)
+            out += pw if damping else u
     if not damping:  # belt elements: no damping
         xb = np.zeros(12)
+        xbd = np.zeros(12)
         fb = np.zeros(12)
         kb = np.zeros((12, 12))
         wb = np.zeros(BELT_WORK)
         for i in range(P.bl_cols.shape[0]):
             s = P.bl_set[i]
-            for j in range(12):
-                xb[j] = q[P.bl_cols[i, j]]
+            _gather(n, xe, q, q, P.bl_cols[i], 12, xb, xbd)
             out += belt_element(P.bl_B[s], P.bl_par[s], P.bl_xw[s], xb, NO, fb, kb, wb)
     return out
 
@@ -2012,7 +2148,7 @@ def elastic_energy(P, mk, q):
     ``Σ K δⁿ⁺¹/(n + 1)`` of contacts, ``Σ W k_p d²/2`` of pulley contacts and the strain
     energy of the flexible elements (J)."""
     out = 0.0
-    if P.ln_cols.shape[0] or P.ct_cols.shape[0] or P.bl_cols.shape[0]:
+    if P.ln_cols.shape[0] or P.ct_cols.shape[0] or P.cb_cols.shape[0] or P.bl_cols.shape[0]:
         out += _flexible_energy_power(P, q, q, NO)
     if P.cn_kind.shape[0]:
         out += contact_elastic_energy(P, mk)
@@ -2038,7 +2174,7 @@ def nonconservative_power(P, mk, q, qd, t):
     damping and of the pulley contacts' damping and friction; not of contacts, which
     integrate their own work over the accepted states (``solver.mechanics.forces.contact``)."""
     out = 0.0
-    if P.ln_cols.shape[0] or P.ct_cols.shape[0]:
+    if P.ln_cols.shape[0] or P.ct_cols.shape[0] or P.cb_cols.shape[0]:
         out += _flexible_energy_power(P, q, qd, YES)
     if P.pc_mk.shape[0]:
         out += pulley_energy_power(P, mk, YES)

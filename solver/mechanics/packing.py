@@ -4,11 +4,12 @@
 bodies, point masses, the constant mass of natural-coordinate bodies, the weights and the
 force elements the kernels evaluate (spring-dampers, joint torques and forces, point
 forces, torques, distributed loads, body-axes loads on natural-coordinate bodies, contacts,
-pulley contacts) with their time functions, the no-slip rows of
-rolling discs, the flexible elements (elastic line, continuum, belt), the ANCF sliding
-joints, and lays them out as :class:`solver.kernels.system.SystemArrays`.
-:func:`python_parts` names what the kernels do not evaluate yet (it is evaluated by the
-system's own Python code on top of them): the other ANCF elements.
+pulley contacts) with their time functions, the no-slip rows of rolling discs, the flexible
+elements (elastic line, continuum, cable, belt; the eliminated coordinates some of them
+read), the ANCF sliding joints, and lays them out as
+:class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
+do not evaluate (it is evaluated by the system's own Python code on top of them): ANCF
+elements without a kernel (none of the elements here).
 """
 
 from __future__ import annotations
@@ -199,8 +200,25 @@ def _line_elements(system) -> dict:
         ),
         "ln_set": sets,
         "ln_B": _stack([e.B for e in elements], (3, 4, k)),
+        "ln_Sg": _stack([e.Sg for e in elements], (2, k)),
+        "ln_frame": np.asarray([bool(e.frame) for e in elements], dtype=np.bool_),
         "ln_coef": _stack([e.coef for e in elements], (6,)),
         "ln_gamma": _floats([e.gamma if e.damped else 0.0 for e in elements]),
+    }
+
+
+def _cable_elements(system) -> dict:
+    """The cable elements the kernels evaluate: one set of Gauss rows, weights and damping
+    per beam (``ancf.cable.Cable3D``)."""
+    cols, sets, elements = _beams(system, "cable")
+    return {
+        "cb_cols": np.ascontiguousarray(
+            np.concatenate(cols) if cols else np.zeros((0, 12)), np.int64
+        ),
+        "cb_set": sets,
+        "cb_B": _stack([e.B for e in elements], (5, 6, 12)),
+        "cb_coef": _stack([e.coef for e in elements], (2, 5)),
+        "cb_gamma": _floats([e.gamma if e.damped else 0.0 for e in elements]),
     }
 
 
@@ -216,6 +234,31 @@ def _belt_elements(system) -> dict:
         "bl_B": _stack([e.B for e in elements], (5, 4, 12)),
         "bl_par": _stack([e.par for e in elements], (7,)),
         "bl_xw": _stack([e.xw for e in elements], (2, 5)),
+    }
+
+
+def _eliminated(system) -> dict:
+    """The eliminated coordinates the flexible elements' columns ``≥ n`` read
+    (``ancf.columns.Eliminated``: ``x = [q; D q + c]``), as the CSR rows of ``D`` and ``c``."""
+    views = [
+        v for kind in system.kinds if hasattr(kind, "eliminated_view")
+        for v in [kind.eliminated_view()] if v.count
+    ]  # fmt: skip
+    if len(views) > 1:  # their columns would both be numbered from n
+        raise ValueError("eliminated coordinates of more than one body kind")
+    if not views:
+        return {
+            "xe_ptr": np.zeros(1, np.int64),
+            "xe_col": np.zeros(0, np.int64),
+            "xe_w": np.zeros(0),
+            "xe_const": np.zeros(0),
+        }
+    d = views[0].D
+    return {
+        "xe_ptr": np.ascontiguousarray(d.indptr, np.int64),
+        "xe_col": np.ascontiguousarray(d.indices, np.int64),
+        "xe_w": _floats(d.data),
+        "xe_const": _floats(views[0].const),
     }
 
 
@@ -310,6 +353,8 @@ def pack(system) -> SystemArrays:
         **_forces(system, functions),
         **_line_elements(system),
         **_continuum_elements(system),
+        **_cable_elements(system),
+        **_eliminated(system),
         **_belt_elements(system),
         **_sliders(system),
     }

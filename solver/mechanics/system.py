@@ -343,7 +343,7 @@ class MultibodySystem:
         self.packed = pack(self)  # read in Python
         self.arrays = system_struct(self.packed)  # passed to the kernels
         pk = self.packed
-        lines = pk.ln_gamma[pk.ln_set]
+        lines = np.concatenate([pk.ln_gamma[pk.ln_set], pk.cb_gamma[pk.cb_set]])
         continua = pk.ct_damped[pk.ct_set]
         #: the kernels' own forces beyond gravity and the force set: flexible elements
         #: (elastic forces), and whether some of them are damped (non-conservative power)

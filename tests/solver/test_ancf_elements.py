@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from solver.kernels.cable import cable_strains
 from solver.mechanics.bodies.ancf import shapes
-from solver.mechanics.bodies.ancf.cable import Cable3D, curvature_vector
+from solver.mechanics.bodies.ancf.cable import Cable3D
 from solver.mechanics.bodies.ancf.euler_bernoulli import EulerBernoulli2D
 from solver.mechanics.bodies.ancf.euler_bernoulli_linear import EulerBernoulliLinear2D
 from solver.mechanics.bodies.ancf.omar import Omar2D
@@ -297,16 +298,25 @@ def test_rigid_motion_has_no_strain_force_or_dissipation(cls):
     assert abs(out.power) < 1e-9 * scale
 
 
-def test_curvature_vector_derivatives():
+def test_cable_strain_derivatives():
+    """The cable's strains at a point (``solver.kernels.cable``): ε = ½(p·p − 1) and the
+    curvature vector (p × q)/|p|² (per unit reference length), their gradients and
+    Hessians against finite differences."""
     rng = np.random.default_rng(5)
-    p, q = rng.standard_normal(3), rng.standard_normal(3)
-    k, jac, hess = curvature_vector(p, q)
-    assert np.allclose(k, np.cross(p, q) / np.linalg.norm(p) ** 2)  # per unit reference length
-    x = np.concatenate([p, q])
-    num = fd_jacobian(lambda v: curvature_vector(v[:3], v[3:], False)[0], x)
-    assert rel(jac, num) < 1e-8
-    for i in range(3):
-        numh = fd_jacobian(lambda v, i=i: curvature_vector(v[:3], v[3:], False)[1][i], x)
+    x = rng.standard_normal(6)
+    rows = np.eye(6)  # z = (p, q) itself
+
+    def strains(v, hessian=False):
+        gz, hz = np.zeros((4, 6)), np.zeros((4, 6, 6))
+        return np.array(cable_strains(rows, v, gz, hz, hessian)), gz, hz
+
+    values, jac, hess = strains(x, True)
+    p, q = x[:3], x[3:]
+    assert np.allclose(values[0], 0.5 * (p @ p - 1.0))
+    assert np.allclose(values[1:], np.cross(p, q) / np.linalg.norm(p) ** 2)
+    assert rel(jac, fd_jacobian(lambda v: strains(v)[0], x)) < 1e-8
+    for i in range(4):
+        numh = fd_jacobian(lambda v, i=i: strains(v)[1][i], x)
         assert rel(hess[i], numh) < 1e-7
 
 

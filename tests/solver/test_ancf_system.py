@@ -177,19 +177,28 @@ def test_system_force_jacobians(kind, damping):
         assert power == 0.0
 
 
-def test_elastic_line_beams_are_assembled_by_the_kernels_dense_and_sparse():
-    """A planar elastic-line beam's elements are evaluated by the system kernels (not by
-    the body kind); their sum equals the element's own forces assembled over its columns,
-    in a dense system and in a sparse one."""
+@pytest.mark.parametrize(
+    "kind,element",
+    [
+        ("ancf_beam2d", "euler_bernoulli"),
+        ("ancf_beam2d", "euler_bernoulli_linear"),
+        ("ancf_cable", "cable"),
+    ],
+)
+def test_line_beams_are_assembled_by_the_kernels_dense_and_sparse(kind, element):
+    """A planar elastic-line beam's elements (exact strains or those of the node-m frame)
+    and a cable's are evaluated by the system kernels (not by the body kind); their sum
+    equals the element's own forces assembled over its columns, in a dense system and in a
+    sparse one."""
     for elements in (3, 80):
-        body = beam("ancf_beam2d", elements)
+        body = beam(kind, elements, element=element)
         body["material"]["damping"] = 0.003
         s = MultibodySystem(model([body]))
         assert s.sparse == (elements == 80)
-        kind = s.kinds[0]
-        b = kind.beams[0]
-        assert b.in_kernels and not kind.python_beams
-        assert kind.applied(s.q0, s.qd0, 0.0) is None
+        fk = s.kinds[0]
+        b = fk.beams[0]
+        assert b.in_kernels and not fk.python_beams
+        assert fk.applied(s.q0, s.qd0, 0.0) is None
         q, qd = perturbed(s, 3)
         own = b.element.internal(b.element_arrays(q), b.element_arrays(qd), True)
         want = np.bincount(b.cols.ravel(), weights=own.force.ravel(), minlength=s.n)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from solver import simulate
+from solver.mechanics.packing import python_parts
 from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
 from tests.solver.test_node_sharing import _dense, _jacobian_fd
@@ -106,6 +107,36 @@ def test_rotor_with_an_eliminated_pin_moves_as_joints(formulation):
         runs[share] = r.data[:, [r.columns.index(c) for c in cols]]
     assert np.abs(runs[True]).max() > 1.0
     assert np.abs(runs[True] - runs[False]).max() < 1e-7
+
+
+def test_beams_with_eliminated_coordinates_are_evaluated_by_the_kernels():
+    """The blade whose root node is eliminated is assembled by the system kernels: its
+    elements read ``x = [q; D q + c]`` and bring their forces back with ``Tᵀ``: the damping
+    forces (the only ones that depend on q̇: the hub in natural coordinates has none, the
+    torque is constant) are the elements' own at ``(x, ẋ)`` folded in Python, and the
+    strain energy is the elements' at x."""
+    s = MultibodySystem(rotor(damping=1e-3))
+    assert python_parts(s) == []
+    fk = next(k for k in s.kinds if k.kind == "ancf_beam2d")
+    b = fk.beam(s.slots["B"])
+    assert b.eliminated and b.in_kernels and not fk.python_beams
+    rng = np.random.default_rng(4)
+    q = s.q0 + 0.02 * rng.standard_normal(s.n)
+    qd = rng.standard_normal(s.n)
+    x, xd = fk._ext(q), fk._ext_rates(qd)
+    size = fk.eliminated.size
+    damping, energy = np.zeros(size), 0.0
+    for beam in fk.beams:
+        e = beam.element_arrays(x)
+        own = beam.element.internal(e, beam.element_arrays(xd)).force
+        own = own - beam.element.internal(e, 0.0 * beam.element_arrays(xd)).force
+        damping += np.bincount(beam.cols.ravel(), weights=own.ravel(), minlength=size)
+        energy += beam.element.energy(e).sum()
+    want = fk.eliminated.vector(damping)
+    got = s.forces(q, qd, 0.0) - s.forces(q, 0.0 * qd, 0.0)
+    assert np.abs(damping[s.n :]).max() > 1e-3 * np.abs(damping).max()  # eliminated: some
+    assert np.abs(got - want).max() < 1e-9 * np.abs(want).max()
+    assert s.elastic_energy(q) == pytest.approx(energy, rel=1e-12) and energy > 0.0
 
 
 def test_planar_derivatives_with_eliminated_coordinates_match_finite_differences():

@@ -23,38 +23,7 @@ A rigid motion has ``Ṗ``-strain rates zero (3.86)–(3.90), so it dissipates n
 
 **Line elements** (Euler–Bernoulli, cable): their energy is ``½ Σ c_s ε_s²`` over strain
 samples ε_s (axial strain, curvature) at Gauss points; the same law in uniaxial form gives
-``P_d = ½ γ Σ c_s ε̇_s²`` with ``γ = γ_xx``; ``strain_rate_damping`` evaluates it. It also
-vanishes in rigid motion, since the strains do not change.
+``P_d = ½ γ Σ c_s ε̇_s²`` with ``γ = γ_xx`` (``solver.kernels.elastic_line`` for the planar
+elements, ``cable`` for the cable). It also vanishes in rigid motion, since the strains do
+not change.
 """
-
-from __future__ import annotations
-
-import numpy as np
-
-
-def strain_energy(strain, grad, hess, coef, jacobian: bool = False):
-    """``U = ½ Σ_s c_s ε_s²`` per element and ``F = −∂U/∂e``, ``∂F/∂e``.
-
-    ``strain`` ``(N, S)``, ``grad`` ``(N, S, n)``, ``hess`` ``(N, S, n, n)``, ``coef`` ``(S,)``.
-    """
-    cs = coef * strain
-    energy = 0.5 * np.einsum("ns,ns->n", cs, strain)
-    force = -np.einsum("ns,nsi->ni", cs, grad)
-    if not jacobian:
-        return energy, force, None
-    jac = -np.einsum("s,nsi,nsj->nij", coef, grad, grad) - np.einsum("ns,nsij->nij", cs, hess)
-    return energy, force, jac
-
-
-def strain_rate_damping(strain_grad, hess, coef, edot, jacobian: bool = False):
-    """``P_d = ½ Σ_s c_s ε̇_s²`` with ``ε̇_s = ∇ε_s · ė``: ``(Q_d, ∂Q_d/∂e, ∂Q_d/∂ė, power)``."""
-    rate = np.einsum("nsi,ni->ns", strain_grad, edot)
-    cr = coef * rate
-    q = -np.einsum("ns,nsi->ni", cr, strain_grad)
-    power = float(np.sum(q * edot))
-    if not jacobian:
-        return q, None, None, power
-    kdd = -np.einsum("s,nsi,nsj->nij", coef, strain_grad, strain_grad)
-    hd = np.einsum("nsij,nj->nsi", hess, edot)  # ∂ε̇_s/∂e
-    kd = -np.einsum("s,nsi,nsj->nij", coef, strain_grad, hd) - np.einsum("ns,nsij->nij", cr, hess)
-    return q, kd, kdd, power

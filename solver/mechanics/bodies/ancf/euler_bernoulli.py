@@ -41,12 +41,15 @@ from solver.mechanics.bodies.ancf.shapes import gauss, hermite
 I_TILDE = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
-def elastic_line_strains(B: np.ndarray, e: np.ndarray, hessian: bool = True):
+def elastic_line_strains(
+    B: np.ndarray, Sg: np.ndarray, frame: bool, e: np.ndarray, hessian: bool = True
+):
     """Stretch and material curvature at the points of ``B`` ``(G, 4, k)`` (rows: ``S_x``
-    then ``S_xx``) for elements ``e`` ``(N, k)``: values ``(N, 2G)`` (G stretches, then G
+    then ``S_xx``; with ``frame`` those of the node-m frame, ``Sg`` ``(2, k)`` the node-m
+    slope's rows) for elements ``e`` ``(N, k)``: values ``(N, 2G)`` (G stretches, then G
     curvatures), gradients ``(N, 2G, k)`` and Hessians ``(N, 2G, k, k)`` (or ``None``);
     ``solver.kernels.elastic_line``."""
-    phi, grad, hess = line_strains(as_f64(B), as_f64(e), bool(hessian))
+    phi, grad, hess = line_strains(as_f64(B), as_f64(Sg), np.bool_(frame), as_f64(e), bool(hessian))
     return phi, grad, (hess if hessian else None)
 
 
@@ -58,6 +61,8 @@ class EulerBernoulli2D(ElementModel):
     m = 4
     d = 2
     node_vectors = ("r", "r_x")
+    #: whether the strains are measured in the frame tangent at node m (App. A)
+    frame = False
 
     def __init__(self, length, section, material) -> None:
         super().__init__(length, section, material)
@@ -67,6 +72,10 @@ class EulerBernoulli2D(ElementModel):
         sx = np.einsum("gi,ab->gaib", hermite(xi, ln, 1), eye).reshape(len(xi), 2, 8)
         sxx = np.einsum("gi,ab->gaib", hermite(xi, ln, 2), eye).reshape(len(xi), 2, 8)
         self.B = np.ascontiguousarray(np.concatenate([sx, sxx], axis=1))  # (G, 4, 8)
+        # the node-m slope r_x(0) = S_g e (read by the frame strains only)
+        self.Sg = np.ascontiguousarray(
+            np.einsum("i,ab->aib", hermite(np.array(0.0), ln, 1), eye).reshape(2, 8)
+        )
         ea = material.E * section.area
         ei = material.E * section.Syy
         self.coef = np.ascontiguousarray(np.concatenate([ea * w * ln, ei * w * ln]))
@@ -77,14 +86,15 @@ class EulerBernoulli2D(ElementModel):
 
     def strains(self, e: np.ndarray, hessian: bool = True):
         """Strain samples ``(N, S)`` (axial, then bending), gradients and Hessians."""
-        return elastic_line_strains(self.B, e, hessian)
+        return elastic_line_strains(self.B, self.Sg, self.frame, e, hessian)
 
     def internal(self, E, Edot, jacobian=False):
         n = E.shape[0]
         gamma = self.gamma if self.damped else 0.0
         force, kq, kqd, _, power = line_internal(
-            self.B, self.coef, gamma, as_f64(E.reshape(n, 8)), as_f64(Edot.reshape(n, 8)), jacobian
-        )
+            self.B, self.Sg, np.bool_(self.frame), self.coef, gamma, as_f64(E.reshape(n, 8)),
+            as_f64(Edot.reshape(n, 8)), jacobian,
+        )  # fmt: skip
         out = InternalForces(force, kq if jacobian else None, None, power)
         if jacobian and self.damped:
             out.kqd = kqd
@@ -93,7 +103,7 @@ class EulerBernoulli2D(ElementModel):
     def energy(self, E):
         n = E.shape[0]
         e = as_f64(E.reshape(n, 8))
-        return line_internal(self.B, self.coef, 0.0, e, e, False)[3]
+        return line_internal(self.B, self.Sg, np.bool_(self.frame), self.coef, 0.0, e, e, False)[3]
 
     def axial_force(self, stretch):
         """``EA (λ − 1)``: the stretch is this element's axial strain."""

@@ -343,7 +343,7 @@ class AncfBodies(BodyKind):
                 np.concatenate([*own, *shared, self.eliminated.columns]).astype(np.int64)
             )
             for b in self.beams:  # the compiled kernels evaluate these beams' elements
-                b.in_kernels = b.element.kernel is not None and not b.eliminated
+                b.in_kernels = b.element.kernel is not None
             self.python_beams = [b for b in self.beams if not b.in_kernels]
         return self._n
 
@@ -392,7 +392,8 @@ class AncfBodies(BodyKind):
 
     def kernel_elements(self, kernel: str) -> list[tuple[np.ndarray, object]]:
         """``(element columns (N, k), element model)`` of each beam whose elements the
-        compiled ``kernel`` evaluates (``"elastic_line"``, ``"continuum"``, ``"belt"``)."""
+        compiled ``kernel`` evaluates (``"elastic_line"``, ``"continuum"``, ``"cable"``,
+        ``"belt"``)."""
         _ = self.n
         return [
             (b.cols, b.element) for b in self.beams if b.in_kernels and b.element.kernel == kernel
