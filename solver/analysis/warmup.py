@@ -196,16 +196,16 @@ def compiled_parts(model, **overrides) -> tuple[str, ...]:
     return tuple(parts)
 
 
-#: the parts a second compiling process takes (``warm(jobs=2)``): every formulation's
-#: time steps but the augmented Lagrangian's, whose part, with natural coordinates and
-#: the large systems (also augmented Lagrangian runs), stays in the first
+#: the parts a second compiling process takes (``warm(jobs=2)``), chosen so that both
+#: take about as long: the central differences' and the penalty's time steps and the
+#: null-space's (their first part compiles the system's kernels again, as the first
+#: process does for the augmented Lagrangian's); the first keeps the augmented
+#: Lagrangian, natural coordinates, the large systems (both augmented Lagrangian runs),
+#: and the short parts (Lagrange–Baumgarte, kinematics, structural groups)
 SECOND_JOB = (
     "central_differences",
     "penalty",
     "null_space",
-    "lagrange_baumgarte",
-    "kinematic",
-    "structural_groups",
 )
 
 

@@ -13,10 +13,10 @@ pytestmark = pytest.mark.skipif(not jit.ENABLED, reason="plain Python compiles n
 
 def test_a_second_process_compiles_its_parts_and_reports_them():
     lines = []
-    warmup.warm(lines.append, force=True, parts=["natural", "kinematic"], jobs=2)
+    warmup.warm(lines.append, force=True, parts=["natural", "penalty"], jobs=2)
     assert any("natural coordinates" in line for line in lines)
-    assert any("kinematics" in line for line in lines)  # from the second process
-    assert warmup.is_compiled(["natural", "kinematic"])
+    assert any("(penalty)" in line for line in lines)  # from the second process
+    assert warmup.is_compiled(["natural", "penalty"])
 
 
 def test_one_job_runs_everything_here(monkeypatch):
@@ -25,11 +25,11 @@ def test_one_job_runs_everything_here(monkeypatch):
 
     monkeypatch.setattr(warmup, "_SecondJob", refuse)
     lines = []
-    warmup.warm(lines.append, force=True, parts=["natural", "kinematic"], jobs=1)
+    warmup.warm(lines.append, force=True, parts=["natural", "penalty"], jobs=1)
     assert len(lines) == 2
 
 
 def test_a_failing_second_process_is_an_error(monkeypatch):
     monkeypatch.setattr(warmup.sys, "executable", "/bin/false")
-    with pytest.raises(RuntimeError, match=r"compiling kinematic failed \(exit 1\)"):
-        warmup.warm(None, force=True, parts=["natural", "kinematic"], jobs=2)
+    with pytest.raises(RuntimeError, match=r"compiling penalty failed \(exit 1\)"):
+        warmup.warm(None, force=True, parts=["natural", "penalty"], jobs=2)
