@@ -12,7 +12,7 @@ import numpy as np
 from solver.kernels.jit import kernel
 
 
-@kernel
+@kernel(full_optimisation=True)
 def add_gram_blocks(out, data, entries, slots, weight):  # pragma: no cover - compiled
     """``out[slots[g, i, j]] += weight · Σ_k B_g[k, i] B_g[k, j]`` with the row blocks
     ``B_g[k, i] = data[entries[g, k, i]]`` (``entries``: ``(G, r, K)``, ``slots``:
@@ -31,14 +31,14 @@ def add_gram_blocks(out, data, entries, slots, weight):  # pragma: no cover - co
                 out[slots[g, i, j]] += weight * s
 
 
-@kernel
+@kernel(full_optimisation=True)
 def add_scaled(out, slots, data, coef):  # pragma: no cover - compiled
     """``out[slots[k]] += coef · data[k]`` (slots may repeat)."""
     for k in range(slots.shape[0]):
         out[slots[k]] += coef * data[k]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _csr_matvec(ptr, idx, val, x, out, sign):  # pragma: no cover - compiled
     """``out += sign · A x`` for CSR ``A``."""
     for i in range(ptr.shape[0] - 1):
@@ -48,7 +48,7 @@ def _csr_matvec(ptr, idx, val, x, out, sign):  # pragma: no cover - compiled
         out[i] += sign * s
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _csr_rmatvec(ptr, idx, val, y, out, sign):  # pragma: no cover - compiled
     """``out += sign · Aᵀ y`` for CSR ``A``."""
     for i in range(ptr.shape[0] - 1):
@@ -57,7 +57,7 @@ def _csr_rmatvec(ptr, idx, val, y, out, sign):  # pragma: no cover - compiled
             out[idx[k]] += val[k] * yi
 
 
-@kernel
+@kernel(full_optimisation=True)
 def cholesky_band_solve(c, perm, rhs):  # pragma: no cover - compiled
     """``x`` with ``L Lᵀ x[perm] = rhs[perm]``: ``c`` holds ``L`` in LAPACK's lower band
     storage (``c[i − j, j] = L[i, j]``, as ``pbtrf`` leaves it) of the renumbering
@@ -83,7 +83,7 @@ def cholesky_band_solve(c, perm, rhs):  # pragma: no cover - compiled
     return x
 
 
-@kernel
+@kernel(full_optimisation=True)
 def constrained_solve_cholesky(
     c, perm, m_ptr, m_idx, m_val, a_ptr, a_idx, a_val, f, g, alpha, tol, x0, max_iterations
 ):  # pragma: no cover - compiled

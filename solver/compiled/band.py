@@ -49,14 +49,14 @@ class Band(NamedTuple):
     phi_ord: np.ndarray
 
 
-@kernel
+@kernel(full_optimisation=True)
 def add_entries(ab, slots, vals, coef):
     """``ab[slots[k]] += coef · vals[k]`` (slots may repeat)."""
     for k in range(slots.shape[0]):
         ab[slots[k]] += coef * vals[k]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def add_gram(ab, lay, vals, weight):
     """``ab += weight · Φ_qᵀ Φ_q`` (renumbered) from the entry values of ``Φ_q``: per row,
     the products of its non-zero entries (a rigid marker's rows carry three zeros of the
@@ -91,7 +91,7 @@ def lu_factor(ab, lay):
     return lu_factor_band(ab, lay.perm.shape[0], lay.b)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lu_factor_band(ab, n, b):
     """LU with partial pivoting of the stored ``n × n`` matrix of half-bandwidth ``b``, in
     place (LAPACK's ``gbtf2``): ``(piv, ok)``; ``piv[j]`` is the row swapped with row ``j``
@@ -150,7 +150,7 @@ def lu_factor_band(ab, n, b):
     return piv, True
 
 
-@kernel
+@kernel(full_optimisation=True)
 def cholesky_factor(ab, lay):
     """``L Lᵀ`` of the stored symmetric positive definite matrix, in place in its lower
     band (``L[j + r, j]`` where ``A[j + r, j]`` was; the upper band is not read):
@@ -190,7 +190,7 @@ def cholesky_factor(ab, lay):
     return last, True
 
 
-@kernel
+@kernel(full_optimisation=True)
 def cholesky_solve_into(ab, last, perm, b, rhs, work, out):
     """``x`` with ``L Lᵀ x = rhs`` (original numbering) into ``out`` from
     :func:`cholesky_factor`'s ``L`` and ``last`` (``work``: n values of scratch; ``rhs``
@@ -218,7 +218,7 @@ def cholesky_solve_into(ab, last, perm, b, rhs, work, out):
         out[perm[i]] = x[i]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lu_solve(ab, piv, lay, rhs):
     """``x`` with ``A x = rhs`` (original numbering) from :func:`lu_factor`'s factors."""
     n = lay.perm.shape[0]
@@ -227,7 +227,7 @@ def lu_solve(ab, piv, lay, rhs):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lu_solve_into(ab, piv, perm, b, rhs, work, out):
     """:func:`lu_solve` into ``out`` (``work``: n values of scratch), for the layout's
     ``perm`` and half-bandwidth ``b``; ``rhs`` may be ``out``."""
@@ -259,21 +259,21 @@ def lu_solve_into(ab, piv, perm, b, rhs, work, out):
         out[perm[i]] = x[i]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def add_mat_vec(rows, cols, vals, x, coef, out):
     """``out += coef · A x`` for the entries ``(rows, cols, vals)`` of ``A``."""
     for k in range(vals.shape[0]):
         out[rows[k]] += coef * vals[k] * x[cols[k]]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def add_mat_t_vec(rows, cols, vals, y, coef, out):
     """``out += coef · Aᵀ y`` for the entries ``(rows, cols, vals)`` of ``A``."""
     for k in range(vals.shape[0]):
         out[cols[k]] += coef * vals[k] * y[rows[k]]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def entries_mat_vec(rows, cols, vals, x, m):
     """``A x`` (``m`` rows) of the entries ``(rows, cols, vals)``."""
     out = np.zeros(m)
@@ -281,7 +281,7 @@ def entries_mat_vec(rows, cols, vals, x, m):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def entries_mat_t_vec(rows, cols, vals, y, n):
     """``Aᵀ y`` (``n`` columns) of the entries ``(rows, cols, vals)``."""
     out = np.zeros(n)

@@ -10,7 +10,7 @@ import numpy as np
 from solver.kernels.jit import kernel
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lu_factor(a):
     """LU of the square ``a`` with partial pivoting, in place: ``(piv, ok)``.
 
@@ -64,7 +64,7 @@ def lu_factor(a):
     return piv, True
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lu_solve(lu, piv, b):
     """``x`` with ``A x = b`` from :func:`lu_factor`'s ``(lu, piv)`` (``b`` is not changed)."""
     n = lu.shape[0]
@@ -89,7 +89,7 @@ def lu_solve(lu, piv, b):
     return x
 
 
-@kernel
+@kernel(full_optimisation=True)
 def row_bounds(a):
     """``(2, m)``: the first and last non-zero column of each row of ``a`` (an empty range,
     ``n`` and ``−1``, for a zero row): what :func:`band_mat_vec` and :func:`band_mat_t_vec`

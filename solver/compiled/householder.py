@@ -44,7 +44,7 @@ def _row_dot(b, r, k, x, start):
     return (s0 + s1) + (s2 + s3)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def qr_rows(b):
     """Householder QR of ``bᵀ`` in place (``b`` m × n, m ≤ n; see the module docstring);
     returns the reflectors' ``τ`` (m)."""
@@ -84,7 +84,7 @@ def _reflect(b, tau, k, x):
         x[i] -= s * b[k, i]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def apply_q(b, tau, x):
     """``Q x`` in place (x of length n)."""
     for k in range(b.shape[0] - 1, -1, -1):
@@ -92,7 +92,7 @@ def apply_q(b, tau, x):
             _reflect(b, tau, k, x)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def apply_qt(b, tau, x):
     """``Qᵀ x`` in place (x of length n)."""
     for k in range(b.shape[0]):
@@ -100,7 +100,7 @@ def apply_qt(b, tau, x):
             _reflect(b, tau, k, x)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lower_inverse(b):
     """``L⁻¹`` (m × m lower triangular, dense) of the factored ``b``; ``ok`` false for a
     zero (or non-finite) diagonal entry."""
@@ -121,7 +121,7 @@ def lower_inverse(b):
     return inv, True
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _two_norm_bound(a, lower):
     """An upper bound of ``‖A‖₂`` for a triangular ``a`` (``lower``: only ``a[i, k]`` with
     k ≤ i are read, else k ≥ i): the smaller of ``‖A‖_F`` and ``√(‖A‖₁‖A‖_∞)``."""
@@ -142,7 +142,7 @@ def _two_norm_bound(a, lower):
     return min(math.sqrt(fro), math.sqrt(rows * cols.max())) if m else 0.0
 
 
-@kernel
+@kernel(full_optimisation=True)
 def sigma_bounds(b, inv):
     """``(upper bound of σ_max, lower bound of σ_min)`` of the factored ``b`` (its
     singular values are those of ``L``), from ``L`` and ``inv = L⁻¹``."""

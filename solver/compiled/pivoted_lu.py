@@ -30,7 +30,7 @@ import numpy as np
 from solver.kernels.jit import kernel
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lu_columns(b):
     """LU with partial pivoting of ``bᵀ`` in place (``b`` m × n, see the module
     docstring). Returns ``(ok, step, order)``; ``ok`` false for a zero or non-finite pivot
@@ -75,7 +75,7 @@ def lu_columns(b):
     return True, step, order
 
 
-@kernel
+@kernel(full_optimisation=True)
 def lu_lists(b, step):
     """The factors of :func:`lu_columns` compressed by rows: ``(diag, lo_ptr, lo_idx,
     lo_val, up_ptr, up_idx, up_val)``; row k's ``lo`` entries are ``L[i, k]`` (index i, a
@@ -121,7 +121,7 @@ def _back_lt(f, y, z):
         y[order[k]] = acc
 
 
-@kernel
+@kernel(full_optimisation=True)
 def orthonormal_columns(y):
     """The columns of ``y`` orthonormalised in place (modified Gram–Schmidt, twice)."""
     n, d = y.shape
@@ -141,7 +141,7 @@ def orthonormal_columns(y):
             y[r, j] *= s
 
 
-@kernel
+@kernel(full_optimisation=True)
 def null_basis(f, n):
     """An orthonormal basis (n × d) of the null space of ``B`` (``f``: ``(step, order,
     diag, lo_ptr, lo_idx, lo_val, up_ptr, up_idx, up_val)``): ``Lᵀ y = 0`` with each
@@ -162,7 +162,7 @@ def null_basis(f, n):
     return y
 
 
-@kernel
+@kernel(full_optimisation=True)
 def particular(f, r):
     """A solution ``y`` of ``B y = r`` with the independent coordinates zero
     (``Uᵀ z = r``, then ``Lᵀ y = z``)."""
@@ -179,7 +179,7 @@ def particular(f, r):
     return y
 
 
-@kernel
+@kernel(full_optimisation=True)
 def pivot_solve_t(f, c):
     """``λ`` with ``(Bᵀ λ)_i = c_i`` at the pivot coordinates i (``L₁ U λ = c`` in the
     pivots' order): the solution of ``Bᵀ λ = c`` for ``c`` in the range of ``Bᵀ``."""
@@ -204,7 +204,7 @@ def pivot_solve_t(f, c):
     return u
 
 
-@kernel
+@kernel(full_optimisation=True)
 def sigma_min_bound(f):
     """A lower bound of the smallest singular value of ``B`` (m × n, m ≤ n):
     ``σ_min(B) ≥ σ_min(L₁ U) ≥ 1 / √(‖A⁻¹‖₁ ‖A⁻¹‖_∞)`` with ``A = L₁ U`` and ``|A⁻¹| ≤

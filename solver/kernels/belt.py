@@ -42,7 +42,7 @@ NODE_M, NODE_N = 2, 8
 HERMITE = (0, 1, 2, 3, 6, 7, 8, 9)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _nodal(e, o, grad, hess, jacobian):
     """Shear sine ``σ = −x·y/(|x||y|)`` and length ``ρ = |y|`` of one node's slopes
     ``x = e[o:o+2]``, ``y = e[o+2:o+4]``; their gradients over ``(x, y)`` into ``grad``
@@ -95,7 +95,7 @@ def _nodal(e, o, grad, hess, jacobian):
 BELT_WORK = 376
 
 
-@kernel
+@kernel(full_optimisation=True)
 def belt_element(B, par, xw, e, jacobian, force, kq, work):
     """One element: ``F = −∂U/∂e`` into ``force`` ``(12,)`` and, with ``jacobian``, ``∂F/∂e``
     into ``kq`` ``(12, 12)`` (both overwritten); ``work``: ``BELT_WORK`` values of scratch
@@ -292,7 +292,7 @@ def belt_element(B, par, xw, e, jacobian, force, kq, work):
     return energy
 
 
-@kernel
+@kernel(full_optimisation=True)
 def belt_internal(B, par, xw, E, jacobian):
     """All elements of a beam (``E`` ``(N, 12)``): ``(force (N, 12), ∂F/∂e (N, 12, 12),
     energy (N,))``; the Jacobians are empty ``(0, 12, 12)`` without ``jacobian``."""

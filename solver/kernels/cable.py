@@ -34,7 +34,7 @@ def cable_work(k):
     return 24 + 144 + 72 + 6 + 6 * k
 
 
-@kernel
+@kernel(full_optimisation=True)
 def cable_strains(Bg, e, gz, hz, hessian):
     """``(ε, k₀, k₁, k₂)`` at one point (``Bg`` ``(6, k)``, ``e`` ``(k,)``), their gradients
     over ``z = (p, q)`` into ``gz`` ``(4, 6)`` and, with ``hessian``, their Hessians into
@@ -92,7 +92,7 @@ def cable_strains(Bg, e, gz, hz, hessian):
     return 0.5 * (big_a - 1.0), c[0] * a, c[1] * a, c[2] * a
 
 
-@kernel
+@kernel(full_optimisation=True)
 def cable_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     """One element: ``F = F_e + F_d`` into ``force`` ``(k,)`` and, with ``jacobian``,
     ``∂F/∂e`` into ``kq`` and ``∂F/∂ė`` into ``kqd`` ``(k, k)`` (all overwritten; ``kqd``
@@ -126,7 +126,7 @@ def cable_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     return energy, power
 
 
-@kernel
+@kernel(full_optimisation=True)
 def cable_internal(B, coef, gamma, E, Ed, jacobian):
     """All elements of a cable (``E``, ``Ed`` ``(N, k)``): ``(force (N, k), ∂F/∂e (N, k, k),
     ∂F/∂ė (N, k, k), energy (N,), power)``; the Jacobians are empty ``(0, k, k)`` without

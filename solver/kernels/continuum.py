@@ -32,7 +32,7 @@ import numpy as np
 from solver.kernels.jit import kernel
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _contract(T, D, m):
     """``T:D`` (``m × m``) over the first ``m`` indices of ``T``."""
     Y = np.zeros((m, m))
@@ -46,7 +46,7 @@ def _contract(T, D, m):
     return Y
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _add_gradient_term(T, E, V, m, d, scale, out):
     """``out[(i, a), (k, b)] += scale Σ_jl E_ja (T_ijkl + T_ijlk) V_lb``."""
     w = np.empty((m, m))
@@ -69,7 +69,7 @@ def _add_gradient_term(T, E, V, m, d, scale, out):
                     out[r, k * d + b] += scale * acc
 
 
-@kernel
+@kernel(full_optimisation=True)
 def continuum_element(T, P0, Tv, m, d, e, ed, damped, jacobian, force, kq, kqd):
     """One element of ``m`` nodal vectors in ``d`` dimensions (``T``, ``Tv`` may be larger
     tensors: their first ``m`` indices are used): ``F`` into ``force`` and, with
@@ -133,7 +133,7 @@ def continuum_element(T, P0, Tv, m, d, e, ed, damped, jacobian, force, kq, kqd):
     return energy, power
 
 
-@kernel
+@kernel(full_optimisation=True)
 def continuum_internal(T, P0, Tv, damped, E, Ed, jacobian):
     """All elements of a beam (``E``, ``Ed`` ``(N, m, d)``): ``(force (N, m·d), ∂F/∂e,
     ∂F/∂ė (N, m·d, m·d), energy (N,), power)``; the Jacobians are ``(0, m·d, m·d)``

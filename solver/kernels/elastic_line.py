@@ -49,7 +49,7 @@ import numpy as np
 from solver.kernels.jit import kernel
 
 
-@kernel
+@kernel(full_optimisation=True)
 def strains_pq(Bg, e, gpq, hpq, hessian):
     """``(ε, κ)`` at one point (``Bg`` ``(4, k)``, ``e`` ``(k,)``), their gradients over
     ``(p, q)`` into ``gpq`` ``(2, 4)`` and, with ``hessian``, their Hessians over ``(p, q)``
@@ -104,7 +104,7 @@ def strains_pq(Bg, e, gpq, hpq, hessian):
     return norm - 1.0, kappa
 
 
-@kernel
+@kernel(full_optimisation=True)
 def frame_strains(R, e, gz, hz, hessian):
     """``(ε, κ)`` of the node-m frame at one point (``R`` ``(6, k)``: ``S_x``, ``S_xx`` and
     ``S_g`` rows), their gradients over ``z = (p, q, g)`` into ``gz`` ``(2, 6)`` and, with
@@ -172,7 +172,7 @@ def frame_strains(R, e, gz, hz, hessian):
     return eps, kappa
 
 
-@kernel
+@kernel(full_optimisation=True)
 def point_strains(Bg, Sg, frame, e, grad, hess, hessian):
     """``(ε, κ)`` at one point (``Bg`` ``(4, k)``, ``Sg`` ``(2, k)`` read with ``frame``,
     ``e`` ``(k,)``); their gradients into ``grad`` ``(2, k)`` and, with ``hessian``, their
@@ -233,7 +233,7 @@ def line_work(k):
     return 162 + 12 * k
 
 
-@kernel
+@kernel(full_optimisation=True)
 def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     """One element with the exact strains: ``F = F_e + F_d`` into ``force`` ``(k,)`` and,
     with ``jacobian``, ``∂F/∂e`` into ``kq`` and ``∂F/∂ė`` into ``kqd`` ``(k, k)`` (all
@@ -309,7 +309,7 @@ def line_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     return energy, power
 
 
-@kernel
+@kernel(full_optimisation=True)
 def frame_element(B, Sg, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     """:func:`line_element` with the strains of the node-m frame (``Sg`` ``(2, k)``)."""
     G = B.shape[0]
@@ -435,7 +435,7 @@ def _sub_rt_x_r(R, nr, x, work, out):
             out[i, j] -= acc
 
 
-@kernel
+@kernel(full_optimisation=True)
 def line_internal(B, Sg, frame, coef, gamma, E, Ed, jacobian):
     """All elements of a beam (``E``, ``Ed`` ``(N, k)``; with ``frame`` the strains of the
     node-m frame, ``Sg`` its slope's rows): ``(force (N, k), ∂F/∂e (N, k, k), ∂F/∂ė (N, k, k), energy (N,),
@@ -468,7 +468,7 @@ def line_internal(B, Sg, frame, coef, gamma, E, Ed, jacobian):
     return force, kq, kqd, energy, power
 
 
-@kernel
+@kernel(full_optimisation=True)
 def line_strains(B, Sg, frame, E, hessian):
     """Strains of all elements ``E`` ``(N, k)`` (``frame``, ``Sg``: as :func:`line_internal`):
     values ``(N, 2G)`` (G stretches, then G curvatures), gradients ``(N, 2G, k)`` and

@@ -8,7 +8,7 @@ from __future__ import annotations
 from solver.kernels.jit import kernel
 
 
-@kernel
+@kernel(full_optimisation=True)
 def hermite_jet(xi, length, h):
     """``h[k, i]``: the k-th x-derivative (k = 0…3, 1/m^k) of the cubic Hermite function i
     at ξ (functions of r and r_x at ξ = 0, then at ξ = 1; García Vallejo (2006) (2.33))."""

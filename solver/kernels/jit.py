@@ -26,9 +26,12 @@ if not ENABLED:  # before Numba is imported anywhere: its own switch
 
 from numba import njit  # noqa: E402
 
+from solver.kernels import optimisation  # noqa: E402
 from solver.kernels.cache import ensure_fresh  # noqa: E402
 
 ensure_fresh()  # before any kernel is loaded from the cache
+if ENABLED:
+    optimisation.install()
 
 import numpy as np  # noqa: E402
 
@@ -52,7 +55,7 @@ def _no_refcount_option() -> str | None:
 _NO_REFCOUNT = _no_refcount_option()
 
 
-def kernel(func=None, *, refcounted: bool = True, **options):
+def kernel(func=None, *, refcounted: bool = True, full_optimisation: bool = False, **options):
     """``@kernel`` or ``@kernel(**numba_options)``: compile ``func`` with the solver's
     options (cached on disk, NumPy error model); with ``BIELA_JIT=0`` the function itself
     (plain Python, whatever imported Numba before).
@@ -61,11 +64,20 @@ def kernel(func=None, *, refcounted: bool = True, **options):
     writes the arrays it is given, and indexes them: no slice, no view): compiled without
     reference counting, a call to it does not count each array argument in and out
     (atomic operations that otherwise take a good part of the time of small kernels called
-    in loops). Numba refuses to compile such a kernel if it makes an array."""
+    in loops). Numba refuses to compile such a kernel if it makes an array.
+
+    ``full_optimisation=True`` for a kernel whose time goes in loops of floating-point
+    arithmetic (an element's forces and Jacobian, a matrix factorisation): LLVM's -O3. The
+    others are optimised lightly (-O1), which shortens the first compile by a fifth
+    (:mod:`solver.kernels.optimisation`)."""
     if func is None:
-        return lambda f: kernel(f, refcounted=refcounted, **options)
+        return lambda f: kernel(
+            f, refcounted=refcounted, full_optimisation=full_optimisation, **options
+        )
     if not ENABLED:
         return func
+    if not full_optimisation:
+        optimisation.mark_light(func)
     if not refcounted and _NO_REFCOUNT:
         options = {**options, _NO_REFCOUNT: False}
     return njit(**{**OPTIONS, **options})(func)
