@@ -26,12 +26,13 @@ if not ENABLED:  # before Numba is imported anywhere: its own switch
 
 from numba import njit  # noqa: E402
 
-from solver.kernels import optimisation  # noqa: E402
+from solver.kernels import cache_loading, optimisation  # noqa: E402
 from solver.kernels.cache import ensure_fresh  # noqa: E402
 
 ensure_fresh()  # before any kernel is loaded from the cache
 if ENABLED:
     optimisation.install()
+    cache_loading.install()
 
 import numpy as np  # noqa: E402
 

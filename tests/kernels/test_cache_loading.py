@@ -1,0 +1,74 @@
+"""Cached kernels load without parsing the bitcode kept for linking them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver.kernels import cache_loading, jit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(not jit.ENABLED, reason="compiled kernels")
+
+_LOAD = """
+import json
+import numpy as np
+from solver.kernels import cache_loading, small
+seen = {}
+read = cache_loading.defined_symbols
+def reading(obj):
+    seen[len(seen)] = found = read(obj)
+    return found
+cache_loading.defined_symbols = reading
+y = small.mat_vec(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, -1.0]))
+library = small.mat_vec.overloads[small.mat_vec.signatures[0]].library
+pending = library.__dict__.get("_linking_bitcode") is not None
+external = sorted(
+    fn.name for fn in library._get_module_for_linking().functions
+    if not fn.is_declaration and str(fn.linkage) != "Linkage.internal"
+)
+symbols = set().union(*[s for s in seen.values() if s and set(external) & s])
+print(json.dumps({"y": y.tolist(), "pending": pending, "external": external,
+                  "symbols": sorted(symbols)}))
+"""
+
+
+def _load() -> dict:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", _LOAD],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_cached_kernel_loads_lazily_runs_and_links():
+    if not cache_loading.install():
+        pytest.skip("this Numba loads its cache its own way")
+    _load()  # compiles and caches the kernel if it was not
+    loaded = _load()
+    assert loaded["y"] == [-1.0, -1.0]
+    if sys.platform != "linux":
+        return  # other object formats load as Numba does
+    assert loaded["pending"]  # the bitcode was not parsed to load and call the kernel
+    # every function the kernel's module exports is found among the object's symbols
+    assert loaded["external"] and set(loaded["external"]) <= set(loaded["symbols"])
+
+
+def test_the_symbols_of_anything_but_an_elf_object_are_unknown():
+    assert cache_loading.defined_symbols(b"\xcf\xfa\xed\xfe" + bytes(60)) is None
+    assert cache_loading.defined_symbols(b"\x7fELF\x02\x01" + bytes(10)) is None
