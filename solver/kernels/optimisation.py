@@ -26,7 +26,7 @@ or below 2, compiles every kernel as usual: slower to compile, never different i
 
 from __future__ import annotations
 
-#: the LLVM optimisation level of a lightly optimised kernel's linked module
+#: the LLVM optimisation level of a lightly optimised kernel (its functions and its module)
 LIGHT_LEVEL = 1
 
 #: ``(library name, mangled-name prefix)`` of every lightly optimised kernel
@@ -63,8 +63,8 @@ def _is_light(library, module=None) -> bool:
 
 
 def install() -> bool:
-    """Wrap Numba's optimisation of a linked module so that the lightly optimised kernels
-    get ``LIGHT_LEVEL``; returns whether this Numba allowed it. Installing twice is one."""
+    """Wrap Numba's optimisation of a kernel's functions and of its linked module so that
+    the lightly optimised kernels get ``LIGHT_LEVEL``; returns whether this Numba allowed it. Installing twice is one."""
     try:
         from numba.core import codegen, config
 
