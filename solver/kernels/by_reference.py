@@ -50,12 +50,12 @@ structref.define_proxy(SystemStruct, SystemType, list(SystemArrays._fields))
 structref.define_proxy(PatternsStruct, PatternsType, list(Patterns._fields))
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _system(P):
     return SystemStruct(*P)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _patterns(pt):
     return PatternsStruct(*pt)
 

@@ -44,7 +44,7 @@ PENETRATION, RATE, ONSET_ESTIMATE, ELASTIC_FORCE, NORMAL_FORCE, POWER = 0, 1, 2,
 OUTPUTS = 6
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _seed(out, x, col):
     """``out`` (3, width) ← the vector ``x`` (3,) as an input: derivative 1 at columns
     ``col … col + 2``, 0 at the others (in place: a law evaluation seeds 16 of them)."""
@@ -57,14 +57,14 @@ def _seed(out, x, col):
             out[i, col + i] = 1.0
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _constant(x, width):
     out = np.zeros(width)
     out[0] = x
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _dot(a, b):
     """``a·b`` of two vectors."""
     width = a.shape[1]
@@ -77,7 +77,7 @@ def _dot(a, b):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _scaled(v, s):
     """The vector ``v`` times the scalar ``s``."""
     width = v.shape[1]
@@ -90,7 +90,7 @@ def _scaled(v, s):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _product(a, b):
     out = np.empty(a.shape[0])
     out[0] = a[0] * b[0]
@@ -99,7 +99,7 @@ def _product(a, b):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _quotient(a, b):
     out = np.empty(a.shape[0])
     out[0] = a[0] / b[0]
@@ -108,7 +108,7 @@ def _quotient(a, b):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _power(a, p):
     """``aᵖ`` for ``a ≥ 0`` (zero, with zero derivative, where ``a ≤ 0``)."""
     out = np.zeros(a.shape[0])
@@ -120,13 +120,13 @@ def _power(a, p):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _larger(a, b):
     """The larger of two scalars (``a`` on a tie), with its derivative."""
     return a.copy() if a[0] >= b[0] else b.copy()
 
 
-@kernel
+@kernel(full_optimisation=True)
 def contact_law(u, ud, mk, kind, par, committed, width, loads):
     """One contact at the marker values ``u`` and velocities ``ud`` (N, 3) of the whole
     table, its markers ``mk`` (8,), ``kind`` ``PLANE`` or ``SPHERE``, parameters ``par``
@@ -214,7 +214,7 @@ def contact_law(u, ud, mk, kind, par, committed, width, loads):
     return delta[0], rate[0], vstar[0], elastic[0], fn[0], power
 
 
-@kernel
+@kernel(full_optimisation=True)
 def contact_states(mk, kind, par, committed, u, ud):
     """:func:`contact_law`'s values for every contact (rows ``mk``, ``kind``, ``par``,
     ``committed``) at the marker values ``u``, ``ud``: ``(nc, OUTPUTS)``."""

@@ -67,9 +67,10 @@ def kernel(func=None, *, refcounted: bool = True, full_optimisation: bool = Fals
     (atomic operations that otherwise take a good part of the time of small kernels called
     in loops). Numba refuses to compile such a kernel if it makes an array.
 
-    ``full_optimisation=True`` for a kernel whose time goes in loops of floating-point
-    arithmetic (an element's forces and Jacobian, a matrix factorisation): LLVM's -O3. The
-    others are optimised lightly (-O1), which shortens the first compile by a fifth
+    ``full_optimisation=True`` for a leaf of the call tree: a kernel that computes one
+    item (an element, a joint's rows, a force element, a time function) or factorises a
+    matrix, optimised at LLVM's -O3. The kernels that assemble are optimised lightly
+    (-O1), which shortens the first compile by a fifth
     (:mod:`solver.kernels.optimisation`)."""
     if func is None:
         return lambda f: kernel(

@@ -35,7 +35,7 @@ from solver.kernels.small import mat_vec
 TINY = 1e-12  # m: below this spring length the line of action is undefined
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def spring(u, ud, i1, i2, k, c, l0, a, force, du, dv, jacobians):
     """Spring-damper-actuator between markers ``i1`` and ``i2`` with actuator force ``a``:
     slot forces ``force[0:2]``; with ``jacobians`` ``du``, ``dv`` over slot pairs (zeroed
@@ -76,7 +76,7 @@ def spring(u, ud, i1, i2, k, c, l0, a, force, du, dv, jacobians):
     return length, ldot
 
 
-@kernel
+@kernel(full_optimisation=True)
 def joint_angle(u, ud, i1, iw, i2, grad, hess, with_hessian):
     """The relative angle of the markers ``(u1, w1, u2)`` (see ``primitives.ANGLE``):
     returns ``(θ_raw ∈ (−π, π], θ̇)``, fills ``grad (9,)`` = ``∂θ/∂(u1, w1, u2)`` and, with
@@ -119,7 +119,7 @@ def joint_angle(u, ud, i1, iw, i2, grad, hess, with_hessian):
     return math.atan2(y, x), tx * xd + ty * yd
 
 
-@kernel
+@kernel(full_optimisation=True)
 def joint_torque(u, ud, i1, iw, i2, theta, k, c, theta0, tau_t, force, du, dv, jacobians):
     """Torque ``τ = −k (θ − θ0) − c θ̇ + τ(t)`` about a joint axis at the continuous angle
     ``theta`` (the caller unwraps the raw angle): slot forces ``τ ∂θ/∂u_a`` and, with
@@ -149,13 +149,13 @@ def joint_torque(u, ud, i1, iw, i2, theta, k, c, theta0, tau_t, force, du, dv, j
     return rate
 
 
-@kernel
+@kernel(full_optimisation=True)
 def unwrap(last, raw):
     """The angle on the branch of ``raw`` nearest to ``last`` (continuity over turns)."""
     return last + wrap_angle(raw - last)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def joint_force(u, ud, i1, i2, ia, f, force, du):
     """Force ``f`` along the axis marker ``ia`` (body 1) between the joint points ``i1`` and
     ``i2``: slot forces ``[−f a, f a, f d]`` and their constant ``du`` (zeroed first).

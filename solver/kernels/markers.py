@@ -41,7 +41,7 @@ class MarkerValues(NamedTuple):
     sjd: np.ndarray
 
 
-@kernel
+@kernel(full_optimisation=True)
 def evaluate_markers(kind, cols, local, point, coef, q, qd, velocity):
     """Every marker at ``(q, q̇)`` (:class:`MarkerValues`; without ``velocity`` the
     velocity terms are zero). One loop, no call per marker: a call passing the ten arrays
@@ -110,7 +110,7 @@ def evaluate_markers(kind, cols, local, point, coef, q, qd, velocity):
     return MarkerValues(u, ud, jac, jdq, sjd)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def force_jacobians(kind, local, idx, f, ncol):
     """``∂(J_iᵀ f_i)/∂q`` for markers ``idx`` and fixed global forces ``f`` ``(m, 3)``, over
     each marker's columns ``(m, ncol, ncol)``: the 4×4 block ``∂(S(p, s̄)ᵀ f)/∂p`` in the

@@ -27,7 +27,7 @@ from solver.kernels.jit import kernel
 FORCE, TORQUE, BODY_TORQUE = np.int64(0), np.int64(1), np.int64(2)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def entities(x, cols, fixed, rates, out):
     """The four entities ``out (4, 3)`` from ``x`` (q, or q̇ with ``rates``) over their
     columns ``cols (12,)``; a fixed entity (column −1) is ``fixed (4, 3)``, at rest."""
@@ -42,7 +42,7 @@ def entities(x, cols, fixed, rates, out):
                 out[i, a] = fixed[i, a]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def natural_load(typ, X, c, u, e, out, blocks, jacobians):
     """Load of type ``typ`` with axes coefficients ``X (3, 4)``, point coefficients
     ``c (4,)`` and vector ``u (3,)`` at the entities ``e (4, 3)``: ``Q_i`` into

@@ -7,15 +7,17 @@ optimises again everything under it, and a kernel that assembles the system (a l
 the items of a model, a formulation's time steps) optimises every element kernel once
 more: most of the time of a first compile goes there.
 
-So a kernel is optimised at -O1 (its own functions, then its module with its callees
-linked in), unless it is marked ``@kernel(full_optimisation=True)``: the kernels whose time
-goes in loops of floating-point arithmetic (the ANCF elements, the matrix factorisations),
-which -O3 makes faster. The kernels they are linked into keep that code. The others are
-calls, index arithmetic and short loops, which -O1 compiles as well; its loop
-vectorisation stays (without it the 64-bar chain's steps were 7 % slower). Measured on two
-cores (``python -m solver.compiled --jobs 2`` on an empty cache): 192–201 s before, 159 s
-so; steps of the spatial four-bar about 2.5 % slower, of the 64-bar chain, the ANCF slider
-and Newton's cradle within the noise of 2 %.
+So only the leaves of the call tree get -O3: the kernels marked
+``@kernel(full_optimisation=True)``, which compute one item (an element, a joint's rows, a
+marker, a force element or contact law, a time function, a rotation) or factorise a
+matrix; the kernels they are linked into keep that code. The kernels that assemble (a loop
+over a model's items, the system's entries, a formulation's steps) are optimised at -O1
+(their own functions, then their module with their callees linked in): their own code is
+calls, index arithmetic and short loops, and -O1 keeps LLVM's loop vectorisation (without
+it the 64-bar chain's steps were 7 % slower). Measured on two cores (``python -m
+solver.compiled --jobs 2`` on an empty cache): 192–201 s before, 157 s so; the steps of
+the spatial four-bar about 4 % slower, of the 64-bar chain, the ANCF slider and Newton's
+cradle within the noise of 2 %.
 
 Numba reads its optimisation level (``numba.core.config.OPT``) when it optimises;
 :func:`install` wraps those two steps (``CPUCodeLibrary._optimize_functions`` and

@@ -38,18 +38,18 @@ SLOTS = np.array([2, 2, 3, 2, 3, 4], np.int64)
 MAX_SLOTS = 4
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def wrap_angle(a):
     """``a`` mapped to ``[−π, π)``."""
     return (a + math.pi) % (2.0 * math.pi) - math.pi
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def _dot(u, i, j):
     return u[i, 0] * u[j, 0] + u[i, 1] * u[j, 1] + u[i, 2] * u[j, 2]
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def _angle_terms(u, i1, iw, i2):
     """``(x, y, θ_x, θ_y, θ_xx, θ_yy, θ_xy)`` of ``θ = atan2(y, x)``, x = u1·u2, y = w1·u2."""
     x = _dot(u, i1, i2)
@@ -59,7 +59,7 @@ def _angle_terms(u, i1, iw, i2):
     return x, y, -y / r2, x / r2, 2.0 * x * y / q, -2.0 * x * y / q, (y * y - x * x) / q
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def _disc_terms(u, io, ic, inn, ia, radius):
     """``(c, s, g1, g2)`` of the disc: ``c = a·n``, ``s = √(1 − c²)``, ``g1 = R c/s`` and
     ``g2 = R/s³`` (first and second derivatives of ``−R s`` with respect to c)."""
@@ -68,7 +68,7 @@ def _disc_terms(u, io, ic, inn, ia, radius):
     return c, s, radius * c / s, radius / (s * s * s)
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def evaluate(typ, marks, row, const, c, u, ud, phi, blk, quad):
     """Instance of type ``typ`` with slot markers ``marks[row]`` and target ``c`` (the constant
     plus the driving function at t; ``const`` alone for the disc radius and the distance):
@@ -167,7 +167,7 @@ def evaluate(typ, marks, row, const, c, u, ud, phi, blk, quad):
     return 1
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def hessian(typ, marks, row, const, u, lam, out):
     """``out[i, j] = Σ_r λ_r ∂²f_r/∂u_i∂u_j`` (3×3 per slot pair i, j; zeroed first) for
     the instance's multipliers ``lam`` (one per row)."""
@@ -243,7 +243,7 @@ def hessian(typ, marks, row, const, u, lam, out):
             out[3, 2, b, a] = lr * h23
 
 
-@kernel
+@kernel(full_optimisation=True)
 def evaluate_many(typ, index, const, c, u, ud):
     """:func:`evaluate` for m instances of one type (slot markers ``index (m, s)``):
     ``(phi (m, r), blocks (m, s, r, 3), quad (m, r))``."""
@@ -267,7 +267,7 @@ def evaluate_many(typ, index, const, c, u, ud):
     return phi, blocks, quad
 
 
-@kernel
+@kernel(full_optimisation=True)
 def hessians_many(typ, index, const, u):
     """``∂²f/∂u_i∂u_j`` of m single-row instances (``λ = 1``), ``(m, s, s, 3, 3)``."""
     m = index.shape[0]

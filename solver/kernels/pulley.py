@@ -43,7 +43,7 @@ R_, O_, AXES, RD, OD, AXES_D = 0, 1, 2, 5, 6, 7
 INPUTS = 10
 
 
-@kernel
+@kernel(full_optimisation=True)
 def depth_of(u, mk, radius):
     """``R − |r − o|`` in the plane z = 0 (markers ``mk``: the point, the centre)."""
     dx = u[mk[0], 0] - u[mk[1], 0]
@@ -51,7 +51,7 @@ def depth_of(u, mk, radius):
     return radius - math.sqrt(dx * dx + dy * dy)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def pulley_law(x, dx, par, lv, dl, out, cf):
     """One point: the markers' in-plane values and velocities ``x`` ``(INPUTS, 2)`` and
     their derivatives ``dx`` ``(INPUTS, 2, D)``, parameters ``par``. Writes the in-plane
@@ -147,7 +147,7 @@ def pulley_law(x, dx, par, lv, dl, out, cf):
             dl[2 + j, 1, z] = -(cf[3 + j] * f1 + cf[j] * df1)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def pulley_states(mk, par, u, ud):
     """:func:`pulley_law`'s values at every point (rows ``mk``, ``par``) at the marker
     values ``u`` and velocities ``ud``: ``(points, OUTPUTS)``."""

@@ -39,7 +39,7 @@ from solver.kernels.rotations import cross, dot3, e_matrix, l_matrix
 LONGITUDINAL, LATERAL = 0, 1
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _frame(u, ud, inn, ia, lateral):
     """``(e, ė, w, ẇ, c, s, t)`` of a row at the marker values ``u`` and velocities ``ud``."""
     n = u[inn]
@@ -60,7 +60,7 @@ def _frame(u, ud, inn, ia, lateral):
     return t, td, w, wd, c, s, t
 
 
-@kernel
+@kernel(full_optimisation=True)
 def row(u, ud, jdq, ic, inn, ia, lateral, radius, p, pd, bp):
     """One row with centre, normal and axle markers ``ic``, ``inn``, ``ia`` on the disc of
     Euler parameters ``p`` (rates ``pd``): writes ``2R E(p)ᵀ(e × w)`` (its entries over p)
@@ -80,7 +80,7 @@ def row(u, ud, jdq, ic, inn, ia, lateral, radius, p, pd, bp):
     return e, gamma, dot3(e, vq)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def row_derivatives(u, ud, ic, inn, ia, lateral, radius, p, pd, mu, hca, kpp, kpa, da, dp):
     """The blocks of ``∂(Bᵀμ)/∂q`` and ``∂(B q̇)/∂q`` of one row (see the module
     docstring) for its multiplier ``mu``, into ``hca`` (3×3) ``μ ∂e/∂a``, ``kpp`` (4×4)

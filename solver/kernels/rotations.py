@@ -17,7 +17,7 @@ import numpy as np
 from solver.kernels.jit import kernel
 
 
-@kernel
+@kernel(full_optimisation=True)
 def s_matrix(p, v):
     """``S(p, v) = ∂(A(p) v)/∂p``, 3×4."""
     a, b, c, d = s_entries(p[0], p[1], p[2], p[3], v[0], v[1], v[2])
@@ -27,7 +27,7 @@ def s_matrix(p, v):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def s_entries(e0, e1, e2, e3, x, y, z):
     """The four distinct entries ``(a, b, c, d)`` of ``S(p, v)`` (:func:`s_row`), from the
     Euler parameters ``p = [e0, e1, e2, e3]`` and ``v = [x, y, z]``."""
@@ -38,7 +38,7 @@ def s_entries(e0, e1, e2, e3, x, y, z):
     return a, b, c, d
 
 
-@kernel
+@kernel(full_optimisation=True)
 def s_row(a, b, c, d, i):
     """Row ``i`` of ``S(p, v)`` from its entries :func:`s_entries`: ``[a b c d]``,
     ``[−d −c b a]``, ``[c −d −a b]``."""
@@ -49,7 +49,7 @@ def s_row(a, b, c, d, i):
     return c, -d, -a, b
 
 
-@kernel
+@kernel(full_optimisation=True)
 def rotate(p, v):
     """``A(p) v`` (homogeneous quadratic form), a new 3-vector."""
     e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
@@ -62,7 +62,7 @@ def rotate(p, v):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def g_matrix(p):
     """``G(p) = [−e, e0 I − ẽ]``, 3×4."""
     out = np.empty((3, 4))
@@ -79,7 +79,7 @@ def g_into(x, o, out):
     out[2, 0], out[2, 1], out[2, 2], out[2, 3] = -e3, e2, -e1, e0
 
 
-@kernel
+@kernel(full_optimisation=True)
 def e_matrix(p):
     """``E(p) = [−e, e0 I + ẽ]``, 3×4 (global angular velocity ``ω = 2 E(p) ṗ``)."""
     e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
@@ -90,7 +90,7 @@ def e_matrix(p):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def h_matrix(c):
     """``H(c) = [[0, −cᵀ], [c, −c̃]]`` with ``G(x)ᵀ c = H(c) x``, 4×4."""
     out = np.empty((4, 4))
@@ -107,7 +107,7 @@ def h_into(c, out):
     out[3, 0], out[3, 1], out[3, 2], out[3, 3] = c[2], c[1], -c[0], 0.0
 
 
-@kernel
+@kernel(full_optimisation=True)
 def l_matrix(c):
     """``L(c) = [[0, −cᵀ], [c, c̃]]`` with ``E(x)ᵀ c = L(c) x``, 4×4."""
     out = np.zeros((4, 4))
@@ -119,7 +119,7 @@ def l_matrix(c):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def gjg(ga, inertia, gb):
     """``G_aᵀ J G_b`` (4×4) for 3×4 ``G_a``, ``G_b`` and a 3×3 ``J``."""
     out = np.empty((4, 4))
@@ -144,7 +144,7 @@ def gjg_into(ga, inertia, gb, jg, out):
                 out[i, j] += c * jg[k, j]
 
 
-@kernel
+@kernel(full_optimisation=True)
 def force_hessian(s, f):
     """``∂(S(p, s̄)ᵀ f)/∂p`` for a body vector ``s̄`` and a fixed global ``f`` (constant in p):
     ``2 [[f·s̄, (s̄×f)ᵀ], [s̄×f, f s̄ᵀ + s̄ fᵀ − (f·s̄) I]]``, 4×4."""
@@ -153,7 +153,7 @@ def force_hessian(s, f):
     return out
 
 
-@kernel(refcounted=False)
+@kernel(refcounted=False, full_optimisation=True)
 def force_hessian_into(s0, s1, s2, f0, f1, f2, out):
     """:func:`force_hessian` of ``s̄ = (s0, s1, s2)``, ``f = (f0, f1, f2)`` into ``out``
     (4×4; no array made or referenced: compiled without reference counting)."""
@@ -174,7 +174,7 @@ def force_hessian_into(s0, s1, s2, f0, f1, f2, out):
             out[1 + i, 1 + j] = 2.0 * v
 
 
-@kernel
+@kernel(full_optimisation=True)
 def cross(a, b):
     """``a × b`` of 3-vectors."""
     out = np.empty(3)
@@ -184,6 +184,6 @@ def cross(a, b):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]

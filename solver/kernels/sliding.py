@@ -53,14 +53,14 @@ POINT_ROWS = 3
 R0, R1, R2, R3, V1, V2 = 0, 1, 2, 3, 4, 5
 
 
-@kernel
+@kernel(full_optimisation=True)
 def on_beam(s, length, n_elements):
     """Whether ``s`` is on a beam of ``n_elements`` elements of ``length`` (m), give or
     take half an element (false for NaN)."""
     return -0.5 * length <= s <= (n_elements + 0.5) * length
 
 
-@kernel
+@kernel(full_optimisation=True)
 def locate(s, length, n_elements):
     """``(j, ξ)``: the element of arc length ``s`` (clipped to the beam) and the local
     coordinate there (outside [0, 1] past the beam's ends)."""
@@ -74,7 +74,7 @@ def locate(s, length, n_elements):
     return j, x - j
 
 
-@kernel
+@kernel(full_optimisation=True)
 def centreline(h, e, ed, d, c):
     """``c[k, :d]``: ``r``, ``r'``, ``r''``, ``r'''`` (rows ``R0``…``R3``) from the Hermite
     jet ``h`` and the nodal vectors ``e`` ``(4, 3)``, then ``S_x ė`` and ``S_xx ė`` (rows
@@ -92,7 +92,7 @@ def centreline(h, e, ed, d, c):
             c[V1 + k, a] = acc
 
 
-@kernel
+@kernel(full_optimisation=True)
 def evaluate(d, length, z0, locked, u, ud, kp, kl, h, c, sd, phi, blk, eblk, sblk, quad):
     """The joint at a state: its row count, and per row r ``phi[r]``, the marker blocks
     ``blk[slot, r, :] = ∂Φ_r/∂u_slot``, ``eblk[r, i, b] = ∂Φ_r/∂E_ib``, ``sblk[r] = ∂Φ_r/∂s``
@@ -136,7 +136,7 @@ def evaluate(d, length, z0, locked, u, ud, kp, kl, h, c, sd, phi, blk, eblk, sbl
     return POINT_ROWS + 1
 
 
-@kernel
+@kernel(full_optimisation=True)
 def hessian(d, length, locked, u, kl, lam, h, c, hve, hvs, hes):
     """The second derivatives of ``λ·Φ`` over the local variables that are not zero:
     ``hve[a, i, b]`` over (v_a, E_ib), ``hvs[a]`` over (v_a, s), ``hes[i, b]`` over (E_ib, s)
@@ -166,7 +166,7 @@ def hessian(d, length, locked, u, kl, lam, h, c, hve, hvs, hes):
     return hss
 
 
-@kernel
+@kernel(full_optimisation=True)
 def rate_terms(d, hve, hvs, hes, hss, ud, kl, ed, sd, wv, we):
     """One row's second derivatives (:func:`hessian` with a unit multiplier on it)
     contracted with the local rates (``v̇``: marker ``kl`` of the rates ``ud``; ``ė``

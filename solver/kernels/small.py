@@ -17,7 +17,7 @@ from solver.kernels.jit import kernel
 BLAS_WORK = 40000
 
 
-@kernel
+@kernel(full_optimisation=True)
 def mat_vec(a, x):
     """``A x`` (dense; four partial sums per row, so that the loop is not bound by the
     latency of one chain of additions; no BLAS call overhead for small systems)."""
@@ -37,7 +37,7 @@ def mat_vec(a, x):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def mat_t_vec(a, y):
     """``Aᵀ y``, skipping the zero entries of ``y``."""
     m, n = a.shape
@@ -50,7 +50,7 @@ def mat_t_vec(a, y):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def dot(x, y):
     """``x · y`` of two vectors of equal length."""
     out = 0.0
@@ -59,7 +59,7 @@ def dot(x, y):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def mat_mat(a, b):
     """``A B``."""
     m, k = a.shape
@@ -76,7 +76,7 @@ def mat_mat(a, b):
     return out
 
 
-@kernel
+@kernel(full_optimisation=True)
 def mat_t_mat(a, b):
     """``Aᵀ B``."""
     k, m = a.shape

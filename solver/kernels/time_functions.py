@@ -249,7 +249,7 @@ def function_table(items: Sequence[Encoded | tuple]) -> FunctionTable:
 # whose jet arithmetic is done by functions of floats only (``_unary``, ``_binary``).
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _scaled(g, a):
     """``g * a``, but exactly 0 where ``a == 0`` even if ``g`` is inf or nan."""
     if a == 0.0:
@@ -257,13 +257,13 @@ def _scaled(g, a):
     return g * a
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _chain(a1, a2, g0, g1, g2):
     """The jet of ``g(a)`` from ``a', a''`` and ``g(a), g'(a), g''(a)``."""
     return g0, _scaled(g1, a1), _scaled(g2, a1 * a1) + _scaled(g1, a2)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _unary(op, a, a1, a2):
     """The jet of the unary function ``op`` of the jet ``(a, a', a'')``."""
     if op == OP_SIN:
@@ -310,7 +310,7 @@ def _unary(op, a, a1, a2):
     return s * a, s * a1, s * a2
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _power(a, a1, a2, b, b1, b2):
     """The jet of ``a**b``."""
     v = np.power(a, b)
@@ -329,7 +329,7 @@ def _power(a, a1, a2, b, b1, b2):
     return v, v * u1, v * (u2 + u1 * u1)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _binary(op, a, a1, a2, b, b1, b2):
     """The jet of ``x op y`` from the jets x = ``(a, a', a'')`` and y = ``(b, b', b'')``."""
     if op == OP_ADD:
@@ -495,7 +495,7 @@ def _table(d, i0, n, cubic, t):
     return slope * s + d[fs + j], slope, 0.0
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _expression(table, i, t, stack):
     """The jet of expression i at t, with ``stack`` as scratch."""
     first = table.op_start[i]
@@ -525,7 +525,7 @@ def _closed_form(table, i, t):
     return np.nan, np.nan, np.nan  # (function_table admits no other kind)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _jet_with(table, i, t, stack):
     """The jet of function i at t (a float64), with ``stack`` as an expression's scratch:
     the one compiled evaluation every caller links."""
@@ -542,7 +542,7 @@ def jet(table, i, t):
     return _jet_with(table, i, np.float64(t), table.stack)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _jet_unpacked(kind, data_start, data, op_start, ops, stack, i, t):
     """:func:`jet` of the table given field by field (a call from Python unpacks six
     arrays faster than a named tuple), with a scratch stack of its own."""
@@ -551,7 +551,7 @@ def _jet_unpacked(kind, data_start, data, op_start, ops, stack, i, t):
     return _jet_with(table, i, np.float64(t), own)
 
 
-@kernel
+@kernel(full_optimisation=True)
 def jets(table, i, ts):
     """``(f, df/dt, d2f/dt2)`` of function ``i`` at every time of the 1-D array ``ts``
     (three new arrays; a scratch stack of its own)."""
@@ -569,7 +569,7 @@ def jets(table, i, ts):
     return f, df, ddf
 
 
-@kernel
+@kernel(full_optimisation=True)
 def _jets_unpacked(kind, data_start, data, op_start, ops, stack, i, ts):
     """:func:`jets` of the table given field by field (faster to call from Python)."""
     return jets(FunctionTable(kind, data_start, data, op_start, ops, stack), i, ts)

@@ -51,15 +51,16 @@ def test_a_kernel_of_the_same_name_in_another_module_keeps_its_own_level(monkeyp
     assert not optimisation._is_light(_library("other", light + "B2v1Bxyz"))
 
 
-def test_the_element_and_factorisation_kernels_keep_the_full_optimisation():
+def test_the_leaves_keep_the_full_optimisation_and_the_assembly_is_light():
     import solver.compiled.augmented_lagrangian  # noqa: F401
     import solver.compiled.band  # noqa: F401
     import solver.kernels.elastic_line  # noqa: F401
     import solver.kernels.system  # noqa: F401
 
     names = {name for name, _ in optimisation._LIGHT}
-    assert {"al_steps", "force_evaluation", "_force_entries", "evaluate"} <= names
-    assert not {"line_element", "frame_element", "cholesky_factor"} & names
+    assert {"al_steps", "force_evaluation", "_force_entries", "state_evaluation"} <= names
+    leaves = {"line_element", "frame_element", "cholesky_factor", "evaluate", "spring"}
+    assert not (leaves | {"contact_law", "mat_vec", "force_hessian_into"}) & names
 
 
 def test_the_levels_belong_to_the_fingerprint_of_the_cached_code():
