@@ -70,7 +70,7 @@ def kernel(func=None, *, refcounted: bool = True, full_optimisation: bool = Fals
     ``full_optimisation=True`` for a leaf of the call tree: a kernel that computes one
     item (an element, a joint's rows, a force element, a time function) or factorises a
     matrix, optimised at LLVM's -O3. The kernels that assemble are optimised lightly
-    (-O1), which shortens the first compile by a fifth
+    (-O1), which shortens the first compile by 13–20 %
     (:mod:`solver.kernels.optimisation`)."""
     if func is None:
         return lambda f: kernel(

@@ -15,9 +15,9 @@ over a model's items, the system's entries, a formulation's steps) are optimised
 (their own functions, then their module with their callees linked in): their own code is
 calls, index arithmetic and short loops, and -O1 keeps LLVM's loop vectorisation (without
 it the 64-bar chain's steps were 7 % slower). Measured on two cores (``python -m
-solver.compiled --jobs 2`` on an empty cache): 192–201 s before, 157 s so; the steps of
-the spatial four-bar about 4 % slower, of the 64-bar chain, the ANCF slider and Newton's
-cradle within the noise of 2 %.
+solver.compiled --jobs 2`` on an empty cache, before and after in turn): 201 → 159 s and
+209 → 182 s; the steps of the spatial four-bar about 4 % slower, of the 64-bar chain, the
+ANCF slider and Newton's cradle within the noise of 2 %.
 
 Numba reads its optimisation level (``numba.core.config.OPT``) when it optimises;
 :func:`install` wraps those two steps (``CPUCodeLibrary._optimize_functions`` and
