@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from solver.kernels import cache_loading, jit
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.solver.test_no_qt_import import imported_after
 
 pytestmark = pytest.mark.skipif(not jit.ENABLED, reason="compiled kernels")
 
@@ -40,20 +35,7 @@ print(json.dumps({"y": y.tolist(), "pending": pending, "external": external,
 
 
 def _load() -> dict:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    out = subprocess.run(
-        [sys.executable, "-c", _LOAD],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=600,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return imported_after(_LOAD)
 
 
 def test_a_cached_kernel_loads_lazily_runs_and_links():
