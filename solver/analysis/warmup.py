@@ -11,16 +11,20 @@ part warm. The command line and the workbench compile the parts a run needs
 (:func:`compiled_parts`) before it starts, and say so; ``python -m solver.compiled`` compiles
 them all.
 
-Compiling is single-threaded, and the big compiled functions (each formulation's time
-steps, with every kernel they call) are independent: with ``jobs = 2`` (``python -m
-solver.compiled --jobs 2``) a second process compiles the parts of ``SECOND_JOB`` while
-this one compiles the augmented Lagrangian's. Both compile the system's kernels they share
-(Numba's cache writes are atomic file replacements, and the same sources give the same
-code), about half again the CPU time of one process: it pays only with a second core
-to spare, so one process is the default."""
+Compiling is single-threaded, so where two cores are free (:func:`default_jobs`) a second
+process compiles beside this one. Building any system evaluates all of the system's
+entries, each compiled with every kernel it calls, so both processes would begin by
+compiling the same ones: they share them out instead (the force entries here; the
+constraints', their second derivatives', the mass matrix's and the energies' there), each
+waits for the other's and loads them from the cache, and then, when several parts are to
+be compiled, the second takes those of ``SECOND_JOB`` (the big compiled functions, each
+formulation's time steps, are independent). Numba's cache writes are atomic file
+replacements, and the same sources give the same code. Two processes take about the CPU
+time of one; ``jobs = 1`` (``python -m solver.compiled --jobs 1``) compiles in this one."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -28,6 +32,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+import numpy as np
 
 from solver.kernels import cache
 
@@ -197,41 +203,124 @@ def compiled_parts(model, **overrides) -> tuple[str, ...]:
 
 
 #: the parts a second compiling process takes (``warm(jobs=2)``), chosen so that both
-#: take about as long: the central differences' and the penalty's time steps and the
-#: null-space's (their first part compiles the system's kernels again, as the first
-#: process does for the augmented Lagrangian's); the first keeps the augmented
-#: Lagrangian, natural coordinates, the large systems (both augmented Lagrangian runs),
-#: and the short parts (Lagrange–Baumgarte, kinematics, structural groups)
+#: take about as long once the system's entries are shared out (``FIRST_FAMILIES``,
+#: ``SECOND_FAMILIES``): the null-space time steps (the longest compile) and
+#: Lagrange–Baumgarte's (rolling discs included); the first keeps the augmented
+#: Lagrangian's and the central differences' time steps, the penalty's, and the short
+#: parts (kinematics, natural coordinates, the large systems, structural groups)
 SECOND_JOB = (
-    "central_differences",
-    "penalty",
+    "lagrange_baumgarte",
     "null_space",
 )
+
+
+#: the system's evaluation entries, each compiled with every kernel it calls, that every
+#: part needs first (building any system evaluates them all): with two processes the
+#: first compiles the force entries while the second compiles the others, then each loads
+#: the other's from the cache, instead of both compiling all of them
+FAMILIES = {
+    "forces": "the force entries",
+    "constraints": "the constraint entries",
+    "second_order": "the constraints' second derivatives",
+    "mass": "the mass matrix",
+    "state": "the energies and the power",
+}
+FIRST_FAMILIES = ("forces",)
+SECOND_FAMILIES = ("constraints", "second_order", "mass", "state")
+#: the line on standard error by which a second process says its families are compiled
+FAMILIES_DONE = "system entries compiled"
+
+
+def compile_families(families: Iterable[str]) -> None:
+    """Compile (or load) the system's evaluation entries of ``families`` (keys of
+    ``FAMILIES``) by evaluating them on the warm-up model, in that order, and nothing else
+    of the system's."""
+    from solver.kernels import system as ks
+    from solver.kernels.by_reference import patterns_struct
+    from solver.mechanics.system import MultibodySystem
+    from solver.model import model_from_data
+
+    class Unpatterned(MultibodySystem):
+        """The warm-up model's arrays and markers, without the patterns (which would
+        evaluate every family)."""
+
+        def _pack_patterns(self) -> None:
+            pass
+
+    system = Unpatterned(model_from_data(warm_model_data()))
+    P, mk = system.arrays, system._markers0
+    q = np.ascontiguousarray(system.q0, dtype=float)
+    for family in families:
+        if family == "forces":
+            ks.force_pattern(P, q, mk)
+        elif family == "constraints":
+            ks.constraint_pattern(P, q, mk)
+        elif family == "second_order":
+            ks.second_order_pattern(P, q, mk)
+        elif family == "mass":
+            ks.mass_evaluation(P, q, q, ks.MASS_PATTERN, 0)
+        elif family == "state":  # the patterns' types, not their values, choose the code
+            none = np.zeros(0, np.int64)
+            pt = patterns_struct(ks.Patterns(*[none] * len(ks.Patterns._fields)))
+            ks.state_evaluation(P, pt, mk, q, q, 0.0, ks.KINETIC)
+        else:
+            raise ValueError(f"unknown family of system entries {family!r}")
+
+
+def default_jobs() -> int:
+    """2 where this process may use two cores or more, else 1: the compiling processes of
+    :func:`warm` (sharing the system's entries out, two take about as much CPU time as one)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return 2 if cores >= 2 else 1
 
 
 def warm(
     progress: Callable[[str], None] | None = None,
     force: bool = False,
     parts: Iterable[str] | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
+    families: Iterable[str] = (),
 ) -> float:
     """Compile (or load) the kernels of ``parts`` (default: every part) by the runs of
     :func:`workloads`, skipping the parts already warm for these sources (``force``: run
-    them anyway); ``progress`` gets a line per run. With ``jobs`` 2 and parts for both, a
-    second process compiles those of ``SECOND_JOB`` meanwhile. Returns the seconds taken."""
+    them anyway); ``progress`` gets a line per run. With ``jobs`` 2 (default
+    :func:`default_jobs`) a second process compiles the system's entries of
+    ``SECOND_FAMILIES`` while this one compiles those of ``FIRST_FAMILIES``, each waiting
+    for the other's before the parts, and then, when there are parts for both, those of
+    ``SECOND_JOB``. ``families`` (the second process's): compile those first, say
+    ``FAMILIES_DONE`` on standard error and wait for a line (or the end) on standard
+    input before the parts. Returns the seconds taken."""
     from solver.analysis.simulate import simulate
     from solver.kernels import jit
     from solver.model import model_from_data
 
     start = time.perf_counter()
+    jobs = default_jobs() if jobs is None else jobs
     wanted = set(PARTS if parts is None else parts)
     todo = [w for w in workloads() if w[0] in wanted and (force or not cache.is_warm(w[0]))]
-    second = sorted({w[0] for w in todo} & set(SECOND_JOB), key=PARTS.index)
+    families = tuple(families)
     child = None
-    if jit.ENABLED and jobs > 1 and second and len(second) < len({w[0] for w in todo}):
+    if jit.ENABLED and jobs > 1 and todo and not families:
+        second = sorted({w[0] for w in todo} & set(SECOND_JOB), key=PARTS.index)
+        if len(second) == len({w[0] for w in todo}):
+            second = []  # this process would only wait
         child = _SecondJob(second, force, progress)
         todo = [w for w in todo if w[0] not in second]
+        families = FIRST_FAMILIES
     try:
+        if families and jit.ENABLED:
+            if progress is not None:
+                names = ", ".join(FAMILIES[f] for f in families)
+                progress(f"compiling the solver: {names} ({time.perf_counter() - start:.0f} s)")
+            compile_families(families)
+        if child is not None:
+            child.families_done()
+        elif families:
+            print(FAMILIES_DONE, file=sys.stderr, flush=True)
+            sys.stdin.readline()
         for _, what, data, kw in todo:
             if progress is not None:
                 progress(f"compiling the solver: {what} ({time.perf_counter() - start:.0f} s)")
@@ -249,20 +338,23 @@ def warm(
 
 
 class _SecondJob:
-    """``python -m solver.compiled --parts … --jobs 1`` in another process, its progress
-    lines handed to ``progress`` as they come."""
+    """``python -m solver.compiled --parts … --jobs 1 --families …`` in another process
+    (``parts`` may be none: the families only), its progress lines handed to ``progress``
+    as they come."""
 
     def __init__(self, parts: list[str], force: bool, progress) -> None:
         package = str(Path(__file__).resolve().parents[2])  # the directory of ``solver``
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package, env.get("PYTHONPATH")]))
         argv = [sys.executable, "-m", "solver.compiled", "--parts", ",".join(parts)]
-        argv += ["--jobs", "1"] + (["--force"] if force else [])
+        argv += ["--jobs", "1", "--families", ",".join(SECOND_FAMILIES)]
+        argv += ["--force"] if force else []
         self.parts = parts
         self.lines: list[str] = []
+        self.compiled = threading.Event()  # its families are compiled, or it ended
         self.process = subprocess.Popen(
             argv,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -272,19 +364,37 @@ class _SecondJob:
         self.reader.start()
 
     def _read(self, progress) -> None:
-        for line in self.process.stderr:
-            line = line.rstrip("\n")
-            self.lines.append(line)
-            if progress is not None and line.startswith("compiling the solver:"):
-                progress(line)
+        try:
+            for line in self.process.stderr:
+                line = line.rstrip("\n")
+                self.lines.append(line)
+                if line == FAMILIES_DONE:
+                    self.compiled.set()
+                elif progress is not None and line.startswith("compiling the solver:"):
+                    progress(line)
+        finally:
+            self.compiled.set()
+
+    def families_done(self) -> None:
+        """Tell the process that this one's families are compiled (it goes on to its
+        parts), and wait until its own are (or it ended)."""
+        try:
+            self.process.stdin.write("\n")
+            self.process.stdin.close()
+        except OSError:  # it ended already: ``finish`` reports how
+            pass
+        self.compiled.wait()
 
     def finish(self) -> None:
         """Wait for the process; ``RuntimeError`` with its last lines if it failed."""
+        with contextlib.suppress(OSError):  # it may still wait for this one's families
+            self.process.stdin.close()
         code = self.process.wait()
         self.reader.join()
         if code != 0:
             tail = "\n".join(self.lines[-5:])
-            raise RuntimeError(f"compiling {', '.join(self.parts)} failed (exit {code}):\n{tail}")
+            what = ", ".join(self.parts) or "the system's entries"
+            raise RuntimeError(f"compiling {what} failed (exit {code}):\n{tail}")
 
 
 def is_compiled(parts: Iterable[str] | None = None) -> bool:
@@ -321,11 +431,13 @@ def main(argv: list[str] | None = None) -> int:
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     parts = _option(argv, "--parts")
     jobs = _option(argv, "--jobs")
+    families = _option(argv, "--families")
     seconds = warm(
         say,
         force="--force" in argv,
         parts=None if parts is None else [p for p in parts.split(",") if p],
-        jobs=1 if jobs is None else int(jobs),
+        jobs=None if jobs is None else int(jobs),
+        families=() if families is None else [f for f in families.split(",") if f],
     )
     if not quiet:
         print(f"compiled code ready in {seconds:.1f} s", file=sys.stderr)

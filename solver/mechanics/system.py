@@ -337,7 +337,12 @@ class MultibodySystem:
     def _pack(self) -> None:
         """The kernels' arrays and the fixed entry patterns of every matrix (built once,
         at the end of the construction)."""
-        from solver.kernels.by_reference import patterns_struct, system_struct
+        self._pack_arrays()
+        self._pack_patterns()
+
+    def _pack_arrays(self) -> None:
+        """The kernels' arrays, what they hold, and the markers at q0."""
+        from solver.kernels.by_reference import system_struct
         from solver.mechanics.packing import pack
 
         self.packed = pack(self)  # read in Python
@@ -370,6 +375,12 @@ class MultibodySystem:
         q0 = np.ascontiguousarray(self.q0, dtype=float)
         #: markers at q0, passed where a kernel entry takes markers it does not read
         self._markers0 = self.markers.evaluate(q0, q0).arrays
+
+    def _pack_patterns(self) -> None:
+        """The fixed entry patterns of every matrix (evaluated at q0 by the kernels)."""
+        from solver.kernels.by_reference import patterns_struct
+
+        q0 = np.ascontiguousarray(self.q0, dtype=float)
         pt = ks.patterns(self.arrays, q0, self._markers0)
         self.packed_patterns = pt  # read in Python
         self.patterns = patterns_struct(pt)  # passed to the kernels
