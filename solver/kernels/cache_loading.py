@@ -12,6 +12,15 @@ bitcode only when something links the kernel. An object file of another format, 
 Numba without the steps this relies on (``CPUCodeLibrary._unserialize``,
 ``_set_compiled_object``, ``_finalize_final_module``, the engine's set of defined
 symbols), loads as usual.
+
+Numba also refreshes its target before every load: it imports and registers the
+implementations of everything it can compile (its NumPy, linear-algebra, random, typed
+containers and CPython modules; SciPy's BLAS with them) and initialises its reference-
+counting runtime, about 0.09 s of a warm run's start-up. Machine code loaded from the
+cache needs only the runtime; :func:`install` makes the loads initialise just that, and
+leaves the rest to the first compile, which refreshes the target itself (and a cached
+kernel that calls BLAS or LAPACK imports SciPy's on its first call, as Numba's compiled
+code always does).
 """
 
 from __future__ import annotations
@@ -70,9 +79,42 @@ class _LinkingModule:
         library.__dict__["_linking_module"] = module
 
 
+def _load_with_runtime_only() -> bool:
+    """Make ``Cache.load_overload`` initialise only Numba's runtime where it refreshes the
+    whole target; returns whether this Numba allowed it."""
+    try:
+        from numba.core import caching
+        from numba.core.runtime import rtsys
+
+        original = caching.Cache.__dict__["load_overload"]
+        rtsys.initialize  # noqa: B018 (the step this relies on)
+    except (ImportError, AttributeError, KeyError):
+        return False
+    if getattr(original, "runtime_only", False):
+        return True
+
+    def load_overload(self, sig, target_context):
+        state = target_context.__dict__
+        outer = state.get("refresh")  # loads run under Numba's compiler lock
+        state["refresh"] = lambda: rtsys.initialize(target_context)
+        try:
+            return original(self, sig, target_context)
+        finally:
+            if outer is None:
+                del state["refresh"]
+            else:
+                state["refresh"] = outer
+
+    load_overload.runtime_only = True
+    caching.Cache.load_overload = load_overload
+    return True
+
+
 def install() -> bool:
-    """Load cached kernels without parsing their bitcode until it is needed; returns
-    whether this Numba allowed it. Installing twice is one."""
+    """Load cached kernels without parsing their bitcode until it is needed, and without
+    refreshing Numba's target (its runtime only); returns whether this Numba allowed the
+    first. Installing twice is one."""
+    _load_with_runtime_only()
     try:
         import llvmlite.binding as ll
         from numba.core import codegen
