@@ -18,6 +18,7 @@ LAYERS = [
     ("solver.model",),
     (
         "solver.errors",
+        "solver.lazy_scipy",
         "solver.results",
         "solver.csv_stream",
         "solver.run_progress",

@@ -26,14 +26,21 @@ The scatter-adds and the projection iteration run in compiled kernels
 
 from __future__ import annotations
 
-import numpy as np
-import scipy.linalg as sla
-import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
+import functools
 
-_GBTRF, _GBTRS, _PBTRF, _PBTRS = sla.get_lapack_funcs(
-    ("gbtrf", "gbtrs", "pbtrf", "pbtrs"), (np.zeros(1),)
-)
+import numpy as np
+
+from solver.analysis.reordering import reverse_cuthill_mckee
+from solver.lazy_scipy import issparse
+from solver.lazy_scipy import linalg as sla
+from solver.lazy_scipy import sparse as sp
+
+
+@functools.cache
+def _lapack():
+    """LAPACK's ``(gbtrf, gbtrs, pbtrf, pbtrs)`` for float64."""
+    return sla.get_lapack_funcs(("gbtrf", "gbtrs", "pbtrf", "pbtrs"), (np.zeros(1),))
+
 
 #: the band is used when its entries (3b + 1 per column) are at most this many times
 #: the entries of the pattern, and the half-bandwidth at most ``MAX_HALF_BANDWIDTH``
@@ -42,39 +49,43 @@ MAX_HALF_BANDWIDTH = 96
 
 
 def _csr(a) -> sp.csr_matrix:
-    return a if sp.issparse(a) and a.format == "csr" else sp.csr_matrix(a)
+    return a if issparse(a) and a.format == "csr" else sp.csr_matrix(a)
 
 
 def _address(x: np.ndarray) -> tuple[int, int]:
     return x.__array_interface__["data"][0], x.shape[0]
 
 
-def _dense_last(pat: sp.csr_matrix) -> np.ndarray | None:
-    """The RCM renumbering of the pattern without its dense columns (coupled to more than
-    half of the coordinates), those after it: an arrow, whose elimination keeps its fill
-    in the arrow (a pulley touching every element of a belt). ``None`` without such
-    columns, or with too many of them (over a quarter)."""
-    n = pat.shape[0]
-    degree = np.diff(pat.indptr)
-    dense = np.flatnonzero(degree > n // 2)
+def _dense_last(ptr: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray | None:
+    """The RCM renumbering of the pattern (entries ``(r, c)``, row by row; row pointers
+    ``ptr``) without its dense columns (coupled to more than half of the coordinates),
+    those after it: an arrow, whose elimination keeps its fill in the arrow (a pulley
+    touching every element of a belt). ``None`` without such columns, or with too many of
+    them (over a quarter)."""
+    n = len(ptr) - 1
+    dense = np.flatnonzero(np.diff(ptr) > n // 2)
     if len(dense) == 0 or 4 * len(dense) > n:
         return None
     rest = np.setdiff1d(np.arange(n), dense)
-    sub = pat[rest][:, rest]
-    order = reverse_cuthill_mckee(sp.csr_matrix(sub), symmetric_mode=True)
+    index = np.full(n, -1, np.int64)
+    index[rest] = np.arange(len(rest))
+    keep = (index[r] >= 0) & (index[c] >= 0)
+    sub_r, sub_c = index[r[keep]], index[c[keep]]  # still row by row
+    sub_ptr = np.zeros(len(rest) + 1, np.int64)
+    np.cumsum(np.bincount(sub_r, minlength=len(rest)), out=sub_ptr[1:])
+    order = reverse_cuthill_mckee(sub_ptr, sub_c)
     return np.concatenate([rest[order], dense]).astype(np.int64)
 
 
-def _work(pat: sp.csr_matrix, perm: np.ndarray) -> float:
-    """The work of a factorisation in the renumbering ``perm`` that skips zeros outside
-    each row's envelope: ``Σ_j c_j²``, ``c_j`` the rows below j whose first entry is at or
-    before column j (where its fill can reach)."""
-    n = pat.shape[0]
+def _work(r: np.ndarray, c: np.ndarray, n: int, perm: np.ndarray) -> float:
+    """The work of a factorisation of the pattern ``(r, c)`` (``n × n``) in the
+    renumbering ``perm`` that skips zeros outside each row's envelope: ``Σ_j c_j²``,
+    ``c_j`` the rows below j whose first entry is at or before column j (where its fill
+    can reach)."""
     inv = np.empty(n, np.int64)
     inv[perm] = np.arange(n)
-    coo = pat.tocoo()
     first = np.full(n, n, np.int64)
-    np.minimum.at(first, inv[coo.row], inv[coo.col])
+    np.minimum.at(first, inv[r], inv[c])
     # c_j = #{i > j : first_i ≤ j} = #{i : first_i ≤ j} − (j + 1) (every i ≤ j has first_i ≤ i)
     started = np.cumsum(np.bincount(first, minlength=n + 1)[:n])
     count = started - np.arange(1, n + 1)
@@ -106,17 +117,16 @@ class BandLayout:
         r, c = np.divmod(keys, n)
         ptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(r, minlength=n), out=ptr[1:])
-        pat = sp.csr_matrix((np.ones(len(keys)), c, ptr), shape=(n, n))
         if perm is None:
-            perm = reverse_cuthill_mckee(pat, symmetric_mode=True)
+            perm = reverse_cuthill_mckee(ptr, c)
             if always:
-                arrow = _dense_last(pat)
-                if arrow is not None and _work(pat, arrow) < _work(pat, perm):
+                arrow = _dense_last(ptr, r, c)
+                if arrow is not None and _work(r, c, n, arrow) < _work(r, c, n, perm):
                     perm = arrow
         inv = np.empty(n, np.int64)
         inv[perm] = diag
         b = int(np.abs(inv[r] - inv[c]).max()) if n else 0
-        if not always and (b > MAX_HALF_BANDWIDTH or (3 * b + 1) * n > MAX_FILL_RATIO * pat.nnz):
+        if not always and (b > MAX_HALF_BANDWIDTH or (3 * b + 1) * n > MAX_FILL_RATIO * len(keys)):
             return None
         return cls(perm, b)
 
@@ -295,11 +305,11 @@ class BandFactor:
         self.cholesky = False
         if spd:
             low = np.asfortranarray(ab[2 * b :])  # ab[i − j, j] for i ≥ j
-            c, info = _PBTRF(low, lower=1, overwrite_ab=1)
+            c, info = _lapack()[2](low, lower=1, overwrite_ab=1)
             if info == 0:
                 self.cholesky, self._c = True, c
                 return
-        lu, piv, info = _GBTRF(ab, b, b, overwrite_ab=1)
+        lu, piv, info = _lapack()[0](ab, b, b, overwrite_ab=1)
         if info != 0:
             raise np.linalg.LinAlgError("singular matrix" if info > 0 else "bad argument")
         self._lu, self._piv = lu, piv
@@ -308,9 +318,9 @@ class BandFactor:
         lay = self.layout
         r = rhs[lay.perm]
         if self.cholesky:
-            x, info = _PBTRS(self._c, r, lower=1, overwrite_b=1)
+            x, info = _lapack()[3](self._c, r, lower=1, overwrite_b=1)
         else:
-            x, info = _GBTRS(self._lu, lay.b, lay.b, r, self._piv, overwrite_b=1)
+            x, info = _lapack()[1](self._lu, lay.b, lay.b, r, self._piv, overwrite_b=1)
         if info != 0:
             raise np.linalg.LinAlgError("bad argument to the band solve")
         return x[lay.inv]

@@ -10,26 +10,34 @@ nothing for a sparse one, whose SuperLU factorisations are single-threaded anywa
 
 Finding the BLAS libraries reads the process's whole list of loaded libraries (about 1 ms,
 as much as 15 steps of a small compiled model), so it is done once per process, after
-NumPy's and SciPy's linear algebra are loaded.
+NumPy's and SciPy's linear algebra are loaded (again once SciPy's is, if it was not).
+SciPy's (its own BLAS, which Numba's compiled LAPACK calls use too) takes 0.1 s to import:
+a run that calls none of it (the compiled augmented Lagrangian, whose factorisations are
+compiled) does not load it for this.
 """
 
 from __future__ import annotations
 
+import sys
 from contextlib import AbstractContextManager, nullcontext
 from functools import cache
 
 
 @cache
-def _controller():
+def _controller(with_scipy: bool):
+    """The libraries' controller (``with_scipy``: whether SciPy's linear algebra is loaded;
+    one search with it, one without)."""
     import numpy.linalg  # noqa: F401  (their BLAS libraries loaded before the search)
-    import scipy.linalg  # noqa: F401
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
 
 
-def single_blas_thread(system) -> AbstractContextManager:
-    """A context in which BLAS uses one thread if ``system`` is dense."""
+def single_blas_thread(system, scipy: bool = True) -> AbstractContextManager:
+    """A context in which BLAS uses one thread if ``system`` is dense: NumPy's, and SciPy's
+    (loaded first) with ``scipy``, else only if it is loaded already."""
     if getattr(system, "sparse", True):
         return nullcontext()
-    return _controller().limit(limits=1, user_api="blas")
+    if scipy:
+        import scipy.linalg  # noqa: F401  (its BLAS library)
+    return _controller("scipy.linalg" in sys.modules).limit(limits=1, user_api="blas")

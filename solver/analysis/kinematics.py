@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from solver.analysis.linalg import min_norm_solve, saddle_solve
+from solver.lazy_scipy import issparse
+from solver.lazy_scipy import sparse as sp
 from solver.mechanics.system import MultibodySystem
 
 
@@ -116,7 +117,7 @@ def velocity_matrix(system: MultibodySystem, q: np.ndarray):
         add = 4.0 * scale[:, None, None] * np.einsum("ni,nj->nij", p, p)
         rows = np.repeat(c, 4, axis=1).ravel()
         cols = np.tile(c, (1, 4)).ravel()
-        if sp.issparse(m):
+        if issparse(m):
             m = m + sp.csr_matrix((add.ravel(), (rows, cols)), shape=m.shape)
         else:
             m = m.copy()
@@ -133,7 +134,7 @@ def all_velocity_rows(
     if not system.m_nh:
         return c.phi_q, -c.phi_t, c.gamma
     b, gamma_nh = system.velocity_constraints(q, qd, t, ms)
-    a = sp.vstack([c.phi_q, b]).tocsr() if sp.issparse(c.phi_q) else np.vstack([c.phi_q, b])
+    a = sp.vstack([c.phi_q, b]).tocsr() if issparse(c.phi_q) else np.vstack([c.phi_q, b])
     return a, np.concatenate([-c.phi_t, np.zeros(system.m_nh)]), np.concatenate([c.gamma, gamma_nh])
 
 

@@ -3,15 +3,66 @@ tolerate redundant (linearly dependent) constraint rows, dense or sparse."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-import scipy.linalg as sla
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
-from scipy.linalg import lapack
+
+from solver.compiled.dense import lu_factor, lu_solve
+from solver.lazy_scipy import issparse, lapack
+from solver.lazy_scipy import linalg as sla
+from solver.lazy_scipy import sparse as sp
+from solver.lazy_scipy import sparse_linalg as spla
+
+#: the largest order of a dense matrix that :class:`DenseLU` factorises with the compiled
+#: steps' own LU rather than LAPACK's: up to it, about as fast (at most twice LAPACK's time
+#: near it, as fast below 30), and no SciPy to import for the small matrices of a run's
+#: start (a tenth of a second of a short run)
+SMALL_LU = 64
+
+
+@functools.cache
+def _lapack_lu():
+    """LAPACK's ``(getrf, getrs)`` for float64."""
+    return sla.get_lapack_funcs(("getrf", "getrs"), (np.zeros(1),))
+
+
+class DenseLU:
+    """LU with partial pivoting of a dense square matrix: ``solve(b)`` for a vector or the
+    columns of a matrix. Up to order ``SMALL_LU`` the compiled steps' own
+    (``solver.compiled.dense``), above it LAPACK's ``getrf``/``getrs``. ``ok`` is false
+    for a singular matrix (an exactly zero pivot: LAPACK's ``info > 0``); ``diagonal``
+    holds ``|U_ii|``."""
+
+    def __init__(self, a) -> None:
+        a = np.asarray(a, dtype=np.float64)
+        if a.shape[0] <= SMALL_LU:
+            self._lu = np.array(a, order="C")  # factorised in place
+            self._piv, ok = lu_factor(self._lu)
+            self._getrs = None
+        else:
+            getrf, self._getrs = _lapack_lu()
+            self._lu, self._piv, info = getrf(a, overwrite_a=False)
+            ok = info == 0
+        self.ok = bool(ok)
+        self.diagonal = np.abs(np.diag(self._lu))
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        if self._getrs is not None:
+            x, info = self._getrs(self._lu, self._piv, b)
+            if info != 0:
+                raise np.linalg.LinAlgError("bad argument to getrs")
+            return x
+        b = np.asarray(b, dtype=np.float64)
+        if b.ndim == 1:
+            return lu_solve(self._lu, self._piv, np.ascontiguousarray(b))
+        x = np.empty(b.shape)
+        for j in range(b.shape[1]):
+            x[:, j] = lu_solve(self._lu, self._piv, np.ascontiguousarray(b[:, j]))
+        return x
 
 
 def dense(a) -> np.ndarray:
-    return a.toarray() if sp.issparse(a) else np.asarray(a)
+    return a.toarray() if issparse(a) else np.asarray(a)
 
 
 def min_norm_solve(a, b: np.ndarray, reg: float = 1e-12) -> np.ndarray:
@@ -20,7 +71,7 @@ def min_norm_solve(a, b: np.ndarray, reg: float = 1e-12) -> np.ndarray:
     Dense: LAPACK ``gelsd`` (SVD based; rank-deficient rows are fine). Sparse: the
     regularised normal form ``x = aᵀ (a aᵀ + ε I)⁻¹ b`` with a sparse LU.
     """
-    if sp.issparse(a):
+    if issparse(a):
         a = sp.csr_matrix(a)
         aat = (a @ a.T).tocsc()
         eps = reg * max(1.0, float(abs(aat).max()))
@@ -43,7 +94,7 @@ def saddle_solve(m, a, f: np.ndarray, g: np.ndarray, mu: float = 0.0):
     where the exact solve would divide by σ.
     """
     n, k = len(f), len(g)
-    if sp.issparse(m) or sp.issparse(a):
+    if issparse(m) or issparse(a):
         corner = -mu * sp.identity(k, format="csr") if mu > 0.0 else None
         kkt = sp.bmat(
             [[sp.csr_matrix(m), sp.csr_matrix(a).T], [sp.csr_matrix(a), corner]], format="csc"
@@ -76,12 +127,10 @@ def _lu_solve(a: np.ndarray, b: np.ndarray, rcond: float = 1e-13):
     """``a x = b`` by LU, or ``None`` when the pivots show ``a`` (numerically) singular
     (redundant constraints, a singular position): ``|U_ii|`` below ``rcond`` times the
     largest."""
-    lu, piv, info = sla.lapack.dgetrf(a)
-    d = np.abs(np.diag(lu))
-    if info == 0 and d.min() > rcond * d.max():
-        x, info = sla.lapack.dgetrs(lu, piv, b)
-        if info == 0:
-            return x
+    lu = DenseLU(a)
+    d = lu.diagonal
+    if lu.ok and d.min() > rcond * d.max():
+        return lu.solve(b)
     return None
 
 

@@ -16,9 +16,9 @@ compared with the largest (``SINGULAR``); models without such a body cost nothin
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from solver.analysis.errors import SimulationError
+from solver.lazy_scipy import issparse
 from solver.mechanics.system import MultibodySystem
 
 #: a body is "light" (worth the full check) below this fraction of the model's largest
@@ -61,9 +61,9 @@ def check_mass(system: MultibodySystem, q: np.ndarray, t: float = 0.0) -> None:
     if not light or system.n > MAX_COORDINATES:
         return
     m = system.mass(q)
-    m = m.toarray() if sp.issparse(m) else np.asarray(m, dtype=float)
+    m = m.toarray() if issparse(m) else np.asarray(m, dtype=float)
     c = system.constraints(q, np.zeros(system.n), t)
-    h = c.phi_q.toarray() if sp.issparse(c.phi_q) else np.asarray(c.phi_q, dtype=float)
+    h = c.phi_q.toarray() if issparse(c.phi_q) else np.asarray(c.phi_q, dtype=float)
     hth = h.T @ h
     scale = np.abs(np.diag(m)).max() / max(np.abs(np.diag(hth)).max(), 1e-300)
     a = m + scale * hth

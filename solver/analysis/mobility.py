@@ -23,12 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from solver.analysis.kinematics import describe_items
 from solver.analysis.linalg import dense, rank_and_left_null_space
 from solver.analysis.passive import PassiveFreedom, describe_passive, passive_freedoms
 from solver.analysis.sparse_rank import blocked_rank, column_groups
+from solver.lazy_scipy import issparse
+from solver.lazy_scipy import sparse as sp
 from solver.mechanics.system import MultibodySystem
 
 
@@ -88,7 +89,7 @@ def identically_zero_rows(system: MultibodySystem, q: np.ndarray, t: float, jac)
 
 
 def _nonzero_rows(a) -> np.ndarray:
-    if sp.issparse(a):
+    if issparse(a):
         a = sp.csr_matrix(a)
         rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
         return np.bincount(rows[a.data != 0.0], minlength=a.shape[0]) > 0
@@ -100,7 +101,7 @@ def _all_rows(system: MultibodySystem, q: np.ndarray, t: float, phi_q):
     if not system.m_nh:
         return phi_q
     b, _ = system.velocity_constraints(q, np.zeros(system.n), t)
-    if sp.issparse(phi_q):
+    if issparse(phi_q):
         return sp.vstack([phi_q, sp.csr_matrix(dense(b))]).tocsr()
     return np.vstack([phi_q, dense(b)])
 
@@ -110,7 +111,7 @@ def mobility(system: MultibodySystem, q: np.ndarray, t: float = 0.0, sparse=None
     ``q``; ``sparse`` forces the blocked sparse QR (``True``) or the SVD (``False``)."""
     c = system.constraints(q, None, t)
     if sparse is None:
-        sparse = sp.issparse(c.phi_q)
+        sparse = issparse(c.phi_q)
     full = _all_rows(system, q, t, c.phi_q)
     mob = _sparse_mobility(system, q, t, c.phi_q) if sparse else _dense_mobility(system, q, t, c)
     mob.passive = passive_freedoms(system, q, full)

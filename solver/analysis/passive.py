@@ -28,8 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from solver.lazy_scipy import issparse
+from solver.lazy_scipy import sparse as sp
 from solver.mechanics.rotations import rotation_matrix
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
@@ -135,12 +136,43 @@ def _null(a: np.ndarray, scale: float) -> np.ndarray:
     return vt[rank:].T
 
 
+def _matrix(entries, shape, sparse: bool):
+    """The matrix of the entries ``(values, rows, cols)``, CSC if ``sparse``, else dense."""
+    values, rows, cols = entries
+    if sparse:
+        return sp.csc_matrix((values, (rows, cols)), shape=shape)
+    out = np.zeros(shape)
+    np.add.at(out, (rows, cols), values)
+    return out
+
+
+def _column_norms(a) -> np.ndarray:
+    """The Euclidean norm of each column of the dense or sparse ``a``."""
+    if issparse(a):
+        return np.sqrt(np.asarray(a.multiply(a).sum(axis=0)).ravel())
+    return np.sqrt(np.einsum("ij,ij->j", a, a))
+
+
+def _rows_touching(a, lo: int, hi: int) -> np.ndarray:
+    """The columns ``lo:hi`` of the dense or CSC ``a`` in the rows that have an entry
+    (stored, for CSC) there, in row order."""
+    if not issparse(a):
+        block = a[:, lo:hi]
+        return block[np.any(block != 0.0, axis=1)]
+    start, end = a.indptr[lo], a.indptr[hi]
+    rows, inverse = np.unique(a.indices[start:end], return_inverse=True)
+    local = np.zeros((len(rows), hi - lo))
+    cols = np.repeat(np.arange(hi - lo), np.diff(a.indptr[lo : hi + 1]))
+    local[inverse, cols] = a.data[start:end]
+    return local
+
+
 def passive_freedoms(system: MultibodySystem, q: np.ndarray, jac) -> list[PassiveFreedom]:
     """The passive freedoms at ``q``; ``jac`` holds every constraint row (``Φ_q`` with the
     norm rows, and the rolling rows), dense or sparse."""
     model = system.model
     points, excluded = _attachments(model)
-    csc = sp.csc_matrix(jac)
+    columns = sp.csc_matrix(jac) if issparse(jac) else np.asarray(jac, dtype=float)
     out: list[PassiveFreedom] = []
     if not len(system.rigid):
         return out
@@ -175,14 +207,11 @@ def passive_freedoms(system: MultibodySystem, q: np.ndarray, jac) -> list[Passiv
     if not candidates:
         return out
     if spin_cols:
-        spins = sp.csc_matrix(
-            (np.concatenate(spin_vals), (np.concatenate(spin_cols), np.concatenate(spin_rows))),
-            shape=(system.n, len(candidates)),
-        )
-        moved = np.sqrt(np.asarray(csc.multiply(csc).sum(axis=0)).ravel())
+        entries = np.concatenate(spin_vals), np.concatenate(spin_cols), np.concatenate(spin_rows)
+        spins = _matrix(entries, (system.n, len(candidates)), issparse(columns))
+        moved = _column_norms(columns)
         scale = float(moved.max()) if len(moved) else 1.0
-        prod = (csc @ spins).tocsc()
-        blocked = np.sqrt(np.asarray(prod.multiply(prod).sum(axis=0)).ravel()) > 1e-9 * scale
+        blocked = _column_norms(columns @ spins) > 1e-9 * scale
         with_line = {int(k) for k in np.unique(np.concatenate(spin_rows))}
     else:
         blocked, with_line = np.zeros(len(candidates), bool), set()
@@ -192,11 +221,7 @@ def passive_freedoms(system: MultibodySystem, q: np.ndarray, jac) -> list[Passiv
             continue
         name = body.name
         centre = q[slot.offset : slot.offset + 3]
-        lo, hi = csc.indptr[slot.offset], csc.indptr[slot.offset + 7]
-        rows, inverse = np.unique(csc.indices[lo:hi], return_inverse=True)
-        local = np.zeros((len(rows), 7))
-        cols = np.repeat(np.arange(7), np.diff(csc.indptr[slot.offset : slot.offset + 8]))
-        local[inverse, cols] = csc.data[lo:hi]
+        local = _rows_touching(columns, slot.offset, slot.offset + 7)
         p = q[slot.offset + 3 : slot.offset + 7]
         p = p / np.linalg.norm(p)
         free = _null(local, float(np.abs(local).max()) if local.size else 1.0)

@@ -230,7 +230,10 @@ class Simulation:
             from solver.analysis.stability import StabilityMonitor
 
             self.monitor = StabilityMonitor(self.system, s)
-        threads = single_blas_thread(self.system)  # dense systems: small matrices
+        # dense systems: small matrices; the compiled augmented Lagrangian calls no BLAS
+        # (SciPy's, if a fallback or an output needs it, is loaded then, with its threads)
+        al = s.analysis == "dynamic" and s.formulation == "augmented_lagrangian"
+        threads = single_blas_thread(self.system, scipy=not al)
         threads.__enter__()
         try:
             self.system.check_functions(0.0, 0.0)  # drivers and forces usable at t = 0

@@ -30,8 +30,9 @@ import heapq
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.linalg import lapack
+
+from solver.lazy_scipy import lapack
+from solver.lazy_scipy import sparse as sp
 
 GROUP_SIZE = 12
 RELATIVE_TOLERANCE = 1e-10

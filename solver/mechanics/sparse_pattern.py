@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
+
+from solver.lazy_scipy import sparse as sp
 
 
 class FixedPattern:

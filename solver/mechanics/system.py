@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from solver.kernels import system as ks
+from solver.lazy_scipy import issparse
+from solver.lazy_scipy import sparse as sp
 from solver.mechanics.bodies.point_mass import PointMasses
 from solver.mechanics.bodies.rigid import RigidBodies
 from solver.mechanics.constraints.joints import JointBuilder
@@ -117,9 +118,9 @@ def _plus(a, b):
     """``a + b`` for a matrix ``a`` (dense or CSR) and ``b`` (dense, sparse or ``None``)."""
     if b is None:
         return a
-    if sp.issparse(a):
-        return (a + (b if sp.issparse(b) else sp.csr_matrix(b))).tocsr()
-    return a + (b.toarray() if sp.issparse(b) else b)
+    if issparse(a):
+        return (a + (b if issparse(b) else sp.csr_matrix(b))).tocsr()
+    return a + (b.toarray() if issparse(b) else b)
 
 
 class MultibodySystem:

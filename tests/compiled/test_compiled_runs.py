@@ -99,6 +99,10 @@ def test_sliding_joints_run_compiled_like_their_formulation(name, formulation, m
         assert np.hypot(got.column("ring.x"), got.column("ring.y"))[-1] > 0.4
     forces = [c for c in ref.columns if c.startswith("reaction.") and ".F" in c]
     force = max([np.abs(ref.column(c)).max() for c in forces], default=0.0)
+    # both iterations stop once the position corrections are below the tolerance; the
+    # velocities of Newmark's update can then differ by about that over the step (1e-7 m/s
+    # or rad/s here; 1–2e-8 between two LU factorisations of the same tangents)
+    velocity = model.solver.tolerance / kw["dt"]
     for col in ref.columns:
         a, b = ref.column(col), got.column(col)
         if col.startswith("constraint."):
@@ -108,6 +112,8 @@ def test_sliding_joints_run_compiled_like_their_formulation(name, formulation, m
         elif col.startswith("reaction."):  # the minimum-norm multipliers of redundant rows
             # (the planar four-bar's out-of-plane rows) carry rounding noise of 1e-6 N
             assert np.allclose(a, b, rtol=1e-6, atol=1e-8 + 3e-5 * force), col
+        elif col.endswith((".vx", ".vy", ".vz", ".wx", ".wy", ".wz")):
+            assert np.allclose(a, b, rtol=1e-7, atol=max(1e-8, velocity)), col
         else:
             assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.analysis.linalg import rank_and_left_null_space, rank_and_null_spaces, saddle_solve
+from solver.analysis.linalg import (
+    SMALL_LU,
+    DenseLU,
+    rank_and_left_null_space,
+    rank_and_null_spaces,
+    saddle_solve,
+)
 
 RNG = np.random.default_rng(7)
 
@@ -76,3 +82,24 @@ def test_saddle_solve_with_a_singular_mass_matrix_and_redundant_rows():
     kkt = np.block([[m, a.T], [a, np.zeros((k, k))]])
     ref = np.linalg.lstsq(kkt, np.r_[f, g], rcond=1e-13)[0]
     np.testing.assert_allclose(np.r_[x, lam], ref, atol=1e-9 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("n", [1, 7, SMALL_LU, SMALL_LU + 9])
+def test_dense_lu_solves_like_numpy_on_both_sides_of_its_switch(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)) + np.diag(rng.uniform(0.1, 1.0, n))
+    b = rng.standard_normal(n)
+    bs = rng.standard_normal((n, 3))
+    lu = DenseLU(a)
+    assert lu.ok
+    assert np.allclose(lu.solve(b), np.linalg.solve(a, b), rtol=1e-9, atol=1e-12)
+    assert np.allclose(lu.solve(bs), np.linalg.solve(a, bs), rtol=1e-9, atol=1e-12)
+    # |det A| is the product of the pivots
+    assert np.isclose(np.sum(np.log(lu.diagonal)), np.linalg.slogdet(a)[1], rtol=1e-9)
+
+
+@pytest.mark.parametrize("n", [5, SMALL_LU + 3])
+def test_dense_lu_of_a_singular_matrix_is_not_ok(n):
+    a = np.random.default_rng(0).standard_normal((n, n))
+    a[:, 2] = 0.0
+    assert not DenseLU(a).ok

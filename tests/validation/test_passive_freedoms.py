@@ -136,3 +136,21 @@ def test_a_blocked_spin_is_not_passive():
     j1.update(type="universal", axis1=[1.0, 0.0, 0.0], axis2=list(np.cross([1.0, 0.0, 0.0], axis)))
     report = check(model_from_data(data))
     assert report.dof == 0 and report.passive_freedoms == []
+
+
+@pytest.mark.parametrize("example", ["four_bar_spatial", "bricard", "flyball_governor"])
+def test_dense_and_sparse_rows_give_the_same_passive_freedoms(example):
+    """The screen works on the rows as given: a dense ``Φ_q`` (small systems) and the same
+    rows in CSR (large ones) find the same freedoms."""
+    import scipy.sparse as sp
+
+    from solver.analysis.passive import passive_freedoms
+
+    system = MultibodySystem(load_model(EXAMPLES / f"{example}.json"))
+    q = system.q0
+    rows = np.asarray(system.constraints(q, None, 0.0).phi_q)
+    dense = [f.describe() for f in passive_freedoms(system, q, rows)]
+    sparse = [f.describe() for f in passive_freedoms(system, q, sp.csr_matrix(rows))]
+    assert dense == sparse
+    if example == "four_bar_spatial":
+        assert dense == ["coupler spin about J1–J2"]

@@ -119,7 +119,6 @@ absent: trapezoidal rule).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from solver.analysis.banded import BandAssembler
 from solver.analysis.errors import SimulationError
@@ -140,6 +139,7 @@ from solver.compiled.augmented_lagrangian import (
     cycling,
     modified_newton,
 )
+from solver.lazy_scipy import sparse as sp
 
 #: α/(β' m_ref) in the first Newton iteration of a step when no ``penalty`` is given, its
 #: growth per further iteration and its ceiling.

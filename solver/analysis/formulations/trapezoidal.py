@@ -33,11 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from solver.analysis.errors import SimulationError
+from solver.analysis.linalg import DenseLU
+from solver.lazy_scipy import issparse
+from solver.lazy_scipy import sparse as sp
+from solver.lazy_scipy import sparse_linalg as spla
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,6 @@ class Newmark:
         )
 
 
-_GETRF, _GETRS = sla.get_lapack_funcs(("getrf", "getrs"), (np.zeros(1),))
-
 #: column ordering chosen per sparsity (shape, number of entries): "NATURAL" or "COLAMD"
 _ORDERING: dict[tuple, str] = {}
 
@@ -115,45 +114,35 @@ def _sparse_lu(a: sp.csc_matrix):
 
 
 class Factorized:
-    """An LU factorisation of a square matrix, dense or sparse; ``solve(b)``.
-
-    Dense matrices go straight to LAPACK ``getrf``/``getrs`` (the small systems of most
-    models make the wrappers' checks a visible part of a step); a singular matrix raises
-    ``numpy.linalg.LinAlgError``.
-    """
+    """An LU factorisation of a square matrix, dense (``solver.analysis.linalg.DenseLU``)
+    or sparse (SuperLU); ``solve(b)``. A singular matrix raises
+    ``numpy.linalg.LinAlgError``."""
 
     def __init__(self, a) -> None:
-        self.sparse = sp.issparse(a)
+        self.sparse = issparse(a)
         if self.sparse:
             self._lu = _sparse_lu(sp.csc_matrix(a))
             return
-        a = np.asarray(a, dtype=float)
-        self._getrs = _GETRS
-        self._lu, self._piv, info = _GETRF(a, overwrite_a=False)
-        if info != 0:
-            raise np.linalg.LinAlgError("singular matrix" if info > 0 else "bad argument")
+        self._lu = DenseLU(a)
+        if not self._lu.ok:
+            raise np.linalg.LinAlgError("singular matrix")
 
     def solve(self, b: np.ndarray) -> np.ndarray:
-        if self.sparse:
-            return self._lu.solve(b)
-        x, info = self._getrs(self._lu, self._piv, b)
-        if info != 0:
-            raise np.linalg.LinAlgError("bad argument to getrs")
-        return x
+        return self._lu.solve(b)
 
 
 def mass_scale(system, q: np.ndarray) -> float:
     """The largest diagonal entry of ``M(q)`` (kg for the usual models): the scale of the
     penalty factors, so that a model in grams behaves like one in kilograms."""
     m = system.mass(q)
-    diag = m.diagonal() if sp.issparse(m) else np.diag(m)
+    diag = m.diagonal() if issparse(m) else np.diag(m)
     scale = float(np.max(diag)) if len(diag) else 1.0
     return scale if scale > 0.0 else 1.0
 
 
 def gram(phi_q, weight: float):
     """``weight · Φ_qᵀ Φ_q`` (dense or sparse like ``Φ_q``)."""
-    if sp.issparse(phi_q):
+    if issparse(phi_q):
         return weight * (phi_q.T @ phi_q)
     return weight * (phi_q.T @ phi_q)
 
@@ -162,11 +151,11 @@ def add(a, b):
     """``a + b`` for dense/sparse operands, dense unless both are sparse."""
     if type(a) is np.ndarray and type(b) is np.ndarray:  # the common small-system case
         return a + b
-    if sp.issparse(a) and sp.issparse(b):
+    if issparse(a) and issparse(b):
         return (a + b).tocsr()
-    if sp.issparse(a):
+    if issparse(a):
         a = a.toarray()
-    if sp.issparse(b):
+    if issparse(b):
         b = b.toarray()
     return a + b
 

@@ -19,9 +19,9 @@ on ``|Q|``; the starting point is the path itself.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
+from solver.lazy_scipy import sparse as sp
+from solver.lazy_scipy import sparse_linalg as spla
 from solver.mechanics.bodies.ancf.pulley_kernels import normal_forces
 from solver.mechanics.bodies.ancf.shapes import gauss, hermite
 from solver.model import description as d

@@ -18,7 +18,8 @@ alone (``c`` is constant).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
+
+from solver.lazy_scipy import sparse as sp
 
 
 class Eliminated:

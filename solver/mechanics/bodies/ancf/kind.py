@@ -58,8 +58,8 @@ have z = vz = tz = 0.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
+from solver.lazy_scipy import sparse as sp
 from solver.mechanics.bodies.ancf.belt import Belt2D, belt_factors
 from solver.mechanics.bodies.ancf.belt_equilibrium import (
     loop_starts_in_equilibrium,

@@ -33,8 +33,8 @@ model's orientation), as integrated Euler parameters do.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
+from solver.lazy_scipy import sparse as sp
 from solver.mechanics.bodies.kind import BodyKind
 from solver.mechanics.bodies.natural.layout import BodyInfo, Layout
 from solver.mechanics.constraints.joints import JointBuilder, normals

@@ -23,8 +23,8 @@ CSV state: the 13 fields of a rigid body (centre of mass, Euler parameters of th
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
+from solver.lazy_scipy import sparse as sp
 from solver.mechanics.bodies.natural.bodies import NaturalBodies
 from solver.mechanics.bodies.natural.layout import BodyInfo
 from solver.mechanics.bodies.natural.planar import PlanarLayout, complex_block
