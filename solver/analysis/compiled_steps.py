@@ -548,7 +548,20 @@ class CompiledNullSpace(_CompiledStepper):
             stepper._rank = (q.copy(), int(ranks[0]))
             return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0)
 
-        yield from self._chunks(cns, steps, clock, advance, last_state)
+        def resume(state: DynamicState) -> None:
+            """The compiled steps go on from the state the NumPy step reached (the
+            predictor's history starts again; the rank is the one that step found)."""
+            t1 = float(state.t)
+            q[:], qd[:] = state.q, state.qd
+            qdd[:] = 0.0 if state.qdd is None else state.qdd
+            lam[:] = 0.0 if state.lam is None else state.lam[:m]
+            ranks[0] = int(stepper.rank_at(q, t1))
+            past[:] = 0.0
+            memo[:] = 0
+            phit = s.constraints(q, qd, t1).phi_t
+            clock["power"] = _state_power(s, q, qd, t1, lam, phit)
+
+        yield from self._chunks(cns, steps, clock, advance, last_state, resume)
 
 
 def lb_right_hand_side(system, alpha: float, beta: float, mu: float):

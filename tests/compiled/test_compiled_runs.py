@@ -183,7 +183,8 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
     the work done so far to the time loop, which takes that step (the augmented
     Lagrangian: with its compiled step, retried in substeps where it fails; the others:
     with the NumPy formulation) and goes on with the compiled steps (the augmented
-    Lagrangian) or the NumPy formulation's: the run equals the NumPy run. (The failures
+    Lagrangian and the null space) or the NumPy formulation's: the run equals the NumPy
+    run. (The failures
     are made up: the augmented Lagrangian's is a singular tangent, whose step is tried
     whole again; a Newton failure, which would fail again, goes to substeps at once: see
     ``test_a_failing_step_reports_the_numpy_message``.)"""
@@ -205,7 +206,7 @@ def test_a_failing_compiled_call_is_retaken_by_numpy(
     kw = {"formulation": formulation, "dt": 1e-3, "t_end": 0.2, "output_dt": 0.01}
     ref = _run(MODELS[model], monkeypatch, False, **kw)
     got = _run(MODELS[model], monkeypatch, True, **kw)
-    resumes = module == "augmented_lagrangian"
+    resumes = module in ("augmented_lagrangian", "null_space")
     assert (len(calls) > 3 if resumes else len(calls) == 2) and got.status == "ok"
     assert len(got) == len(ref)
     for col in ref.columns:
