@@ -83,3 +83,17 @@ def test_the_families_are_the_entries_a_run_calls_and_nothing_more():
 def test_an_unknown_family_is_refused():
     with pytest.raises(ValueError, match="unknown family of system entries 'inertia'"):
         warmup.compile_families(["inertia"])
+
+
+def test_a_failure_here_releases_the_second_process(monkeypatch):
+    """The second process waits for this one's families: if they fail, it is released
+    (its standard input closed), ends its parts, and the failure is this one's."""
+
+    def broken(families):
+        raise RuntimeError("broken here")
+
+    monkeypatch.setattr(warmup, "compile_families", broken)
+    lines = []
+    with pytest.raises(RuntimeError, match="broken here"):
+        warmup.warm(lines.append, force=True, parts=["natural", "null_space"], jobs=2)
+    assert any("(null_space)" in line for line in lines)  # the second process went on
