@@ -1,8 +1,8 @@
 """Compile the kernels before a run needs them: ``python -m solver.analysis.warmup``.
 
-Numba compiles a kernel on its first call (about three minutes for all of them on a 2-core
-machine) and caches it on disk (:mod:`solver.kernels.cache`); later processes load it
-in about a second. :func:`warm` makes the short runs of :func:`workloads` — the
+Numba compiles a kernel on its first call (under two minutes for all of them on a 2-core
+machine, in two processes) and caches it on disk (:mod:`solver.kernels.cache`); later
+processes load what they run in a few hundredths of a second. :func:`warm` makes the short runs of :func:`workloads` — the
 compiled time steps of each formulation on a small model with every compiled joint,
 driver, time function and force element, kinematics, natural coordinates, a 64-bar chain
 for the kernels of large sparse systems, a slider-crank on structural groups (the argument
@@ -410,7 +410,7 @@ def compile_solver(
 ) -> float:
     """Compile the kernels of ``parts`` (:func:`compiled_parts` a run; default: all) if they are
     not cached yet (the first run after an install or an update: a minute or more; then
-    each process loads them in about a second); ``progress`` gets a line per stage.
+    each process loads them from the cache); ``progress`` gets a line per stage.
     Returns the seconds spent compiling (0 when already compiled)."""
     parts = None if parts is None else tuple(parts)
     if is_compiled(parts):
