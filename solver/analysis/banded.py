@@ -302,25 +302,27 @@ class BandFactor:
         self.layout = layout
         b = layout.b
         ab = flat.reshape(layout.n, layout.ldab).T  # (3b + 1, n), Fortran order
+        gbtrf, _, pbtrf, _ = _lapack()
         self.cholesky = False
         if spd:
             low = np.asfortranarray(ab[2 * b :])  # ab[i − j, j] for i ≥ j
-            c, info = _lapack()[2](low, lower=1, overwrite_ab=1)
+            c, info = pbtrf(low, lower=1, overwrite_ab=1)
             if info == 0:
                 self.cholesky, self._c = True, c
                 return
-        lu, piv, info = _lapack()[0](ab, b, b, overwrite_ab=1)
+        lu, piv, info = gbtrf(ab, b, b, overwrite_ab=1)
         if info != 0:
             raise np.linalg.LinAlgError("singular matrix" if info > 0 else "bad argument")
         self._lu, self._piv = lu, piv
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         lay = self.layout
+        _, gbtrs, _, pbtrs = _lapack()
         r = rhs[lay.perm]
         if self.cholesky:
-            x, info = _lapack()[3](self._c, r, lower=1, overwrite_b=1)
+            x, info = pbtrs(self._c, r, lower=1, overwrite_b=1)
         else:
-            x, info = _lapack()[1](self._lu, lay.b, lay.b, r, self._piv, overwrite_b=1)
+            x, info = gbtrs(self._lu, lay.b, lay.b, r, self._piv, overwrite_b=1)
         if info != 0:
             raise np.linalg.LinAlgError("bad argument to the band solve")
         return x[lay.inv]

@@ -225,8 +225,7 @@ class CompiledCentralDifferences(_CompiledStepper):
         )
         qd0 = _own(state.qd)
         lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
-        phit = _own(s.constraints(qm, qd0, t).phi_t)
-        power = _state_power(s, qm, qd0, t, lam, phit)
+        power = _state_power(s, qm, qd0, t, lam)
         elements = len(s.force_set) > 0 or s.kernel_elements
         secant = s.nonconservative
         drivers = bool(np.any(s.packed.pr_func >= 0))
@@ -273,9 +272,10 @@ class CompiledCentralDifferences(_CompiledStepper):
                 return
 
 
-def _state_power(system, q, qd, t: float, lam, phit) -> float:
-    """The power (W) of the force elements and drivers at the start of a compiled run (what
-    the steppers' ``state_power`` gives at each step's end)."""
+def _state_power(system, q, qd, t: float, lam) -> float:
+    """The power (W) of the force elements and drivers at the start of a compiled run or
+    where it resumes (what the steppers' ``state_power`` gives at each step's end)."""
+    phit = system.constraints(q, qd, t).phi_t
     rows = driver_rows(system)
     return system.element_power(q, qd, t) + float(lam[rows] @ phit[rows])
 
@@ -407,8 +407,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         sch, pen = al_parameters(f.params)
         t = start = float(state.t)  # step k ends at start + k h (al_steps)
         q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
-        phit = s.constraints(q, qd, t).phi_t
-        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
+        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam)}
         secant = s.nonconservative
 
         retry = _CompiledALSteps(self, sch, pen)
@@ -437,8 +436,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             for own, new in zip(mine, _al_state(state, n, m), strict=True):
                 own[:] = new
             t1 = float(state.t)
-            phit = s.constraints(q, qd, t1).phi_t
-            clock["power"] = _state_power(s, q, qd, t1, lam, phit)
+            clock["power"] = _state_power(s, q, qd, t1, lam)
 
         yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry)
 
@@ -528,8 +526,7 @@ class CompiledNullSpace(_CompiledStepper):
         qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
         lam = _own(state.lam[:m]) if state.lam is not None else np.zeros(m)
         rank = int(stepper.rank_at(q, t))
-        phit = s.constraints(q, qd, t).phi_t
-        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam, phit)}
+        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam)}
         secant = s.nonconservative
         drivers = bool(np.any(s.packed.pr_func >= 0))
         ranks = [rank]  # the rank reached, for the next chunk
@@ -558,8 +555,7 @@ class CompiledNullSpace(_CompiledStepper):
             ranks[0] = int(stepper.rank_at(q, t1))
             past[:] = 0.0
             memo[:] = 0
-            phit = s.constraints(q, qd, t1).phi_t
-            clock["power"] = _state_power(s, q, qd, t1, lam, phit)
+            clock["power"] = _state_power(s, q, qd, t1, lam)
 
         yield from self._chunks(cns, steps, clock, advance, last_state, resume)
 

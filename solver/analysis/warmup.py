@@ -378,11 +378,9 @@ class _SecondJob:
     def families_done(self) -> None:
         """Tell the process that this one's families are compiled (it goes on to its
         parts), and wait until its own are (or it ended)."""
-        try:
+        with contextlib.suppress(OSError):  # it ended already: ``finish`` reports how
             self.process.stdin.write("\n")
             self.process.stdin.close()
-        except OSError:  # it ended already: ``finish`` reports how
-            pass
         self.compiled.wait()
 
     def finish(self) -> None:

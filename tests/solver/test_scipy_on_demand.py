@@ -14,7 +14,6 @@ def test_a_short_compiled_run_imports_none_of_scipys_linear_algebra():
         """
         import json, sys
         from solver import load_model, simulate
-        from solver.analysis.compiled_steps import compiled_stepper
         result = simulate(load_model("examples/four_bar_spatial.json"), t_end=0.01)
         print(json.dumps({"status": result.status, "dof": result.summary["dof"],
                           "passive": result.summary["passive_freedoms"],
