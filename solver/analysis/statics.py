@@ -14,7 +14,8 @@ in the spatial system give some, see ``ancf.kind``). Converged when the position
 below ``tol·max(1, |q|∞)`` and ``|Φ|∞ ≤ tol``.
 
 **Load stepping.** The external loads (gravity and the force elements) are applied as
-``s·Q_ext`` with the internal forces of the bodies (elastic, damping) always complete;
+``s·Q_ext`` with the flexible elements' elastic forces always complete
+(``MultibodySystem.elastic_forces``);
 ``s`` goes from 0 (the assembled, unstressed initial configuration) to 1 in increments that
 start at ``1/load_steps``, halve when Newton fails and double after a success. Later
 instants of a quasi-static run start from the previous equilibrium and sub-divide the time
@@ -107,35 +108,21 @@ class StaticSolver:
         self.max_iterations = max_iterations
         self.zero = np.zeros(system.n)
 
-    def internal(self, q: np.ndarray, t: float, jacobian: bool):
-        """Internal forces of the body kinds (not scaled by the load factor)."""
-        f = np.zeros(self.system.n)
-        k = None
-        for kind in self.system.kinds:
-            extra = kind.applied(q, self.zero, t)
-            if extra is not None:
-                f += extra
-            if jacobian:
-                jq, _ = kind.applied_jacobians(q, self.zero, t)
-                if jq is not None:
-                    k = jq if k is None else k + jq
-        return f, k
-
     def forces(self, q: np.ndarray, t: float, s: float, jacobian: bool = True):
         """``Q = Q_int + s Q_ext`` and ``∂Q/∂q`` at ``(q, q̇ = 0, t)``."""
         sysm = self.system
         ms = sysm.marker_state(q, self.zero)
         full = sysm.forces(q, self.zero, t, ms)
-        internal, kint = self.internal(q, t, jacobian)
+        if s == 1.0:
+            internal, kint = 0.0, None
+        else:
+            internal, kint = sysm.elastic_forces(q, t, jacobian)
         force = s * full + (1.0 - s) * internal
         if not jacobian:
             return force, None, ms
         kfull, _ = sysm.force_jacobians(q, self.zero, t, ms)
-        if s != 1.0 and kint is not None:
-            kint = kint.toarray() if not sp.issparse(kfull) and sp.issparse(kint) else kint
+        if s != 1.0:
             kfull = s * kfull + (1.0 - s) * kint
-        elif s != 1.0:
-            kfull = s * kfull
         return force, kfull, ms
 
     def _residuals(self, q, lam, t, s):

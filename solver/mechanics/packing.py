@@ -333,6 +333,28 @@ def _sliders(system) -> dict:
     }
 
 
+#: the fields of the loads on a system (gravity and the force elements, contacts and
+#: pulley contacts included), not of its bodies' own forces
+LOAD_FIELDS = ("gravity_q", "sp_", "jt_", "jf_", "pf_", "bt_", "dl_", "nl_", "cn_", "pc_")
+
+
+def without_loads(packed: SystemArrays) -> SystemArrays:
+    """``packed`` with no load (:data:`LOAD_FIELDS` emptied, zero weights): its forces are
+    the flexible elements' own (elastic and damping; and the rigid bodies'
+    quadratic-velocity terms, zero at rest). The arrays keep their types and dimensions,
+    so the kernels take them as they are compiled."""
+    empty = {}
+    for name in SystemArrays._fields:
+        if name == "gravity_q":
+            empty[name] = np.zeros_like(packed.gravity_q)
+        elif name == "dl_ptr":
+            empty[name] = np.zeros(1, np.int64)  # no distributed load: one pointer
+        elif name.startswith(LOAD_FIELDS[1:]):
+            a = getattr(packed, name)
+            empty[name] = np.zeros((0,) + a.shape[1:], a.dtype)
+    return packed._replace(**empty)
+
+
 def pack(system) -> SystemArrays:
     """The kernel arrays of ``system`` (see the module docstring)."""
     functions = _Functions()

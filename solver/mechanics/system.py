@@ -582,6 +582,29 @@ class MultibodySystem:
             kqd = _plus(kqd, jqd)
         return kq, kqd
 
+    def elastic_forces(self, q: np.ndarray, t: float = 0.0, jacobian: bool = False):
+        """The flexible elements' own forces at rest, ``Q_int(q)`` (n), and ``∂Q_int/∂q``
+        (dense or sparse like ``mass``; ``None`` unless ``jacobian``): the forces of
+        :meth:`forces` at ``q̇ = 0`` without gravity and force elements, which a load
+        stepping keeps whole while it scales the loads."""
+        if "_unloaded" not in self.__dict__:
+            from solver.kernels.by_reference import system_struct
+            from solver.mechanics.packing import without_loads
+
+            arrays = system_struct(without_loads(self.packed))
+            q0 = np.ascontiguousarray(self.q0, dtype=float)
+            kr, kc, cr, _ = ks.force_pattern(arrays, q0, self._markers0)
+            pattern = _Pattern(kr, kc, None, (self.n, self.n), self.sparse)
+            self._unloaded = (arrays, pattern, len(cr))
+        arrays, pattern, nc = self._unloaded
+        q = _f64(q)
+        ms = self.markers.evaluate(q, self._zero_n)
+        nk, nc = (pattern.count, nc) if jacobian else (0, 0)  # both or none: the kernel's rule
+        r = ks.force_evaluation(
+            arrays, ms.arrays, q, self._zero_n, float(t), ks.NO, ks.VALUES, nk, nc
+        )
+        return r[0], pattern.build(r[3]) if jacobian else None
+
     def mass_times_jacobian(self, q: np.ndarray, a: np.ndarray):
         """``∂(M(q) a)/∂q`` (a fixed), for Newton iterations of implicit methods (the mass
         of the body kinds is constant)."""

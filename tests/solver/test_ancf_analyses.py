@@ -11,7 +11,7 @@ import pytest
 from solver import simulate
 from solver.analysis.errors import SimulationError
 from solver.analysis.modes import linear_modes
-from solver.analysis.statics import static_equilibrium
+from solver.analysis.statics import StaticSolver, initial_configuration, static_equilibrium
 from solver.cli import main
 from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
@@ -118,6 +118,34 @@ def test_large_deflection_matches_the_elastica(kind, elements, tol):
     assert got[0] == pytest.approx(x, rel=tol) and got[1] == pytest.approx(y, rel=tol)
     line = s.kinds[0].centreline(one.q, s.slots["b"], 40)
     assert np.sum(np.linalg.norm(np.diff(line, axis=0), axis=1)) == pytest.approx(LEN, rel=1e-3)
+
+
+@pytest.mark.parametrize("kind", ["ancf_beam2d", "ancf_cable", "ancf_beam3d"])
+def test_a_load_factor_scales_the_loads_not_the_elastic_forces(kind):
+    """Load stepping (García Vallejo (2006) ch. 5): the equilibrium at load factor s is
+    that of s times the loads, the elements' elastic forces whole; a large load, so that
+    half of it is not half the deflection."""
+    s = MultibodySystem(cantilever(kind, 8, load=(0, -2500.0, 0)))
+    solver = StaticSolver(s)
+    q0 = initial_configuration(s, 0.0, solver.tol, solver.max_iterations)
+    q, lam, _, increments = solver.continuation(q0, np.zeros(s.m), 0.0, 0.0, 0.0, 0.5, 1.0)
+    half = MultibodySystem(cantilever(kind, 8, load=(0, -1250.0, 0)))
+    want = tip(half, static_equilibrium(half).q)
+    full = tip(s, static_equilibrium(s).q)
+    assert increments == 1
+    assert np.allclose(tip(s, q), want, rtol=0.0, atol=1e-8)
+    assert abs(full[1] - want[1]) > 0.05 * abs(want[1])
+    # the elastic forces at rest and their Jacobian, against finite differences
+    f, k = s.elastic_forces(q, 0.0, jacobian=True)
+    k = k.toarray() if hasattr(k, "toarray") else k
+    loads = s.forces(q, np.zeros_like(q), 0.0) - f
+    assert np.allclose(loads, s.forces(q0, np.zeros_like(q), 0.0) - s.elastic_forces(q0)[0])
+    h = 1e-7
+    fd = np.column_stack(
+        [(s.elastic_forces(q + h * e)[0] - s.elastic_forces(q - h * e)[0]) / (2 * h)
+         for e in np.eye(len(q))]
+    )  # fmt: skip
+    assert np.allclose(k, fd, rtol=1e-5, atol=1e-5 * np.abs(k).max())
 
 
 def test_elastic_line_element_stiffens_in_large_rotations():
