@@ -7,8 +7,8 @@ Per example: the formulation and Δt of its ``solver`` section, the simulated ti
 wall time of ``simulate`` as a user calls it (the system built and assembled included; the
 model read excluded; compiled code loaded or compiled by a short run before the timed
 one) and of its time loop alone (``loop_s``), ms per step and the real-time factor
-(simulated / wall time of ``simulate``), whether its steps ran compiled (``solver.analysis.compiled_steps``), and
-what of it the kernels do not evaluate yet (``python_parts``). ``--cap`` shortens runs
+(simulated / wall time of ``simulate``) and whether its steps ran compiled
+(``solver.analysis.compiled_steps``; else the formulation's own steps). ``--cap`` shortens runs
 longer than that many simulated seconds (the time per step is still the model's).
 Statics and kinematics examples are timed the same way (steps are output times).
 ``--numpy`` also times each run with the formulation's own (NumPy) steps instead of the
@@ -25,7 +25,6 @@ from pathlib import Path
 
 from solver import load_model, simulate
 from solver.analysis.simulate import settings_with
-from solver.mechanics.packing import python_parts
 from solver.mechanics.system import MultibodySystem
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -83,7 +82,6 @@ def measure(path: Path, cap: float | None, numpy: bool = False) -> dict:
         "ms_per_step": round(1e3 * wall / steps, 4),
         "real_time_factor": round(t_end / wall, 3),
         "compiled": _compiled(system, settings),
-        "python_parts": "; ".join(python_parts(system)),
         "numpy_ms_per_step": None if numpy_ms is None else round(numpy_ms, 4),
     }
 
@@ -104,7 +102,7 @@ def main(argv=None) -> None:
     for path in paths:
         row = measure(path, args.cap, args.numpy)
         rows.append(row)
-        where = "compiled" if row["compiled"] else f"python: {row['python_parts'] or 'formulation'}"
+        where = "compiled" if row["compiled"] else "formulation"
         print(
             f"{row['example']:<30}{row['formulation']:<24}{row['dt_s']:>9.2g}"
             f"{row['t_end_s']:>7.3g}{row['ms_per_step']:>10.3f}{row['real_time_factor']:>9.2f}"

@@ -4,9 +4,8 @@ The link between the analysis and the compiled steppers (``solver.compiled``, wh
 only the kernels): which stepper a run takes, the formulation's parameters as the
 steppers' tuples, their frames, and their status codes as the formulations' errors.
 
-``compiled_stepper(system, settings, formulation)`` returns a stepper for systems whose
-every part the kernels evaluate (``solver.mechanics.packing.python_parts``) and that have
-no contacts (whose state the time loop commits after every step):
+``compiled_stepper(system, settings, formulation)`` returns a stepper for systems that
+have no contacts (whose state the time loop commits after every step):
 ``augmented_lagrangian`` on any of them whose iteration matrices renumber into a band
 (every small system; chains, trees and meshes of any size: :func:`band_layout`),
 ``central_differences`` (standard DIMCD with Euler parameters) and ``null_space`` (its
@@ -50,15 +49,11 @@ RCOND = 1e-13
 
 
 def compiled_stepper(system, settings, formulation):
-    """A compiled stepper for this run, or ``None`` (a system with parts the kernels do
-    not evaluate yet, ``solver.mechanics.packing.python_parts``, a sparse one outside the
-    augmented Lagrangian, or one whose band would not pay)."""
-    from solver.mechanics.packing import python_parts
-
+    """A compiled stepper for this run, or ``None`` (a system with contacts or no-slip
+    rows, a sparse one outside the augmented Lagrangian, or one whose band would not
+    pay)."""
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
-        return None
-    if python_parts(system):
         return None
     if len(system.force_set.contacts):
         return None  # contacts commit their state at every accepted step, from Python
@@ -564,11 +559,8 @@ def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
     """The compiled accelerations of ``lagrange_baumgarte`` for this system
     (``solver.compiled.lagrange_baumgarte``), as ``rhs(q, q̇, t) -> (q̈, λ, P) or None``
     (``None``: a singular saddle-point matrix, for the formulation's least-squares solve),
-    or ``None`` when the kernels do not evaluate the system (sparse, or with Python
-    parts)."""
-    from solver.mechanics.packing import python_parts
-
-    if system.sparse or python_parts(system):
+    or ``None`` for a sparse system."""
+    if system.sparse:
         return None
     from solver.compiled.lagrange_baumgarte import lb_accelerations
 

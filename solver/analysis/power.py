@@ -1,7 +1,7 @@
 """Power of non-conservative forces and drivers, and the work they do over a step.
 
-``PowerMeter(state, ms, c)`` is the power (W) at an accepted state: force elements,
-body-kind damping and drivers (``λ·Φ_t`` on the driver rows). Over a fixed step the
+``PowerMeter(state, ms, c)`` is the power (W) at an accepted state: force elements
+(damped flexible elements included) and drivers (``λ·Φ_t`` on the driver rows). Over a fixed step the
 time loop books the forces' work as the trapezoidal rule does it, ``½ (Q_n +
 Q_n+1)·Δq`` (``PowerMeter.secant_correction``), with rigid bodies' rotations measured
 along their arc (``rotation_arc_increment``).
@@ -42,23 +42,17 @@ class PowerMeter:
         # force elements that do non-conservative work (not contacts, which keep their own
         # work), the kernels' damped flexible elements included
         self.elements = system.nonconservative
-        self.kinds = [k for k in system.kinds if k.dissipative]  # internal damping
-        self.forces = self.elements or bool(self.kinds)
+        self.forces = self.elements
 
     def _element_power(self, q: np.ndarray, v: np.ndarray, t: float) -> float:
         """Power of the non-conservative force elements (not contacts) at ``(q, v)``."""
         return self.system.element_power(q, v, t, contacts=False)
 
     def state(self, q: np.ndarray, qd: np.ndarray, t: float):
-        """What ``secant_correction`` needs of an accepted state: ``(q, q̇, t, P, Q_d)``, P
-        the force elements' power, Q_d the body kinds' damping forces
-        (``BodyKind.dissipative_forces``) or ``None``."""
-        qk = None
-        for kind in self.kinds:
-            f = kind.dissipative_forces(q, qd)
-            qk = f if qk is None else qk + f
+        """What ``secant_correction`` needs of an accepted state: ``(q, q̇, t, P)``, P the
+        force elements' power."""
         power = self._element_power(q, qd, t) if self.elements else 0.0
-        return q.copy(), qd.copy(), t, power, qk
+        return q.copy(), qd.copy(), t, power
 
     def secant_correction(self, prev, cur, dt: float) -> float:
         """``½ (Q_n + Q_n+1)·Δq − ½ Δt (Q_n·q̇_n + Q_n+1·q̇_n+1)``: turns the trapezoidal
@@ -73,13 +67,11 @@ class PowerMeter:
         about a fixed axis, not the chord's 2τ sin(Δβ/2)."""
         v = rotation_arc_increment(self.system, prev[0], cur[0]) / dt
         out = 0.0
-        for q, qd, t, power, qk in (prev, cur):
+        for q, qd, t, power in (prev, cur):
             w = v - qd
             if self.elements:
                 p = self._element_power
                 out += 0.5 * (p(q, v, t) - power - p(q, -w, t))
-            if qk is not None:
-                out += float(qk @ w)
         return 0.5 * dt * out
 
     def __call__(self, state, ms, c) -> float:

@@ -2,11 +2,10 @@
 
 The steps of :class:`solver.analysis.formulations.null_space_newmark.NewmarkNullSpace`
 (the null-space Newmark thesis, ch. 5–7; a run starts with the formulation's own
-``start``) for the models :func:`solver.mechanics.packing.python_parts` leaves to the
-kernels, without rolling rows: every Newton iteration linearising the constraints at
-position, velocity and acceleration level at the iterate, the orthonormal null space
-``N`` of ``Φ_q`` and the minimum-norm particular solutions (in the metric of the
-Euler-parameter ``weights``) where ``Φ_q`` has full row rank by the SVD's own rank rules
+``start``) for dense models without contacts and rolling rows: every Newton iteration
+linearising the constraints at position, velocity and acceleration level at the iterate,
+the orthonormal null space ``N`` of ``Φ_q`` and the minimum-norm particular solutions (in
+the metric of the Euler-parameter ``weights``) where ``Φ_q`` has full row rank by the SVD's own rank rules
 from the LU with partial pivoting of its sparse entries (:func:`lu_spaces`), else from a
 Householder QR (:func:`qr_spaces`), else from the SVD as the NumPy step (the same subspace
 and solutions either way), the d×d reduced equations of motion, the Euler-parameter

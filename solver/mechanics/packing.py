@@ -7,9 +7,8 @@ forces, torques, distributed loads, body-axes loads on natural-coordinate bodies
 pulley contacts) with their time functions, the no-slip rows of rolling discs, the flexible
 elements (elastic line, continuum, cable, belt; the eliminated coordinates some of them
 read), the ANCF sliding joints, and lays them out as
-:class:`solver.kernels.system.SystemArrays`. :func:`python_parts` names what the kernels
-do not evaluate (it is evaluated by the system's own Python code on top of them): ANCF
-elements without a kernel (none of the elements here).
+:class:`solver.kernels.system.SystemArrays`: every part of a model. :func:`without_loads`
+keeps the bodies' own forces of those arrays (for load stepping).
 """
 
 from __future__ import annotations
@@ -62,15 +61,6 @@ def _ints(rows, width=None) -> np.ndarray:
 def _floats(rows, width=None) -> np.ndarray:
     a = np.ascontiguousarray(rows, dtype=np.float64)
     return a.reshape(-1, width) if width else a.reshape(-1)
-
-
-def python_parts(system) -> list[str]:
-    """What of ``system`` its Python code evaluates on top of the kernels (empty: all of
-    it runs compiled)."""
-    out = []
-    if any(getattr(kind, "python_beams", None) for kind in system.kinds):
-        out.append("flexible (ANCF) elements the kernels do not evaluate yet")
-    return out
 
 
 def _markers(system) -> dict:

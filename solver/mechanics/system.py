@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.kernels import system as ks
-from solver.lazy_scipy import issparse
 from solver.lazy_scipy import sparse as sp
 from solver.mechanics.bodies.point_mass import PointMasses
 from solver.mechanics.bodies.rigid import RigidBodies
@@ -112,15 +111,6 @@ def _build(parts, shape, sparse: bool):
     if sparse:
         return sp.csr_matrix((v, (r, c)), shape=shape)
     return np.bincount(r * shape[1] + c, weights=v, minlength=shape[0] * shape[1]).reshape(shape)
-
-
-def _plus(a, b):
-    """``a + b`` for a matrix ``a`` (dense or CSR) and ``b`` (dense, sparse or ``None``)."""
-    if b is None:
-        return a
-    if issparse(a):
-        return (a + (b if issparse(b) else sp.csr_matrix(b))).tocsr()
-    return a + (b.toarray() if issparse(b) else b)
 
 
 class MultibodySystem:
@@ -332,8 +322,7 @@ class MultibodySystem:
 
     # ---- evaluation ------------------------------------------------------------------
     # The equations are the compiled kernels of ``solver.kernels.system`` over the arrays
-    # of ``packing.pack``; what they do not evaluate yet (``packing.python_parts``: some
-    # ANCF elements) is added here by those elements' own code.
+    # of ``packing.pack``.
 
     def _pack(self) -> None:
         """The kernels' arrays and the fixed entry patterns of every matrix (built once,
@@ -368,11 +357,7 @@ class MultibodySystem:
         #: integrate their own work
         self.nonconservative = self.kernel_damping or not conservative
         #: whether ``Q`` is the weights alone (no force element, no flexible element)
-        self.gravity_only = (
-            len(self.force_set) == 0
-            and not self.kernel_elements
-            and all(k.applied(self.q0, self.qd0, 0.0) is None for k in self.kinds)
-        )
+        self.gravity_only = len(self.force_set) == 0 and not self.kernel_elements
         q0 = np.ascontiguousarray(self.q0, dtype=float)
         #: markers at q0, passed where a kernel entry takes markers it does not read
         self._markers0 = self.markers.evaluate(q0, q0).arrays
@@ -557,12 +542,7 @@ class MultibodySystem:
         """Generalised forces ``Q``: gravity, force elements and (unless ``inertial`` is
         false) the rigid bodies' quadratic-velocity terms."""
         ms = ms or self.markers.evaluate(q, qd)
-        out, _, _ = self._applied(q, qd, t, ms, False, inertial)
-        for kind in self.kinds:
-            extra = kind.applied(q, qd, t)
-            if extra is not None:
-                out += extra
-        return out
+        return self._applied(q, qd, t, ms, False, inertial)[0]
 
     def force_jacobians(
         self,
@@ -576,11 +556,7 @@ class MultibodySystem:
         ms = ms or self.markers.evaluate(q, qd)
         _, kv, cv = self._applied(q, qd, t, ms, True, inertial)
         pk, pc = self._force_patterns
-        kq, kqd = pk.build(kv), pc.build(cv)
-        for jq, jqd in (kind.applied_jacobians(q, qd, t) for kind in self.kinds):
-            kq = _plus(kq, jq)
-            kqd = _plus(kqd, jqd)
-        return kq, kqd
+        return pk.build(kv), pc.build(cv)
 
     def elastic_forces(self, q: np.ndarray, t: float = 0.0, jacobian: bool = False):
         """The flexible elements' own forces at rest, ``Q_int(q)`` (n), and ``∂Q_int/∂q``
@@ -638,14 +614,12 @@ class MultibodySystem:
         kin, pot, ela, err, verr = ks.state_evaluation(
             self.arrays, self.patterns, ms.arrays, q64, qd64, float(t), ks.FRAME
         )
-        ela += sum(kind.elastic_energy(q) for kind in self.kinds)
         return float(kin), float(pot), float(ela), float(err), float(verr)
 
     def elastic_energy(self, q: np.ndarray, ms: MarkerState | None = None) -> float:
         ms = ms or self.markers.evaluate(q, np.zeros_like(q))
         q64 = _f64(q)
-        out = self._energy(ms.arrays, q64, q64, 0.0, ks.ELASTIC)
-        return out + sum(kind.elastic_energy(q) for kind in self.kinds)
+        return self._energy(ms.arrays, q64, q64, 0.0, ks.ELASTIC)
 
     def nonconservative_power(
         self,
@@ -657,8 +631,7 @@ class MultibodySystem:
     ) -> float:
         """Power of actuators, dampers, applied loads and (unless ``contacts`` is false)
         contact losses (W)."""
-        power = self.element_power(q, qd, t, ms, contacts)
-        return power + sum(kind.dissipated_power(q, qd) for kind in self.kinds)
+        return self.element_power(q, qd, t, ms, contacts)
 
     def element_power(
         self,

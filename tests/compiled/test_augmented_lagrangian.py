@@ -46,7 +46,6 @@ from solver.analysis.simulate import settings_with
 from solver.compiled import augmented_lagrangian as cal
 from solver.compiled import dense
 from solver.kernels.system import Patterns
-from solver.mechanics.packing import python_parts
 from solver.mechanics.system import MultibodySystem
 from solver.model import load_model, model_from_data
 from tests.compiled.models import EXAMPLES, mixed_data
@@ -165,7 +164,6 @@ def _setup(model, dt, tolerance=None, max_iterations=None, **params):
     )
     formulation = formulation_class(AL)(system, settings)
     state = formulation.start(initial_state(system, settings.tolerance, 25))
-    assert not python_parts(system)
     return system, formulation, state, system
 
 

@@ -15,7 +15,6 @@ from solver.analysis.dynamic import initial_state
 from solver.analysis.formulations import formulation_class
 from solver.analysis.simulate import settings_with
 from solver.analysis.warmup import warm_model_data
-from solver.mechanics.packing import python_parts
 from solver.mechanics.system import MultibodySystem
 from solver.model import load_model, model_from_data
 from tests.compiled.models import EXAMPLES
@@ -131,15 +130,12 @@ def test_band_of_independent_pendulums():
     assert sorted(layout[1:21]) == list(range(20))
 
 
-def test_not_for_systems_with_other_python_parts(monkeypatch):
-    """Every part of the models here is a kernel; a part Python evaluated on top of them
-    (``python_parts``, say a future element without a kernel) leaves the right-hand side to
-    the formulation."""
-    from solver.mechanics import packing
+def test_not_for_sparse_systems():
+    """Flexible bodies' elements are kernels too; a sparse system leaves the right-hand
+    side to the formulation (its sparse saddle-point solve)."""
     from tests.compiled.models import flexible_data
 
     system = MultibodySystem(model_from_data(flexible_data()))
-    assert python_parts(system) == []
     assert lb_right_hand_side(system, 5.0, 5.0, 0.0) is not None  # kernels' beams
-    monkeypatch.setattr(packing, "python_parts", lambda s: ["an element without a kernel"])
+    system.sparse = True
     assert lb_right_hand_side(system, 5.0, 5.0, 0.0) is None

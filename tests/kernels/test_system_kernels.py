@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from solver.kernels import system as ks
-from solver.mechanics.packing import python_parts
 from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
 from tests.solver.test_forces import BODIES, CASES, JOINTS
@@ -78,7 +77,6 @@ def _close(a, b, rtol=1e-6):
 @pytest.fixture(scope="module", params=sorted(MODELS))
 def system(request):
     s = MultibodySystem(model_from_data(copy.deepcopy(MODELS[request.param])))
-    assert not python_parts(s), python_parts(s)
     return s
 
 

@@ -88,34 +88,11 @@ class BodyKind:
         """Generalised gravity force (``n``); constant."""
         raise NotImplementedError
 
-    def applied(self, q, qd, t) -> np.ndarray | None:
-        """Internal generalised forces (elastic, damping, quadratic velocity), ``n``."""
-        return None
-
-    def applied_jacobians(self, q, qd, t):
-        """``(∂/∂q, ∂/∂q̇)`` of ``applied`` (sparse or ``None``)."""
-        return None, None
-
     def kinetic_energy(self, q, qd) -> float:
         raise NotImplementedError
 
     def gravitational_energy(self, q, gravity: np.ndarray) -> float:
         raise NotImplementedError
-
-    def elastic_energy(self, q) -> float:
-        return 0.0
-
-    def dissipated_power(self, q, qd) -> float:
-        """Power of internal damping (≤ 0), counted in ``energy.work``; a kind that has
-        internal damping sets ``dissipative`` (the energy bookkeeping then integrates the
-        damping forces' work along each step)."""
-        return 0.0
-
-    dissipative = False
-
-    def dissipative_forces(self, q, qd) -> np.ndarray | None:
-        """The internal damping forces (``n``, linear in q̇) of a ``dissipative`` kind."""
-        return None
 
     # output --------------------------------------------------------------------------
     def state_fields(self, slot) -> tuple[str, ...]:

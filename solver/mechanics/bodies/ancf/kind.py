@@ -295,8 +295,6 @@ class AncfBodies(BodyKind):
         self.qd0 = np.concatenate(qd0) if qd0 else np.zeros(0)
         self._n = None
         self._last_node: dict[str, int] = {}
-        self._cache_key = None
-        self._cache = None
         self._gravity: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.sliding = None
 
@@ -337,14 +335,9 @@ class AncfBodies(BodyKind):
             self.eliminated = Eliminated(self._n, self._eliminated_rows)
             for b in self.beams:
                 b.finish(self._n)
-            own = [b.own for b in self.beams] + [np.array(list(self.slide_cols.values()))]
-            shared = [b.all_cols[b.all_cols < self._n] for b in self.beams]
-            self._read = np.unique(
-                np.concatenate([*own, *shared, self.eliminated.columns]).astype(np.int64)
-            )
-            for b in self.beams:  # the compiled kernels evaluate these beams' elements
-                b.in_kernels = b.element.kernel is not None
-            self.python_beams = [b for b in self.beams if not b.in_kernels]
+            for b in self.beams:  # the compiled kernels evaluate every element
+                if b.element.kernel is None:
+                    raise TypeError(f"{type(b.element).__name__} names no compiled kernel")
         return self._n
 
     def beam(self, slot) -> Beam:
@@ -383,21 +376,12 @@ class AncfBodies(BodyKind):
             self._mass = self._pattern.matrix(blocks)
         return self._pattern
 
-    def _python_pattern(self) -> BlockPattern:
-        """The Jacobian pattern of the beams evaluated here (not by the kernels)."""
-        if not hasattr(self, "_py_pattern"):
-            cols = [b.cols for b in self.python_beams]
-            self._py_pattern = BlockPattern(cols, self._ext_size(), self.eliminated)
-        return self._py_pattern
-
     def kernel_elements(self, kernel: str) -> list[tuple[np.ndarray, object]]:
         """``(element columns (N, k), element model)`` of each beam whose elements the
         compiled ``kernel`` evaluates (``"elastic_line"``, ``"continuum"``, ``"cable"``,
         ``"belt"``)."""
         _ = self.n
-        return [
-            (b.cols, b.element) for b in self.beams if b.in_kernels and b.element.kernel == kernel
-        ]
+        return [(b.cols, b.element) for b in self.beams if b.element.kernel == kernel]
 
     def _ext_size(self) -> int:
         _ = self.n
@@ -568,44 +552,6 @@ class AncfBodies(BodyKind):
         self._patterns()
         return self._mass
 
-    def evaluate(self, q: np.ndarray, qd: np.ndarray, jacobian: bool = False):
-        """Internal forces of the beams the kernels do not evaluate: ``(Q (n), ∂Q/∂q,
-        ∂Q/∂q̇ or None, power)``, the Jacobians ``None`` unless asked. The last evaluation
-        is kept."""
-        _ = self.n
-        key = (q[self._read].tobytes(), qd[self._read].tobytes())
-        if self._cache_key == key and (self._cache[1] is not None or not jacobian):
-            return self._cache
-        pattern = self._python_pattern()
-        x, xd = self._ext(q), self._ext_rates(qd)
-        size = self._ext_size()
-        force = np.zeros(size)
-        kq, kqd, power, damped = [], [], 0.0, False
-        for b in self.python_beams:
-            out = b.element.internal(b.element_arrays(x), b.element_arrays(xd), jacobian)
-            force += np.bincount(b.cols.ravel(), weights=out.force.ravel(), minlength=size)
-            power += out.power
-            if jacobian:
-                kq.append(out.kq)
-                damped = damped or out.kqd is not None
-                kqd.append(out.kqd if out.kqd is not None else np.zeros_like(out.kq))
-        jq = pattern.matrix(kq) if jacobian else None  # folded: Tᵀ K T over q
-        jqd = pattern.matrix(kqd) if jacobian and damped else None
-        self._cache_key = key
-        self._cache = (self.eliminated.vector(force), jq, jqd, power)
-        return self._cache
-
-    def applied(self, q, qd, t):
-        _ = self.n
-        return self.evaluate(q, qd)[0] if self.python_beams else None
-
-    def applied_jacobians(self, q, qd, t):
-        _ = self.n
-        if not self.python_beams:
-            return None, None
-        _, jq, jqd, _ = self.evaluate(q, qd, jacobian=True)
-        return jq, jqd
-
     def _gravity_ext(self, gravity) -> np.ndarray:
         """The weights over the extended coordinates."""
         key = tuple(np.asarray(gravity, float))
@@ -642,28 +588,6 @@ class AncfBodies(BodyKind):
 
     def gravitational_energy(self, q, gravity):
         return -float(self._gravity_ext(gravity) @ self._ext(q))
-
-    def elastic_energy(self, q):
-        """Strain energy of the beams the kernels do not evaluate (J)."""
-        x = self._ext(q)
-        return float(sum(b.element.energy(b.element_arrays(x)).sum() for b in self.python_beams))
-
-    @property
-    def dissipative(self) -> bool:
-        """Whether a beam evaluated here (not by the kernels) has internal damping."""
-        _ = self.n
-        return any(b.element.damped for b in self.python_beams)
-
-    def dissipative_forces(self, q, qd):
-        """Damping forces: internal forces at ``(q, q̇)`` minus those at ``(q, 0)``."""
-        if not self.dissipative:
-            return None
-        return self.evaluate(q, qd)[0] - self.evaluate(q, np.zeros_like(qd))[0]
-
-    def dissipated_power(self, q, qd):
-        if not self.dissipative:
-            return 0.0
-        return self.evaluate(q, qd)[3]
 
     # ---- output --------------------------------------------------------------------------
     def state_fields(self, slot) -> tuple[str, ...]:
