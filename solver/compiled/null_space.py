@@ -38,7 +38,7 @@ from solver.compiled.pivoted_lu import (
     lu_columns,
     lu_lists,
     null_basis,
-    particular,
+    particular_into,
     pivot_solve_t,
     sigma_min_bound,
 )
@@ -307,29 +307,40 @@ def _pinv_mat(sp, w, y):
     return out
 
 
-@kernel
+@kernel(inline="always")
 def _lu_pinv(f, ny, w, y):
     """:func:`_pinv_vec` on the LU path (``f``, ``ny``: the LU factors and the orthonormal
     null basis of ``B = H W⁻¹``, ``sp[7]`` and ``sp[8]``): a solution of ``B z = y``, its
-    part in the null space of ``B`` taken out, in the original coordinates ``W⁻¹ z``. (A
-    caller that solves several times takes these two out of ``sp`` once: every call
-    counts a reference to each array of a tuple it passes.)"""
-    z = particular(f, y)
-    _project_out(ny, z)
-    for i in range(z.shape[0]):
-        z[i] /= w[i]
-    return z
+    part in the null space of ``B`` taken out, in the original coordinates ``W⁻¹ z``."""
+    out = np.empty(w.shape[0])
+    _lu_pinv_into(f, ny, w, y, np.empty(y.shape[0]), out)
+    return out
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def _lu_pinv_into(f, ny, w, y, z, out):
+    """:func:`_lu_pinv` into ``out`` (n) with ``z`` (m) as scratch. No array is made, so
+    that a call does not count the factors' arrays in and out (the steps solve five times
+    per iteration)."""
+    particular_into(f, y, z, out)
+    _project_out(ny, out)
+    for i in range(out.shape[0]):
+        out[i] /= w[i]
 
 
 @kernel
 def _lu_pinv_mat(f, ny, w, y):
     """:func:`_lu_pinv` for the columns of ``y``."""
+    m, d = y.shape
     n = w.shape[0]
-    out = np.empty((n, y.shape[1]))
-    for j in range(y.shape[1]):
-        col = _lu_pinv(f, ny, w, np.ascontiguousarray(y[:, j]))
+    out = np.empty((n, d))
+    col, z, x = np.empty(m), np.empty(m), np.empty(n)
+    for j in range(d):
+        for i in range(m):
+            col[i] = y[i, j]
+        _lu_pinv_into(f, ny, w, col, z, x)
         for i in range(n):
-            out[i, j] = col[i]
+            out[i, j] = x[i]
     return out
 
 
@@ -381,14 +392,24 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     m = phi.shape[0]
     # the constrained directions: Φ_q p = −Φ, Φ_q v_p = −(Φ_q q̇ + Φ_t) − Ḣ p, Φ_q V = −Ḣ N,
     # Φ_q W₁ = −(Ḧ N + 2 Ḣ V), Φ_q w_p = −(Φ_q q̈ − γ) − Ḧ p − 2 Ḣ v_p (W₂ = 2V)
-    # (the LU path's factors taken out of sp once: see _lu_pinv)
+    # (the LU path's factors taken out of sp once, its solves into arrays made here: a
+    # call that passes a tuple counts a reference to each of its arrays)
     lu, f_lu, ny = sp[0] == LU, sp[7], sp[8]
-    p = _lu_pinv(f_lu, ny, w, -phi) if lu else _pinv_vec(sp, w, -phi)
+    zm = np.empty(m)
+    if lu:
+        p = np.empty(n)
+        _lu_pinv_into(f_lu, ny, w, -phi, zm, p)
+    else:
+        p = _pinv_vec(sp, w, -phi)
     y = entries_mat_vec(hr, hc, hv, qd, m)
     hp = rows_vec(hd, p)
     for i in range(m):
         y[i] = -(y[i] + phit[i] + hp[i])
-    vp = _lu_pinv(f_lu, ny, w, y) if lu else _pinv_vec(sp, w, y)
+    if lu:
+        vp = np.empty(n)
+        _lu_pinv_into(f_lu, ny, w, y, zm, vp)
+    else:
+        vp = _pinv_vec(sp, w, y)
     y2 = rows_mat(hd, null)
     vv = _lu_pinv_mat(f_lu, ny, w, y2) if lu else _pinv_mat(sp, w, y2)
     vv *= -1.0
@@ -404,7 +425,11 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     hvp = rows_vec(hd, vp)
     for i in range(m):
         y[i] = -(y[i] - gamma[i] + hp[i] + 2.0 * hvp[i])
-    wp = _lu_pinv(f_lu, ny, w, y) if lu else _pinv_vec(sp, w, y)
+    if lu:
+        wp = np.empty(n)
+        _lu_pinv_into(f_lu, ny, w, y, zm, wp)
+    else:
+        wp = _pinv_vec(sp, w, y)
     # the start-of-step state and the iterate projected on α (rows of Pm); Newmark on α
     b0 = np.empty(d)
     c0 = np.empty(d)

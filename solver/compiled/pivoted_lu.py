@@ -166,17 +166,25 @@ def null_basis(f, n):
 def particular(f, r):
     """A solution ``y`` of ``B y = r`` with the independent coordinates zero
     (``Uᵀ z = r``, then ``Lᵀ y = z``)."""
-    step, diag, up_ptr, up_idx, up_val = f[0], f[2], f[6], f[7], f[8]
+    y = np.empty(f[0].shape[0])
+    particular_into(f, r, np.empty(f[2].shape[0]), y)
+    return y
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def particular_into(f, r, z, y):
+    """:func:`particular` into ``y`` (n, overwritten) with ``z`` (m) as scratch: no array
+    made, so that the factors' nine arrays are not counted in and out at each call."""
+    diag, up_ptr, up_idx, up_val = f[2], f[6], f[7], f[8]
     m = diag.shape[0]
-    z = np.empty(m)
     for k in range(m):
         acc = r[k]
         for e in range(up_ptr[k], up_ptr[k + 1]):
             acc -= up_val[e] * z[up_idx[e]]
         z[k] = acc / diag[k]
-    y = np.zeros(step.shape[0])
+    for i in range(y.shape[0]):
+        y[i] = 0.0
     _back_lt(f, y, z)
-    return y
 
 
 @kernel(full_optimisation=True)

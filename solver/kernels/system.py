@@ -2192,16 +2192,19 @@ def nonconservative_power(P, mk, q, qd, t):
     if n_jt:
         grad = np.zeros(9)
         hess = np.zeros((1, 1))
+        jt_mk, jt_par, jt_func = P.jt_mk, P.jt_par, P.jt_func
         for s in range(n_jt):
             _, rate = loads.joint_angle(
-                u, ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO
+                u, ud, jt_mk[s, 0], jt_mk[s, 1], jt_mk[s, 2], grad, hess, NO
             )
-            out += (value(P, P.jt_func[s], t) - P.jt_par[s, 1] * rate) * rate
-    for s in range(n_jf):
-        sdot = loads.joint_force(
-            u, ud, P.jf_mk[s, 0], P.jf_mk[s, 1], P.jf_mk[s, 2], 0.0, force, dummy
-        )
-        out += value(P, P.jf_func[s], t) * sdot
+            out += (value(P, jt_func[s], t) - jt_par[s, 1] * rate) * rate
+    if n_jf:
+        jf_mk, jf_func = P.jf_mk, P.jf_func
+        for s in range(n_jf):
+            sdot = loads.joint_force(
+                u, ud, jf_mk[s, 0], jf_mk[s, 1], jf_mk[s, 2], 0.0, force, dummy
+            )
+            out += value(P, jf_func[s], t) * sdot
     if n_pf:
         dp = np.zeros((3, 3, 4))
         for s in range(n_pf):

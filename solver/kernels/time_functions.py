@@ -495,7 +495,7 @@ def _table(d, i0, n, cubic, t):
     return slope * s + d[fs + j], slope, 0.0
 
 
-@kernel(full_optimisation=True)
+@kernel(full_optimisation=True, refcounted=False)
 def _expression(table, i, t, stack):
     """The jet of expression i at t, with ``stack`` as scratch."""
     first = table.op_start[i]
@@ -525,10 +525,11 @@ def _closed_form(table, i, t):
     return np.nan, np.nan, np.nan  # (function_table admits no other kind)
 
 
-@kernel(full_optimisation=True)
+@kernel(full_optimisation=True, refcounted=False)
 def _jet_with(table, i, t, stack):
     """The jet of function i at t (a float64), with ``stack`` as an expression's scratch:
-    the one compiled evaluation every caller links."""
+    the one compiled evaluation every caller links. It makes no array, so it is compiled
+    without reference counting: a call does not count the table's six arrays in and out."""
     if table.kind[i] == EXPRESSION:
         return _expression(table, i, t, stack)
     return _closed_form(table, i, t)
