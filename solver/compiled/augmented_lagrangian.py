@@ -53,7 +53,7 @@ from solver.kernels.system import (
     mass_times_jacobian,
     nonconservative_power,
     potential_energy,
-    secant_work,
+    secant_work_at,
     second_order,
     slider_off_beam,
 )
@@ -475,7 +475,7 @@ def al_steps(
     ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|``, kinetic, gravitational and elastic energies, the
     work of forces and drivers since the start (``work0`` at ``t0``, where their power was
     ``power0``: trapezoidal rule on the power plus, with ``secant``, the force elements'
-    :func:`solver.kernels.system.secant_work`) and the power), the ``out_*`` arrays its state.
+    :func:`solver.kernels.system.secant_work_at`) and the power), the ``out_*`` arrays its state.
     ``secant`` false says the force elements do no non-conservative work
     (``MultibodySystem.nonconservative``): their power is not evaluated. The energies only
     where ``want[k]`` (else NaN), and for the last step accepted before a failure.
@@ -493,8 +493,10 @@ def al_steps(
     drivers = False
     for i in range(P.pr_func.shape[0]):
         drivers = drivers or P.pr_func[i] >= 0
-    # the force elements' power at the start (the power record of each step's end after)
-    p_start = nonconservative_power(P, markers(P, q, qd, YES), q, qd, t) if secant else 0.0
+    # the force elements' power at the start (the power record of each step's end after);
+    # the markers at the start of each step (the last step's at its end)
+    mk0 = markers(P, q, qd, YES)
+    p_start = nonconservative_power(P, mk0, q, qd, t) if secant else 0.0
     jac_every = False  # the last step formed more than one tangent
     for k in range(n_steps):
         t1 = t0 + (k0 + k + 1) * h
@@ -529,9 +531,10 @@ def al_steps(
         power1 = p_end + driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += secant_work(P, q, qd, t, q1, qd1, t1, h, p_start, p_end)
+            work += secant_work_at(P, mk0, q, qd, t, mk1, q1, qd1, t1, h, p_start, p_end)
         power = power1
         p_start = p_end
+        mk0 = mk1
         t = t1
         extrap[0] = closer_to_extrapolation(q1, q, qd, a, h)
         jac_every = it > 1

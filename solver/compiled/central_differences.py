@@ -283,7 +283,7 @@ def cd_steps(
     ``have_svd``, the SVD ``(su, ss, svt)`` of Φ_q at q. ``elements``: the model has force
     elements; ``drivers``: driven constraints (their power needs the multipliers);
     ``secant``: the force elements do non-conservative work (``MultibodySystem.
-    nonconservative``): add their power and ``secant_work``; ``qd0``, ``work`` and ``power``:
+    nonconservative``): add their power and ``secant_work_at``; ``qd0``, ``work`` and ``power``:
     the velocity, the work done so far and the power at t.
 
     Row k of ``out`` gets step k's scalars (``OUT_*``), the ``o_*`` arrays its state.
@@ -293,9 +293,9 @@ def cd_steps(
     n, m = P.n, P.m
     inv2h = 0.5 / h
     # the force elements' power at t (the power record of each step's end after)
-    p_start = (
-        ks.nonconservative_power(P, ks.markers(P, qm, qd0, YES), qm, qd0, t) if secant else 0.0
-    )
+    # and the markers at the start of each step (the last step's at its end)
+    mk0 = ks.markers(P, qm, qd0, YES)
+    p_start = ks.nonconservative_power(P, mk0, qm, qd0, t) if secant else 0.0
     for k in range(n_steps):
         guess = 3.0 * q - 3.0 * qm + qp if quadratic and have_qp else 2.0 * q - qm
         t1 = t + h
@@ -346,10 +346,11 @@ def cd_steps(
         power1 = p_end + ks.driver_power(P, lam, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += ks.secant_work(P, qm, qd0, t, q, qd, t1, h, p_start, p_end)
+            work += ks.secant_work_at(P, mk0, qm, qd0, t, mk, q, qd, t1, h, p_start, p_end)
         power = power1
         p_start = p_end
         qd0 = qd
+        mk0 = mk
         o_q[k] = q
         o_qd[k] = qd
         o_qdd[k] = qdd
