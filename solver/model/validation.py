@@ -517,7 +517,11 @@ SOLVER_PARAMETERS: dict[str, Any] = {
     "predictor": ("quadratic", "linear"),
     "step_control": bool,
     "rotation_length": "positive",
+    "load_steps": "count",
 }
+
+#: Most load steps of a static analysis (its smallest increment is 1/4096 of the loads).
+MAX_LOAD_STEPS = 4096
 
 #: Most time steps of one run: t_end / dt. Beyond it a run would take days and is far
 #: more likely a unit mistake (t_end in ms, dt in s) than an intention.
@@ -603,6 +607,8 @@ def _settings(values: dict[str, Any], name, where) -> d.SolverSettings:
                 value = p.number(key, positive=True)
             elif kind == "nonnegative":
                 value = p.number(key, nonnegative=True)
+            elif kind == "count":
+                value = p.integer(key, minimum=1, maximum=MAX_LOAD_STEPS)
             elif kind is bool:
                 value = p.boolean(key)
             elif all(isinstance(c, str) for c in kind):

@@ -15,6 +15,7 @@ from solver.analysis.statics import StaticSolver, initial_configuration, static_
 from solver.cli import main
 from solver.mechanics.system import MultibodySystem
 from solver.model import model_from_data
+from solver.model.errors import ModelError
 
 E, RHO, W, H, LEN = 2e11, 7800.0, 0.02, 0.01, 1.0
 
@@ -188,6 +189,21 @@ def test_statics_of_a_rigid_pendulum_and_a_failure_message():
     s = MultibodySystem(model_from_data(free))
     with pytest.raises(SimulationError, match="no static equilibrium"):
         static_equilibrium(s, max_iterations=5)
+
+
+def test_load_steps_from_the_model_file():
+    """``solver.parameters.load_steps`` reaches the static analysis: the same equilibrium
+    in more Newton iterations (more increments); out-of-range values name the field."""
+    one = simulate(cantilever("ancf_beam2d", 8, load=(0, -2500.0, 0)), analysis="static")
+    m = cantilever("ancf_beam2d", 8, load=(0, -2500.0, 0), parameters={"load_steps": 8})
+    many = simulate(m, analysis="static")
+    assert one.status == many.status == "ok", (one.message, many.message)
+    for c in ("tip.x", "tip.y"):
+        assert many.column(c)[0] == pytest.approx(one.column(c)[0], abs=1e-8)
+    assert many.summary["newton_iterations"] > one.summary["newton_iterations"]
+    for bad in (0, 2.5, 5000, "4"):
+        with pytest.raises(ModelError, match="parameters.load_steps"):
+            cantilever("ancf_beam2d", parameters={"load_steps": bad})
 
 
 def test_quasi_static_run_follows_the_load(tmp_path):

@@ -630,6 +630,9 @@ def test_solver_parameters():
             assert spec["type"] == "number" and spec["minimum"] == 0, key
         elif kind is bool:
             assert spec["type"] == "boolean", key
+        elif kind == "count":
+            assert spec["type"] == "integer" and spec["minimum"] == 1, key
+            assert spec["maximum"] == validation.MAX_LOAD_STEPS, key
         elif all(isinstance(c, str) for c in kind):
             assert spec["enum"] == list(kind), key
         else:
