@@ -141,7 +141,7 @@ def run_dynamics(case: Case, method: str, column: str, steps: int, record: bool 
         state = stepper.step(state, DT)
         if record:
             theta = crank.evaluate(state.q, None, 0.0, np.zeros(1)).phi[0]
-            out.append((theta, state.extra["corrector_iterations"]))
+            out.append((theta, state.carry.corrector_iterations))
     elapsed = time.process_time() - start
     if record:
         out = np.array(out)

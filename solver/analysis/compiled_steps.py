@@ -36,6 +36,7 @@ from solver.analysis.formulations.augmented_lagrangian import (
     PENALTY_RATIO_GROWTH,
     PENALTY_RATIO_MAX,
     PROJECTION_PENALTY_RATIO,
+    ALCarry,
 )
 from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
 from solver.analysis.kinematic import driver_rows
@@ -206,12 +207,12 @@ class CompiledCentralDifferences(_CompiledStepper):
         P, pt = s.arrays, s.patterns
         h = self.settings.dt
         n, m = s.n, s.m
-        extra = state.extra
-        t, qm, q = float(state.t), _own(state.q), _own(extra["q_next"])
-        qp = extra.get("q_prev")
+        look = state.carry  # the start's CDLookahead
+        t, qm, q = float(state.t), _own(state.q), _own(look.q_next)
+        qp = look.q_prev
         have_qp = qp is not None
         qp = np.zeros(n) if qp is None else _own(qp)
-        svd = extra.get("svd_next")
+        svd = look.svd_next
         have_svd = svd is not None
         su, ss, svt = (
             tuple(_own(x) for x in svd)
@@ -249,6 +250,8 @@ class CompiledCentralDifferences(_CompiledStepper):
             else:
                 last = state
             if status != ccd.OK:  # the NumPy step from the same look-ahead: its error or its result
+                from solver.analysis.formulations.central_differences import CDLookahead
+
                 look = DynamicState(
                     t,
                     qm.copy(),
@@ -256,12 +259,12 @@ class CompiledCentralDifferences(_CompiledStepper):
                     last.qdd,
                     None,
                     0,
-                    {
-                        "q_next": q.copy(),
-                        "q_prev": qp.copy() if have_qp else None,
-                        "h": h,
-                        "svd_next": (su, ss, svt) if have_svd else None,
-                    },
+                    CDLookahead(
+                        q_next=q.copy(),
+                        q_prev=qp.copy() if have_qp else None,
+                        h=h,
+                        svd_next=(su, ss, svt) if have_svd else None,
+                    ),
                 )
                 yield from self._numpy_rest(look, k, steps, work)
                 return
@@ -376,11 +379,12 @@ def _al_state(state: DynamicState, n: int, m: int):
     copies): ``q, q̇, q̈, a, λ, λ*`` and the predictor's flag (one boolean in an array)."""
     q, qd = _own(state.q), _own(state.qd)
     qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
-    a = _own(state.extra.get("a", qdd))
+    own = state.carry if isinstance(state.carry, ALCarry) else ALCarry()
+    a = _own(qdd if own.a is None else own.a)
     lam = _own(state.lam) if state.lam is not None else np.zeros(m)
-    star = state.extra.get("lam_star", state.lam)
+    star = state.lam if own.lam_star is None else own.lam_star
     lam_star = np.zeros(m) if star is None else _own(star[:m])
-    extrap = np.array([bool(state.extra.get("extrapolate", True))])  # the predictor
+    extrap = np.array([bool(own.extrapolate)])  # the predictor
     return q, qd, qdd, a, lam, lam_star, extrap
 
 
@@ -423,8 +427,8 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
 
         def last_state():
             retry.end = start + (clock["k"] + 1) * h  # the step to take ends on the grid
-            extra = {"a": a.copy(), "lam_star": lam_star.copy(), "extrapolate": bool(extrap[0])}
-            return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0, extra)
+            carry = ALCarry(a=a.copy(), lam_star=lam_star.copy(), extrapolate=bool(extrap[0]))
+            return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0, carry)
 
         def resume(state: DynamicState) -> None:
             mine = (q, qd, qdd, a, lam, lam_star, extrap)  # the arrays al_steps overwrites
@@ -485,12 +489,12 @@ class _CompiledALSteps:
             if last:  # from a time that ends it on the grid too
                 state = DynamicState(
                     _start_before(self.end, h), state.q, state.qd, state.qdd, state.lam,
-                    state.iterations, state.extra,
+                    state.iterations, state.carry,
                 )  # fmt: skip
             return f.step(state, h)
-        extra = {"a": a, "lam_star": lam_star, "extrapolate": bool(extrap[0])}
+        carry = ALCarry(a=a, lam_star=lam_star, extrapolate=bool(extrap[0]))
         t = float(out[0, cal.OUT_T])
-        return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), extra)
+        return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), carry)
 
 
 def _start_before(end: float, h: float) -> float:

@@ -7,7 +7,7 @@ actuators, dampers, material damping) with a fixed-step formulation: ``W += ½ (
 Q_n+1)·(q_n+1 − q_n)`` per step, the work the trapezoidal rule itself does, so abrupt loads
 and ringing high-frequency modes do not show as a drift of ``energy.total`` (see
 ``solver.analysis.power``). An adaptive formulation (``lagrange_baumgarte``) integrates
-the work with the motion and reports it (``state.extra["work"]``); the loop takes it.
+the work with the motion and reports it (``state.carry.work``); the loop takes it.
 
 Contacts: every accepted state is handed to ``force_set.accept`` (the contacts commit
 their onset speeds there; the adaptive formulation also hands over its internal steps),
@@ -153,8 +153,8 @@ def numpy_frames(
             onsets = system.force_set.accept(ms, state.t)
             if not getattr(formulation, "adaptive", False):
                 check_step(onsets, dt, settings.formulation)
-        if "work" in state.extra:  # integrated by the formulation with the motion
-            work, power = state.extra["work"], None
+        if state.carry is not None and state.carry.work is not None:
+            work, power = state.carry.work, None  # integrated by the formulation
         else:
             if len(meter.drows):  # the drivers' power: their rows' Φ_t (and λ)
                 c = system.constraints(state.q, state.qd, state.t, ms)

@@ -32,15 +32,40 @@ diagonal entry of ``M`` — exactly as in the ``penalty`` formulation), ``ξ`` (
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from solver.analysis.errors import SimulationError
-from solver.analysis.formulations.base import DynamicState
+from solver.analysis.formulations.base import Carry, DynamicState
 from solver.analysis.formulations.trapezoidal import mass_scale
 from solver.analysis.group_evaluation import RowSet
 from solver.analysis.group_kinematics import GroupKinematics
+
+
+@dataclass
+class CorrectorCarry(Carry):
+    """What a structural-group step carries to the next: ``accel_prev`` the previous
+    step's accelerations (the predictor extrapolates from them; ``None`` after the
+    start), and what it reports: ``corrector_iterations`` the fixed-point iterations of
+    the step."""
+
+    accel_prev: np.ndarray | None = None
+    corrector_iterations: int = 0
+
+
+@dataclass
+class GroupRMatrixCarry(CorrectorCarry):
+    """:class:`CorrectorCarry` of the R-matrix steps, in the independent coordinates z:
+    ``z``, ``zd``, ``zdd`` at the state (``accel_prev`` is the previous step's z̈), and
+    ``newton`` the position iterations of the step's evaluations."""
+
+    z: np.ndarray | None = None
+    zd: np.ndarray | None = None
+    zdd: np.ndarray | None = None
+    newton: int = 0
 
 
 class ConstantDynamics:
@@ -144,12 +169,12 @@ class GroupRMatrix:
     def start(self, state: DynamicState) -> DynamicState:
         z, zd = self.coordinates(state.q, state.qd, state.t)
         q, qd, qdd, zdd, its = self.evaluate(z, zd, state.t, state.q)
-        extra = {"z": z, "zd": zd, "zdd": zdd}
-        return DynamicState(state.t, q, qd, qdd, None, state.iterations + its, extra)
+        carry = GroupRMatrixCarry(z=z, zd=zd, zdd=zdd)
+        return DynamicState(state.t, q, qd, qdd, None, state.iterations + its, carry)
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
         t1 = state.t + h
-        ex = state.extra
+        ex = state.carry
         guess = {"q": state.q + h * state.qd + 0.5 * h * h * state.qdd}
         newton = [0]
 
@@ -160,17 +185,12 @@ class GroupRMatrix:
             return zdd, (q, qd, qdd)
 
         z, zd, zdd, (q, qd, qdd), it = self.corrector.step(
-            ex["z"], ex["zd"], ex["zdd"], h, t1, evaluate, self.name, ex.get("zdd_prev")
+            ex.z, ex.zd, ex.zdd, h, t1, evaluate, self.name, ex.accel_prev
         )
-        extra = {
-            "z": z,
-            "zd": zd,
-            "zdd": zdd,
-            "zdd_prev": ex["zdd"],
-            "corrector_iterations": it,
-            "newton": newton[0],
-        }
-        return DynamicState(t1, q, qd, qdd, None, it, extra)
+        carry = GroupRMatrixCarry(
+            accel_prev=ex.zdd, corrector_iterations=it, z=z, zd=zd, zdd=zdd, newton=newton[0]
+        )
+        return DynamicState(t1, q, qd, qdd, None, it, carry)
 
 
 class GroupPenalty:
@@ -310,7 +330,12 @@ class GroupPenalty:
             return self.accelerations(q, qd, t1), None
 
         q, qd, qdd, _, it = self.corrector.step(
-            state.q, state.qd, state.qdd, h, t1, evaluate, self.name, state.extra.get("qdd_prev")
+            state.q, state.qd, state.qdd, h, t1, evaluate, self.name, _accel_prev(state)
         )
-        extra = {"corrector_iterations": it, "qdd_prev": state.qdd}
-        return DynamicState(t1, q, qd, qdd, None, it, extra)
+        carry = CorrectorCarry(accel_prev=state.qdd, corrector_iterations=it)
+        return DynamicState(t1, q, qd, qdd, None, it, carry)
+
+
+def _accel_prev(state: DynamicState) -> np.ndarray | None:
+    """The previous step's accelerations a state carries (``None`` after the start)."""
+    return state.carry.accel_prev if isinstance(state.carry, CorrectorCarry) else None

@@ -12,7 +12,7 @@ and solutions either way), the d×d reduced equations of motion, the Euler-param
 renormalisation and the same convergence test; the rank rules of ``SVDSpaces`` (the rank
 on the manifold at the start of the step as a cap, singular values below
 ``CONDITION_FLOOR`` of the largest left out of the step's solves). Not computed here: the
-reduced system's highest frequency (the NumPy step's ``state.extra["omega_max"]``).
+reduced system's highest frequency (the NumPy step's ``NewmarkReport.omega_max``).
 
 What differs from the NumPy step is the iteration, not the state it converges to: the
 predictor (the constant acceleration, or an extrapolation when that predicted the last

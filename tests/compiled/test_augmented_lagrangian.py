@@ -178,10 +178,10 @@ def _compiled_steps(formulation, state, system, dt, n_steps, multipliers=True):
         "q": state.q.copy(),
         "qd": state.qd.copy(),
         "qdd": state.qdd.copy(),
-        "a": state.extra["a"].copy(),
+        "a": state.carry.a.copy(),
         "lam_star": state.lam.copy(),
         "lam": state.lam.copy(),
-        "extrapolate": np.array([state.extra.get("extrapolate", True)]),
+        "extrapolate": np.array([state.carry.extrapolate]),
     }
     res = cal.al_steps(
         system.arrays, system.patterns, band_layout(system), sch, pen, formulation.m_ref, formulation.tolerance,
@@ -234,7 +234,7 @@ def _compare(model, dt, n_steps, acc_rtol=1e-7, from_last_positions=False, **par
     singular positions: ~0.1 N): their bound is ``1e-5 |λ| + 10 α ε |q|``."""
     system, formulation, state, packed = _setup(model, dt, **params)
     if from_last_positions:
-        state.extra["extrapolate"] = False
+        state.carry.extrapolate = False
     res, out, cur = _compiled_steps(formulation, state, packed, dt, n_steps)
     assert res[:2] == (cal.STATUS_OK, n_steps)
     scale = lambda x: max(1.0, float(np.abs(x).max(initial=0.0)))  # noqa: E731
@@ -265,9 +265,9 @@ def _compare(model, dt, n_steps, acc_rtol=1e-7, from_last_positions=False, **par
     assert out["V"][-1] == pytest.approx(system.gravitational_energy(state.q), abs=1e-9)
     # the state arrays hold the last step's
     assert np.array_equal(cur["q"], out["q"][-1]) and np.array_equal(cur["lam"], out["lam"][-1])
-    assert np.allclose(cur["lam_star"], state.extra["lam_star"], atol=lam_tol)
-    assert np.allclose(cur["a"], state.extra["a"], atol=1e-7 * scale(state.qdd))
-    assert bool(cur["extrapolate"][0]) == state.extra["extrapolate"]  # the next predictor
+    assert np.allclose(cur["lam_star"], state.carry.lam_star, atol=lam_tol)
+    assert np.allclose(cur["a"], state.carry.a, atol=1e-7 * scale(state.qdd))
+    assert bool(cur["extrapolate"][0]) == state.carry.extrapolate  # the next predictor
     return states, out
 
 
@@ -338,7 +338,7 @@ def test_newton_from_the_last_positions():
     model = model_from_data(model_at_phase(0.3))  # moving at about 5 rad/s
     states, out = _compare(model, 1e-3, 20, from_last_positions=True)
     assert out["its"][0] > out["its"][1:].max()
-    assert all(s.extra["extrapolate"] for s in states)
+    assert all(s.carry.extrapolate for s in states)
 
 
 def test_predictor_choice_like_numpy():

@@ -137,7 +137,7 @@ def test_newton_converges_quadratically_on_the_double_four_bar():
     ratios = []
     for _ in range(60):
         state = formulation.step(state, 0.01)
-        e = state.extra["newton_corrections"]
+        e = state.carry.newton_corrections
         for a, b in zip(e[:-1], e[1:], strict=False):
             if a > 1e-7:  # above the level where rounding and the tolerance take over
                 ratios.append(b / a**2)

@@ -176,11 +176,11 @@ def test_start_exactly_at_a_singular_position():
     model = singular_start_model()
     system, f = stepper(model, 0.01)
     state = f.start(initial_state(system, 1e-12, 25))
-    assert state.extra["dof"] == 3
+    assert state.carry.dof == 3
     height = 0.0
     for k in range(100):
         state = f.step(state, 0.01)
-        assert state.extra["dof"] == 1
+        assert state.carry.dof == 1
         phi = np.abs(system.constraints(state.q, None, state.t).phi).max()
         assert phi < (1e-6 if k == 0 else 1e-12)
         tip1 = system.global_point(state.q, "crank1", (0.5, 0.0, 0.0))
@@ -361,11 +361,11 @@ def test_step_with_another_dt_restarts_consistently():
         state = f.step(state, 0.01)
     state = f.step(state, 0.004)  # no look-ahead for 4 ms: a first step from (q, q̇)
     assert state.t == pytest.approx(0.054)
-    assert state.extra["h"] == 0.004
+    assert state.carry.h == 0.004
     for _ in range(3):
         state = f.step(state, 0.004)
         assert np.abs(system.constraints(state.q, None, state.t).phi).max() < 1e-12
-        assert state.extra["dof"] == ref.BRICARD_DOF
+        assert state.carry.dof == ref.BRICARD_DOF
 
 
 def test_newton_failure_raises_with_time_reason_and_hint():

@@ -77,7 +77,7 @@ def energy_drift(name: str, dt: float, t_end: float = 10.0, **parameters):
 
 
 def stepper(name: str, dt: float, **parameters):
-    """The formulation itself (for ``state.extra``, iteration counts and errors)."""
+    """The formulation itself (for ``state.carry``, iteration counts and errors)."""
     model = load_model(EXAMPLES / f"{name}.json")
     system = MultibodySystem(model)
     settings = settings_with(model, formulation=NS, dt=dt, parameters=parameters)
@@ -160,12 +160,12 @@ def test_stiff_pendulum_reduced_system_predicts_the_fox_goodwin_limit():
     _, form, state = stepper("stiff_pendulum", 0.1, scheme="fox_goodwin")
     for _ in range(3):
         state = form.step(state, 0.1)
-    assert state.extra["dof"] == 1
-    assert state.extra["omega_max"] == pytest.approx(ref.STIFF_PENDULUM_OMEGA_MAX, rel=1e-6)
-    assert state.extra["dt_max"] == pytest.approx(ref.STIFF_PENDULUM_FG_DT_MAX, rel=1e-5)
+    assert state.carry.dof == 1
+    assert state.carry.omega_max == pytest.approx(ref.STIFF_PENDULUM_OMEGA_MAX, rel=1e-6)
+    assert state.carry.dt_max == pytest.approx(ref.STIFF_PENDULUM_FG_DT_MAX, rel=1e-5)
     assert 1 <= state.iterations <= 3
     _, form, state = stepper("stiff_pendulum", 0.1, scheme="trapezoidal")
-    assert math.isinf(form.step(state, 0.1).extra["dt_max"])
+    assert math.isinf(form.step(state, 0.1).carry.dt_max)
 
 
 def test_schemes_and_parameters():
@@ -286,5 +286,5 @@ def test_bricard_redundant_constraint_is_handled():
         for _ in range(20):
             state = form.step(state, ref.BRICARD_FG_DT)
             its.append(state.iterations)
-        assert state.extra["dof"] == ref.BRICARD_DOF
+        assert state.carry.dof == ref.BRICARD_DOF
         assert max(its) <= 3, (method, its)

@@ -254,7 +254,7 @@ def test_weighted_null_space_and_minimum_norm_solutions():
 # ---- the published stability limits -----------------------------------------------------
 def largest_frequency(name: str, dt: float, t_end: float) -> tuple[float, float]:
     """``(ω_max, t)``: the largest ω of the reduced system ``K_R φ = ω² M_R φ`` over the
-    steps of a Fox–Goodwin run (the null-space Newmark thesis §4.12 and eq. 6.6, ``state.extra``)."""
+    steps of a Fox–Goodwin run (the null-space Newmark thesis §4.12 and eq. 6.6, ``state.carry``)."""
     from solver.analysis.dynamic import initial_state
     from solver.analysis.formulations import formulation_class
     from solver.analysis.simulate import settings_with
@@ -268,7 +268,7 @@ def largest_frequency(name: str, dt: float, t_end: float) -> tuple[float, float]
     best = (0.0, 0.0)
     for _ in range(int(round(t_end / dt))):
         state = form.step(state, dt)
-        best = max(best, (state.extra["omega_max"], state.t))
+        best = max(best, (state.carry.omega_max, state.t))
     return best
 
 

@@ -122,8 +122,8 @@ def test_r_matrix_dynamics_global_and_groups_agree(free):
     s, st0, top, glob = free
     a = run(GroupRMatrix(s, top), st0, 0.005, 1.0)
     b = run(GroupRMatrix(s, glob), st0, 0.005, 1.0)
-    za = np.array([st.extra["z"][0] for st in a])
-    zb = np.array([st.extra["z"][0] for st in b])
+    za = np.array([st.carry.z[0] for st in a])
+    zb = np.array([st.carry.z[0] for st in b])
     assert za[-1] > 20.0  # more than three turns
     assert np.abs(za - zb).max() < 1e-8
     assert max(np.abs(x.q - y.q).max() for x, y in zip(a, b, strict=True)) < 1e-8

@@ -118,11 +118,13 @@ absent: trapezoidal rule).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from solver.analysis.banded import BandAssembler
 from solver.analysis.errors import SimulationError
-from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import (
     Factorized,
     Newmark,
@@ -154,6 +156,22 @@ PROJECTION_PENALTY_RATIO = 1e7
 #: in the step
 NEWTON_CONTRACTION = 0.9
 NEWTON_DAMPING = 0.5
+
+
+@dataclass
+class ALCarry(Carry):
+    """What an augmented-Lagrangian step carries to the next: ``a`` the scheme's
+    acceleration variable (``q̈`` for the trapezoidal rule), ``lam_star`` the multipliers λ*
+    the next iteration starts from (``None``: the state's λ), ``mu_star`` those of the
+    no-slip rows (``None``: the state's), ``extrapolate`` whether the next step starts from
+    the Newmark predictor; and what it reports: ``newton_corrections``, max |Δq| (m, rad)
+    of each Newton iteration."""
+
+    a: np.ndarray | None = None
+    lam_star: np.ndarray | None = None
+    mu_star: np.ndarray | None = None
+    extrapolate: bool = True
+    newton_corrections: list[float] = field(default_factory=list)
 
 
 def closer_to_extrapolation(q1: np.ndarray, extrapolated: np.ndarray, q0: np.ndarray) -> bool:
@@ -264,20 +282,21 @@ class AugmentedLagrangian(Formulation):
         rows, _, gamma = all_velocity_rows(s, q, qd, t, ms=ms)
         f = s.forces(q, qd, t, ms)
         qdd, lam = self._project(t, fac, mass, rows, gamma, alpha_p, np.zeros_like(q), f)
-        return DynamicState(t, q, qd, qdd, lam, state.iterations, {"a": qdd.copy()})
+        return DynamicState(t, q, qd, qdd, lam, state.iterations, ALCarry(a=qdd.copy()))
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
         s, sch = self.system, self.scheme
         t1 = state.t + h
-        a0 = state.extra.get("a", state.qdd)
+        own = state.carry if isinstance(state.carry, ALCarry) else ALCarry()
+        a0 = state.qdd if own.a is None else own.a
         gp, bp = sch.slopes(h)
         fixed = self.params["penalty"]
         q_ext = sch.predict(state.q, state.qd, a0, h)
-        q = q_ext if state.extra.get("extrapolate", True) else state.q.copy()
-        lam_star = state.extra.get("lam_star", state.lam)
+        q = q_ext if own.extrapolate else state.q.copy()
+        lam_star = state.lam if own.lam_star is None else own.lam_star
         lam_star = np.zeros(s.m) if lam_star is None else lam_star[: s.m].copy()
         nh = s.m_nh > 0
-        mu_star = state.extra.get("mu_star")
+        mu_star = own.mu_star
         if mu_star is None:
             mu_star = np.zeros(s.m_nh) if state.lam is None else state.lam[s.m :].copy()
         mu_star = mu_star.copy() if len(mu_star) == s.m_nh else np.zeros(s.m_nh)
@@ -400,12 +419,11 @@ class AugmentedLagrangian(Formulation):
             t1, fac, mass, rows, np.zeros(len(lam)), alpha_p, np.zeros_like(qdd), rest
         )
         lam = lam + rho
-        extra = {
-            "a": a1,
-            "lam_star": lam_star,
-            "newton_corrections": corrections,
-            "extrapolate": closer_to_extrapolation(q, q_ext, state.q),
-        }
-        if nh:
-            extra["mu_star"] = mu_star
-        return DynamicState(t1, q, qd, qdd, lam, it, extra)
+        carry = ALCarry(
+            a=a1,
+            lam_star=lam_star,
+            mu_star=mu_star if nh else None,
+            extrapolate=closer_to_extrapolation(q, q_ext, state.q),
+            newton_corrections=corrections,
+        )
+        return DynamicState(t1, q, qd, qdd, lam, it, carry)

@@ -13,7 +13,7 @@ as ``None`` and the loop recovers them by least squares.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,8 +23,20 @@ from solver.model.description import SolverSettings
 
 
 @dataclass
+class Carry:
+    """Base of a formulation's own part of a state (``DynamicState.carry``): what its next
+    step needs and what its step reports, one dataclass per formulation. ``work`` (J, from
+    the start) is set by a formulation that integrates the forces' and drivers' work with
+    the motion; the time loop then takes it instead of its own record."""
+
+    work: float | None = None
+
+
+@dataclass
 class DynamicState:
-    """State at time ``t``; ``iterations`` counts the Newton iterations of the last step."""
+    """State at time ``t``; ``iterations`` counts the Newton iterations of the last step;
+    ``carry`` is the formulation's own part (a :class:`Carry` of its module, or ``None``:
+    a step given another formulation's state, or none, starts as from ``(q, q̇)``)."""
 
     t: float
     q: np.ndarray
@@ -32,7 +44,7 @@ class DynamicState:
     qdd: np.ndarray | None = None
     lam: np.ndarray | None = None
     iterations: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    carry: Carry | None = None
 
 
 class Formulation:

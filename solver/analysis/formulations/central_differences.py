@@ -50,7 +50,7 @@ convention of ``base``, norm rows included) and ``iterations`` = the Newton iter
 spent on q(tₖ₊₂). The initial state keeps the given q̇₀; its ``iterations`` add those of
 q(Δt). So the time loop's energy at t uses the thesis's definition (Urkullu (2019) §3.5), and every
 frame's (q, q̇) is a CD pair: the look-ahead costs one extra step beyond t_end. The
-look-ahead lives in ``state.extra``: ``q_next`` (q(tₖ₊₂)), ``q_prev`` (q(tₖ), for the
+look-ahead lives in ``state.carry`` (:class:`CDLookahead`): ``q_next`` (q(tₖ₊₂)), ``q_prev`` (q(tₖ), for the
 quadratic predictor), ``h``, ``dof`` (s of the step: it grows at a singular position) and
 ``svd_next`` (the SVD of Φ_q at q_next when the last Newton correction was at rounding
 level, reused as the next step's force-direction matrix). A ``step`` with a different Δt
@@ -74,18 +74,34 @@ satisfies ``B q̇₀ = 0``), imposes them at acceleration level instead:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import lapack
 
 from solver.analysis.errors import SimulationError
-from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.linalg import dense, full_svd
 from solver.kernels.system import normalise_parameters
 from solver.mechanics.rotations import g_matrix, skew
 
 #: a final Newton correction this small (relative) changes nothing but rounding
 ROUNDING = 1e-13
+
+
+@dataclass
+class CDLookahead(Carry):
+    """The look-ahead of a central-difference state at tₖ₊₁: ``q_next`` q(tₖ₊₂),
+    ``q_prev`` q(tₖ) (for the quadratic predictor; ``None`` after a first step), ``h`` the
+    step it was made with (s), ``dof`` the step's degrees of freedom (they grow at a
+    singular position) and ``svd_next`` the SVD of Φ_q at ``q_next`` when the last Newton
+    correction was at rounding level (else ``None``)."""
+
+    q_next: np.ndarray | None = None
+    q_prev: np.ndarray | None = None
+    h: float | None = None
+    dof: int = 0
+    svd_next: tuple | None = None
 
 
 def _normalise(system, q: np.ndarray) -> np.ndarray:
@@ -367,22 +383,22 @@ class CentralDifferences(Formulation):
             qdd,
             lam,
             state.iterations + its,
-            {"q_next": x1, "q_prev": None, "h": h, "dof": dof, "svd_next": svd1},
+            CDLookahead(q_next=x1, q_prev=None, h=h, dof=dof, svd_next=svd1),
         )
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
-        extra = state.extra
+        look = state.carry if isinstance(state.carry, CDLookahead) else CDLookahead()
         t = state.t
         extra_its = 0
-        if extra.get("q_next") is None or abs(extra.get("h", h) - h) > 1e-12 * h:
+        if look.q_next is None or abs((h if look.h is None else look.h) - h) > 1e-12 * h:
             # no look-ahead for this Δt: restart from (q, q̇) with a first step
             x1, _, _, extra_its, _, svd_q = self._first(t, state.q, state.qd, h)
             qm, q = state.q, x1
             q_prev2 = None
         else:
-            qm, q = state.q, extra["q_next"]
-            q_prev2 = extra.get("q_prev")
-            svd_q = extra.get("svd_next")
+            qm, q = state.q, look.q_next
+            q_prev2 = look.q_prev
+            svd_q = look.svd_next
         if self.predictor == "quadratic" and q_prev2 is not None:
             guess = 3.0 * q - 3.0 * qm + q_prev2
         else:
@@ -396,5 +412,5 @@ class CentralDifferences(Formulation):
             qdd,
             lam,
             its + extra_its,
-            {"q_next": x2, "q_prev": qm, "h": h, "dof": dof, "svd_next": svd2},
+            CDLookahead(q_next=x2, q_prev=qm, h=h, dof=dof, svd_next=svd2),
         )

@@ -30,18 +30,20 @@ positions is ever divided by Δt² (the cancellation of ``(x⁺ − 2x + x⁻)/�
 
 The returned state at t holds ``q(y(t))``, ``q̇``, ``q̈`` mapped to the system's Euler
 parameters (so energies, constraints and outputs are those of ``MultibodySystem``), and
-the look-ahead ``y(t+Δt)`` in ``extra`` as DIMCD does. A body whose parameter set reaches
+the look-ahead ``y(t+Δt)`` in ``state.carry`` as DIMCD does. A body whose parameter set reaches
 its singularity stops the run (``SimulationError`` naming the body, the time and the set
 to use instead).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from solver.analysis.cd_family import Scheme, first_coefficients
 from solver.analysis.errors import SimulationError
-from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.linalg import dense, full_svd
 from solver.mechanics.orientation_chart import OrientationChart
 from solver.mechanics.orientation_sets import SETS, SINGULAR, orientation_set
@@ -49,6 +51,18 @@ from solver.model.errors import ModelError, UnsupportedFeature
 
 #: near a singularity (measure below this) a failed step is reported as the singularity
 NEAR_SINGULAR = 0.05
+
+
+@dataclass
+class FamilyLookahead(Carry):
+    """The look-ahead of a state of the family at tₖ₊₁ in the integrated coordinates y:
+    ``y`` y(tₖ₊₁), ``y_next`` y(tₖ₊₂), ``hist`` the scheme's history (its velocities and
+    accelerations, ``Scheme.history``) and ``h`` the step it was made with (s)."""
+
+    y: np.ndarray | None = None
+    y_next: np.ndarray | None = None
+    hist: tuple | None = None
+    h: float | None = None
 
 
 class CentralDifferencesFamily(Formulation):
@@ -257,13 +271,13 @@ class CentralDifferencesFamily(Formulation):
             "in the summary), or use an implicit formulation (augmented_lagrangian, null_space)",
         )
 
-    def _state(self, t, y, yd, a, lam, its, extra) -> DynamicState:
+    def _state(self, t, y, yd, a, lam, its, carry) -> DynamicState:
         ch = self.chart
         qd, qdd = ch.velocities(y, yd, a)
         lam_q = None
         if lam is not None and len(ch.rows) == self.system.m:
             lam_q = lam
-        return DynamicState(t, ch.to_q(y), qd, qdd, lam_q, its, extra)
+        return DynamicState(t, ch.to_q(y), qd, qdd, lam_q, its, carry)
 
     # ---- the stepper --------------------------------------------------------------------------
     def start(self, state: DynamicState) -> DynamicState:
@@ -273,29 +287,29 @@ class CentralDifferencesFamily(Formulation):
         coeffs = first_coefficients(h, yd)
         a, _, y1, lam, its = self._solve(state.t, h, y, coeffs, np.zeros_like(y), True)
         hist = self.scheme.first_history(yd, a)
-        extra = {"y": y, "y_next": y1, "hist": hist, "h": h}
-        return self._state(state.t, y, yd, a, lam, state.iterations + its, extra)
+        carry = FamilyLookahead(y=y, y_next=y1, hist=hist, h=h)
+        return self._state(state.t, y, yd, a, lam, state.iterations + its, carry)
 
     def step(self, state: DynamicState, h: float) -> DynamicState:
-        ex = state.extra
-        if ex.get("y_next") is None or abs(ex.get("h", h) - h) > 1e-12 * h:
+        ex = state.carry if isinstance(state.carry, FamilyLookahead) else FamilyLookahead()
+        if ex.y_next is None or abs((h if ex.h is None else ex.h) - h) > 1e-12 * h:
             # another Δt: restart from the state as at t = 0 of a new run
             self.settings = _with_dt(self.settings, h)
             restarted = self.start(DynamicState(state.t, state.q, state.qd))
-            ex = restarted.extra
+            ex = restarted.carry
             its0 = restarted.iterations
         else:
             its0 = 0
         t1 = state.t + h
-        y = ex["y_next"]
+        y = ex.y_next
         self._check(y, t1)
-        hist = ex["hist"]
+        hist = ex.hist
         coeffs = self.scheme.coefficients(h, hist)
         a, yd, y2, lam, its = self._solve(t1, h, y, coeffs, hist[1], False)
         self._check(y2, t1 + h)
         hist = self.scheme.history(h, hist, yd, a)
-        extra = {"y": y, "y_next": y2, "hist": hist, "h": h}
-        return self._state(t1, y, yd, a, lam, its + its0, extra)
+        carry = FamilyLookahead(y=y, y_next=y2, hist=hist, h=h)
+        return self._state(t1, y, yd, a, lam, its + its0, carry)
 
 
 def _with_dt(settings, h):

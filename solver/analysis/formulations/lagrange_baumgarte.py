@@ -22,22 +22,22 @@ parallelogram turned antiparallelogram, 16 J off). So when a singular value of �
 below ``SINGULAR_RATIO`` σ_max the output step is taken again from its start by the index-3
 augmented Lagrangian (``BRIDGE_SUBSTEPS`` steps, ``_bridge``), and so on until the state is
 away from the singular position, where the Runge–Kutta integrator restarts; those frames
-carry ``extra["bridged"]``. Models with contacts or rolling wheels stop there instead.
+carry ``LBCarry.bridged``. Models with contacts or rolling wheels stop there instead.
 
 The work of non-conservative forces and drivers (not contacts, which book their own) is
 integrated with the motion as one more state, ``Ẇ = P(q, q̇, t, λ)``, so it is as accurate
-as the trajectory (``state.extra["work"]``, J, from the start).
+as the trajectory (``state.carry.work``, J, from the start).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.integrate import DOP853, RK23, RK45
 
 from solver.analysis.errors import SimulationError
-from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import mass_scale
 from solver.analysis.kinematics import all_velocity_rows
 from solver.analysis.linalg import dense, saddle_solve
@@ -49,6 +49,17 @@ SINGULAR_RATIO = 1e-3
 #: Augmented-Lagrangian steps per output step while bridging a singular position.
 BRIDGE_SUBSTEPS = 10
 INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
+
+
+@dataclass
+class LBCarry(Carry):
+    """What a Lagrange–Baumgarte output step reports besides the work (``Carry.work``,
+    with non-conservative forces or drivers): ``bridged`` whether the augmented
+    Lagrangian took it (near a singular position), ``evaluations`` the right-hand sides
+    the Runge–Kutta integrator evaluated for it."""
+
+    bridged: bool = False
+    evaluations: int = 0
 
 
 class LagrangeBaumgarte(Formulation):
@@ -173,7 +184,7 @@ class LagrangeBaumgarte(Formulation):
         )
         bridge = AugmentedLagrangian(s, settings)
         cur = bridge.start(DynamicState(state.t, state.q.copy(), state.qd.copy()))
-        work = state.extra.get("work", 0.0)
+        work = 0.0 if state.carry is None or state.carry.work is None else state.carry.work
         power = self._bridge_power(cur)
         iterations = 0
         for k in range(1, BRIDGE_SUBSTEPS + 1):
@@ -187,10 +198,8 @@ class LagrangeBaumgarte(Formulation):
         self._bridging = not self._regular(cur.t, cur.q)
         if not self._bridging:
             self._start_ode(cur.t, cur.q, cur.qd, work)
-        extra = {"bridged": True}
-        if self._power is not None:
-            extra["work"] = work
-        return DynamicState(cur.t, cur.q, cur.qd, cur.qdd, cur.lam, iterations, extra)
+        carry = LBCarry(work=work if self._power is not None else None, bridged=True)
+        return DynamicState(cur.t, cur.q, cur.qd, cur.qdd, cur.lam, iterations, carry)
 
     def _bridge_power(self, state: DynamicState) -> float:
         if self._power is None:
@@ -222,7 +231,8 @@ class LagrangeBaumgarte(Formulation):
         y = self._interpolant(ode)(target) if ode.t > target else ode.y.copy()
         q, qd = y[:n], y[n : 2 * n]
         qdd, lam = self.accelerations(target, q, qd)
-        extra = {"evaluations": ode.nfev - evaluations}
-        if self._power is not None:
-            extra["work"] = float(y[2 * n])
-        return DynamicState(target, q, qd, qdd, lam, iterations=0, extra=extra)
+        carry = LBCarry(
+            work=float(y[2 * n]) if self._power is not None else None,
+            evaluations=ode.nfev - evaluations,
+        )
+        return DynamicState(target, q, qd, qdd, lam, iterations=0, carry=carry)

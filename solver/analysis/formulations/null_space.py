@@ -33,7 +33,7 @@ positions as in central differences. The Newton matrix has the no-slip terms
 ``∂(Bᵀμ)/∂q`` and ``∂(B q̇)/∂q`` (``no_slip``); ``[λ; μ]`` are returned.
 
 Both methods tolerate redundant constraints (SVD / pivoted QR with a rank tolerance) and
-report ``state.iterations`` (Newton iterations of the step) and, in ``state.extra``, the
+report ``state.iterations`` (Newton iterations of the step) and, in ``state.carry``, the
 number of degrees of freedom; the Newmark method also reports the highest frequency of
 the reduced system and the step limit of the scheme (``omega_max``, ``dt_max``).
 """

@@ -53,18 +53,19 @@ constraints quadratic in q); both vanish as h → 0 and only slow convergence sl
 
 The reduced matrices ``M_R = NᵀMN`` and ``K_R = Nᵀ(K N + C V + M W₁)`` of the last
 iteration give the highest frequency ω_max and the stability limit of the scheme
-(the null-space Newmark thesis ch. 6), reported in ``state.extra``.
+(the null-space Newmark thesis ch. 6), reported in ``state.carry`` (:class:`NewmarkReport`).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import no_slip
-from solver.analysis.formulations.base import DynamicState
+from solver.analysis.formulations.base import Carry, DynamicState
 from solver.analysis.formulations.null_space_common import (
     Linearisation,
     NewmarkScheme,
@@ -74,6 +75,18 @@ from solver.analysis.formulations.null_space_common import (
 )
 from solver.analysis.linalg import dense
 from solver.mechanics.system import MultibodySystem
+
+
+@dataclass
+class NewmarkReport(Carry):
+    """What a null-space Newmark step reports: ``dof`` the degrees of freedom of the step,
+    ``omega_max`` the highest frequency of its reduced system (rad/s; NaN where it could
+    not be computed) and ``dt_max`` the scheme's stability limit for it (s; ∞ when the
+    scheme has none)."""
+
+    dof: int = 0
+    omega_max: float = 0.0
+    dt_max: float = math.inf
 
 
 class SVDSpaces:
@@ -246,12 +259,12 @@ class NewmarkNullSpace:
             if not np.isfinite(err):
                 break
             if err <= self.tol * scale:
-                extra = self._stability(*reduced)
-                extra["dof"] = reduced[0].shape[0]
+                omega_max, dt_max = self._stability(*reduced)
+                report = NewmarkReport(dof=reduced[0].shape[0], omega_max=omega_max, dt_max=dt_max)
                 self._rank = (x.copy(), sv.rank_here)
                 if s.m_nh:
                     lam = np.concatenate([lam, lin.mu])
-                return DynamicState(t, x, v, a, lam, it, extra)
+                return DynamicState(t, x, v, a, lam, it, report)
         raise SimulationError(
             t,
             f"the null-space Newmark iterations did not converge in {self.max_iterations} "
@@ -304,17 +317,17 @@ class NewmarkNullSpace:
         da = wp + N @ c + W1 @ alpha + W2 @ b
         return dx, dv, da, (mr, KR)
 
-    def _stability(self, mr: np.ndarray, kr: np.ndarray) -> dict:
-        """ω_max of the reduced system (``K_R φ = ω² M_R φ``) and the step limit."""
+    def _stability(self, mr: np.ndarray, kr: np.ndarray) -> tuple[float, float]:
+        """``(ω_max, step limit)`` of the reduced system (``K_R φ = ω² M_R φ``)."""
         if not len(mr):
-            return {"omega_max": 0.0, "dt_max": math.inf}
+            return 0.0, math.inf
         try:
             w2 = np.linalg.eigvals(np.linalg.solve(mr, kr))
         except np.linalg.LinAlgError:
-            return {"omega_max": math.nan, "dt_max": math.nan}
+            return math.nan, math.nan
         w2 = w2[np.isfinite(w2)].real
         omega = float(math.sqrt(max(float(w2.max()), 0.0))) if len(w2) else 0.0
-        return {"omega_max": omega, "dt_max": self.scheme.dt_max(omega)}
+        return omega, self.scheme.dt_max(omega)
 
     def _hint(self, h: float) -> str:
         sch = self.scheme

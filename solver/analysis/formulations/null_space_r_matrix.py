@@ -35,13 +35,14 @@ for constraints quadratic in q) is left out; it vanishes as h → 0.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import no_slip
-from solver.analysis.formulations.base import DynamicState
+from solver.analysis.formulations.base import Carry, DynamicState
 from solver.analysis.formulations.null_space_common import (
     Linearisation,
     NewmarkScheme,
@@ -50,6 +51,15 @@ from solver.analysis.formulations.null_space_common import (
 )
 from solver.analysis.linalg import dense
 from solver.mechanics.system import MultibodySystem
+
+
+@dataclass
+class RMatrixReport(Carry):
+    """What an R-matrix step reports: ``dof`` the degrees of freedom of the step and
+    ``position_iterations`` the Newton iterations of its position problems."""
+
+    dof: int = 0
+    position_iterations: int = 0
 
 
 def partition(h: np.ndarray, phi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,10 +208,10 @@ class RMatrix:
                 # is O(dz²)); the state at z itself would keep a residual F ≈ a₀ M dz
                 q, qd, qdd = q + R @ dz, qd + dqd @ dz, qdd + dqdd @ dz
                 self._last = (q.copy(), c.phi, hq)
-                extra = {"dof": d - s.m_nh, "position_iterations": inner}
+                report = RMatrixReport(dof=d - s.m_nh, position_iterations=inner)
                 if s.m_nh:
                     lam = np.concatenate([lam, mu])
-                return DynamicState(t, q, qd, qdd, lam, it, extra)
+                return DynamicState(t, q, qd, qdd, lam, it, report)
             z = z + dz
             q_guess = q + R @ dz
         raise SimulationError(

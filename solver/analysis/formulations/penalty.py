@@ -65,11 +65,13 @@ al.).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import no_slip
-from solver.analysis.formulations.base import DynamicState, Formulation
+from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import (
     Factorized,
     Newmark,
@@ -80,6 +82,14 @@ from solver.analysis.formulations.trapezoidal import (
     newton_failure,
 )
 from solver.analysis.linalg import dense
+
+
+@dataclass
+class PenaltyCarry(Carry):
+    """What a penalty step reports: ``newton_corrections``, max |Δq| (m, rad) of each
+    Newton iteration."""
+
+    newton_corrections: list[float] = field(default_factory=list)
 
 
 class Penalty(Formulation):
@@ -208,4 +218,4 @@ class Penalty(Formulation):
         if s.m_nh:
             b, gamma_b = s.velocity_constraints(q, qd, t1)
             lam = np.concatenate([lam, alpha * (b @ qdd + self._slip_drive(b, gamma_b, qd))])
-        return DynamicState(t1, q, qd, qdd, lam, it, {"newton_corrections": corrections})
+        return DynamicState(t1, q, qd, qdd, lam, it, PenaltyCarry(newton_corrections=corrections))
