@@ -17,7 +17,7 @@ projections of velocities and accelerations (``trapezoidal.constrained_solve``: 
 Φ_qᵀΦ_q`` factorised once, σ iterated on increments to rounding level), and the same
 index-1 multipliers ``λ = λ* + σ + ρ`` (ρ from the remainder ``Q − M q̈ − Φ_qᵀ (λ* + σ)``,
 projected with the same factorisation). Each step returns the same state: ``q, q̇, q̈, λ``
-and the extra ``a`` and ``λ*``.
+and what the formulation carries to its next step, ``a`` and ``λ*`` (its ``ALCarry``).
 
 Linear algebra in band storage (:mod:`solver.compiled.band`): the iteration and projection
 matrices are assembled from the entry values of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``, ``∂(Φ_qᵀλ)/∂q``,
