@@ -33,6 +33,7 @@ from solver.analysis.formulations import formulation_class
 from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
 from solver.analysis.simulate import settings_with
 from solver.compiled import null_space as cns
+from solver.compiled.augmented_lagrangian import StepRecord
 from solver.compiled.band import entries_mat_vec
 from solver.kernels.jit import NO, YES
 from solver.kernels.system import constraints, dense_forces, markers, mass
@@ -173,12 +174,15 @@ def measure(name: str, reps: int, advance: int) -> dict:
     bufs = [np.zeros((advance, n)) for _ in range(3)]
     past, memo = np.zeros((4, n)), np.zeros(2, np.int64)
 
+    settings = cns.NSSettings(coef, w, float(CONDITION_FLOOR), tol, max_it, h, secant, drivers)
+    arrays = cns.NSArrays(q, qd, qdd, lam, past, memo)
+
     def run(t, steps):
-        return cns.ns_steps(
-            P, pt, coef, w, float(CONDITION_FLOOR), tol, max_it, h, t, q, qd, qdd, lam, rank,
-            past, memo, 0.0, 0.0, secant, drivers, steps, out[:steps], *(b[:steps] for b in bufs),
+        record = StepRecord(
+            out[:steps], *(b[:steps] for b in bufs), np.zeros((steps, 0)),
             np.arange(1, steps + 1) % every == 0,
         )  # fmt: skip
+        return cns.ns_steps(P, pt, settings, t, steps, 0.0, 0.0, rank, arrays, record)
 
     with single_blas_thread(system):
         status, _, t, *_ = run(float(state.t), advance)

@@ -201,6 +201,7 @@ class CompiledCentralDifferences(_CompiledStepper):
     """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
+        from solver.compiled import augmented_lagrangian as cal
         from solver.compiled import central_differences as ccd
 
         f, s = self.formulation, self.system
@@ -222,20 +223,21 @@ class CompiledCentralDifferences(_CompiledStepper):
         qd0 = _own(state.qd)
         lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
         power = _state_power(s, qm, qd0, t, lam)
-        elements = len(s.force_set) > 0 or s.kernel_elements
-        secant = s.nonconservative
-        drivers = bool(np.any(s.packed.pr_func >= 0))
+        settings = ccd.CDSettings(
+            h, float(f.rtol), f.predictor == "quadratic", float(f.tolerance),
+            int(f.max_iterations), bool(len(s.force_set) > 0 or s.kernel_elements),
+            bool(np.any(s.packed.pr_func >= 0)), s.nonconservative,
+        )  # fmt: skip
+        no_lam, want_all = np.zeros((CHUNK, 0)), np.ones(CHUNK, np.bool_)  # not read
         work = 0.0
         k = 0
         while k < steps:
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, ccd.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
-            res = ccd.cd_steps(
-                P, pt, h, f.rtol, f.predictor == "quadratic", f.tolerance, f.max_iterations,
-                t, qm, q, qp, have_qp, su, ss, svt, have_svd, elements, drivers, secant,
-                qd0, work, power, todo, out, bq, bqd, bqdd,
-            )  # fmt: skip
+            look = (qm, q, qp, have_qp, su, ss, svt, have_svd)
+            record = cal.StepRecord(out, bq, bqd, bqdd, no_lam, want_all)
+            res = ccd.cd_steps(P, pt, settings, t, look, qd0, work, power, todo, record)
             status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
             # Numba's SVD returns Fortran-ordered factors: back to C order, or the next chunk
             # would compile cd_steps a second time, for that layout (half a minute)
@@ -407,15 +409,18 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         t = start = float(state.t)  # step k ends at start + k h (al_steps)
         q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam)}
-        secant = s.nonconservative
+        settings = cal.ALSettings(
+            sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
+            s.nonconservative, False,
+        )  # fmt: skip
+        arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
 
         retry = _CompiledALSteps(self, sch, pen)
 
         def advance(todo, out, bq, bqd, bqdd, want):
             status, done, t1, it, err = cal.al_steps(
-                P, pt, self.layout, sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
-                start, clock["k"], q, qd, qdd, a, lam_star, lam, extrap, clock["work"],
-                clock["power"], secant, False, todo, out, bq, bqd, bqdd, np.zeros((todo, m)), want,
+                P, pt, self.layout, settings, start, clock["k"], todo, clock["work"],
+                clock["power"], arrays, cal.StepRecord(out, bq, bqd, bqdd, np.zeros((todo, m)), want),
             )  # fmt: skip
             if status == cal.STATUS_NEWTON:  # the same step would fail again: not retried whole
                 retry.failed = (
@@ -477,12 +482,15 @@ class _CompiledALSteps:
         last = self.end is not None and abs(t0 + h - self.end) <= 1e-9 * h
         if last:
             t0, k0 = self.end, -1  # al_steps' step then ends at t0 + (k0 + 1) h = end
-        status, _, t1, it, err = cal.al_steps(
-            s.arrays, s.patterns, st.layout, self.sch, self.pen, float(f.m_ref),
-            float(f.tolerance), int(f.max_iterations), float(h), t0, k0, q, qd, qdd,
-            a, lam_star, lam, extrap, 0.0, 0.0, False, False, 1, out, z, z.copy(), z.copy(),
-            np.zeros((1, m)), np.ones(1, np.bool_),
+        settings = cal.ALSettings(
+            self.sch, self.pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations),
+            float(h), False, False,
         )  # fmt: skip
+        record = cal.StepRecord(out, z, z.copy(), z.copy(), np.zeros((1, m)), np.ones(1, np.bool_))
+        arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
+        status, _, t1, it, err = cal.al_steps(
+            s.arrays, s.patterns, st.layout, settings, t0, k0, 1, 0.0, 0.0, arrays, record
+        )
         if status == cal.STATUS_NEWTON:
             raise al_failure(int(status), float(t1), float(h), int(it), float(err))
         if status != cal.STATUS_OK:  # the NumPy step: it names what failed (a slider's joint)
@@ -512,6 +520,7 @@ class CompiledNullSpace(_CompiledStepper):
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
         from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
+        from solver.compiled import augmented_lagrangian as cal
         from solver.compiled import null_space as cns
 
         stepper, s = self.formulation.stepper, self.system
@@ -526,18 +535,29 @@ class CompiledNullSpace(_CompiledStepper):
         lam = _own(state.lam[:m]) if state.lam is not None else np.zeros(m)
         rank = int(stepper.rank_at(q, t))
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam)}
-        secant = s.nonconservative
-        drivers = bool(np.any(s.packed.pr_func >= 0))
+        settings = cns.NSSettings(
+            coef, w, float(CONDITION_FLOOR), float(stepper.tol), int(stepper.max_iterations), h,
+            s.nonconservative, bool(np.any(s.packed.pr_func >= 0)),
+        )  # fmt: skip
         ranks = [rank]  # the rank reached, for the next chunk
         past, memo = np.zeros((4, n)), np.zeros(2, np.int64)  # the predictor's, carried over
+        arrays = cns.NSArrays(q, qd, qdd, lam, past, memo)
+        no_lam = np.zeros((CHUNK, 0))
 
         def advance(todo, out, bq, bqd, bqdd, want):
+            record = cal.StepRecord(out, bq, bqd, bqdd, no_lam, want)
             status, done, _, _, _, ranks[0] = cns.ns_steps(
-                P, pt, coef, w, float(CONDITION_FLOOR), float(stepper.tol),
-                int(stepper.max_iterations), h, clock["t"], q, qd, qdd, lam, ranks[0], past,
-                memo, clock["work"], clock["power"], secant, drivers, todo, out, bq, bqd, bqdd,
-                want,
-            )  # fmt: skip
+                P,
+                pt,
+                settings,
+                clock["t"],
+                todo,
+                clock["work"],
+                clock["power"],
+                ranks[0],
+                arrays,
+                record,
+            )
             return status, done
 
         def last_state():

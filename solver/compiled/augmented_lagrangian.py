@@ -36,6 +36,8 @@ only the kernels: the formulation's parameters come in as plain tuples
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from solver.compiled import band
@@ -455,22 +457,58 @@ def closer_to_extrapolation(q1, q, qd, a, h):
     return e_ext <= e_last
 
 
+class ALSettings(NamedTuple):
+    """What :func:`al_steps` keeps over a run: ``sch = (α_m, α_f, β, γ)`` (``Newmark``),
+    ``pen = (α_fixed or 0 for the schedule, PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH,
+    PENALTY_RATIO_MAX, PROJECTION_PENALTY_RATIO, NEWTON_CONTRACTION, NEWTON_DAMPING)``
+    (``al_parameters``), ``m_ref`` the mass scale at the start, the Newton tolerance and
+    iterations, the step ``h`` (s), ``secant`` and ``multipliers`` (see :func:`al_steps`)."""
+
+    sch: tuple
+    pen: tuple
+    m_ref: float
+    tol: float
+    max_it: int
+    h: float
+    secant: bool
+    multipliers: bool
+
+
+class ALArrays(NamedTuple):
+    """The state :func:`al_steps` overwrites with each accepted step's: ``q, q̇, q̈, a, λ*,
+    λ`` and ``extrap`` (one boolean: the next step starts from the Newmark predictor, else
+    from the last positions)."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    a: np.ndarray
+    lam_star: np.ndarray
+    lam: np.ndarray
+    extrap: np.ndarray
+
+
+class StepRecord(NamedTuple):
+    """Where a compiled stepper writes its steps: row ``k`` of ``out`` gets step ``k``'s
+    scalars (columns ``OUT_*`` of its module), ``q``, ``qd``, ``qdd`` (and ``lam``, where
+    the stepper gives them) its state; the energies only where ``want[k]``."""
+
+    out: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    lam: np.ndarray
+    want: np.ndarray
+
+
 @kernel
-def al_steps(
-    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t0, k0, q, qd, qdd, a, lam_star, lam, extrap,
-    work0, power0, secant, multipliers, n_steps, out, out_q, out_qd, out_qdd, out_lam, want,
-):  # fmt: skip
+def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record):
     """Advance ``n_steps`` steps of size ``h`` from step ``k0`` of a run that started at
     ``t0``: step ``k`` ends at ``t0 + (k0 + k + 1) h`` (times on the run's grid, no rounding
     carried from step to step or from a retried step's substeps; ``k0 = 0`` from ``t0``).
 
-    ``sch = (α_m, α_f, β, γ)`` (``Newmark``), ``pen = (α_fixed or 0 for the schedule,
-    PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH, PENALTY_RATIO_MAX,
-    PROJECTION_PENALTY_RATIO, NEWTON_CONTRACTION, NEWTON_DAMPING)`` (``al_parameters``),
-    ``m_ref`` the mass scale at the start.
-    The state arrays ``q, q̇, q̈, a, λ*, λ`` and ``extrap`` (one boolean: the next step
-    starts from the Newmark predictor, else from the last positions) are overwritten with
-    each accepted step's; row
+    ``settings``: :class:`ALSettings`; ``state``: :class:`ALArrays`, overwritten with each
+    accepted step's; ``record``: :class:`StepRecord`. Row
     ``k`` of ``out`` gets step ``k``'s scalars (columns ``OUT_*``: time, iterations,
     ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|``, kinetic, gravitational and elastic energies, the
     work of forces and drivers since the start (``work0`` at ``t0``, where their power was
@@ -487,6 +525,9 @@ def al_steps(
     them when ``status`` is ``STATUS_OK``), ``t`` is the time reached or, on failure, the
     time of the failed step, whose Newton iterations and error follow (see :func:`failure`).
     """
+    sch, pen, m_ref, tol, max_it, h, secant, multipliers = settings
+    q, qd, qdd, a, lam_star, lam, extrap = state
+    out, out_q, out_qd, out_qdd, out_lam, want = record
     t = t0 + k0 * h
     work = work0
     power = power0

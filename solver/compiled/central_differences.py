@@ -24,6 +24,8 @@ near a singular one keep the SVDs).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from solver.compiled.dense import lu_factor, lu_solve
@@ -273,23 +275,39 @@ def _multipliers(phiq, r, rtol):
     return lam
 
 
-@kernel
-def cd_steps(
-    P, pt, h, rtol, quadratic, tol, max_it, t, qm, q, qp, have_qp, su, ss, svt, have_svd,
-    elements, drivers, secant, qd0, work, power, n_steps, out, o_q, o_qd, o_qdd,
-):  # fmt: skip
-    """``n_steps`` DIMCD steps from the look-ahead ``(t, qm = q(t), q = q(t+h),
-    qp = q(t−h))`` (``have_qp``: qp is known, for the quadratic predictor) and, when
-    ``have_svd``, the SVD ``(su, ss, svt)`` of Φ_q at q. ``elements``: the model has force
-    elements; ``drivers``: driven constraints (their power needs the multipliers);
-    ``secant``: the force elements do non-conservative work (``MultibodySystem.
-    nonconservative``): add their power and ``secant_work_at``; ``qd0``, ``work`` and ``power``:
-    the velocity, the work done so far and the power at t.
+class CDSettings(NamedTuple):
+    """What :func:`cd_steps` keeps over a run: the step ``h`` (s), ``rtol`` the rank
+    tolerance of Φ_q, ``quadratic`` the predictor, the Newton tolerance and iterations,
+    ``elements`` (the model has force elements), ``drivers`` (driven constraints: their
+    power needs the multipliers) and ``secant`` (the force elements do non-conservative
+    work, ``MultibodySystem.nonconservative``: add their power and ``secant_work_at``)."""
 
-    Row k of ``out`` gets step k's scalars (``OUT_*``), the ``o_*`` arrays its state.
+    h: float
+    rtol: float
+    quadratic: bool
+    tol: float
+    max_it: int
+    elements: bool
+    drivers: bool
+    secant: bool
+
+
+@kernel
+def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
+    """``n_steps`` DIMCD steps (``settings``: :class:`CDSettings`) from the look-ahead
+    ``look = (qm = q(t), q = q(t+h), qp = q(t−h), have_qp, su, ss, svt, have_svd)``
+    (``have_qp``: qp is known, for the quadratic predictor; when ``have_svd``, ``(su, ss,
+    svt)`` is the SVD of Φ_q at q); ``qd0``, ``work`` and ``power``: the velocity, the
+    work done so far and the power at t.
+
+    Row k of ``record.out`` (``augmented_lagrangian.StepRecord``; its ``lam`` and ``want``
+    not read) gets step k's scalars (``OUT_*``), its ``q``, ``qd``, ``qdd`` its state.
     Returns ``(status, steps done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, last
     correction, max|Φ|, work, power)`` — the look-ahead after the steps taken.
     """
+    h, rtol, quadratic, tol, max_it, elements, drivers, secant = settings
+    qm, q, qp, have_qp, su, ss, svt, have_svd = look
+    out, o_q, o_qd, o_qdd, _, _ = record
     n, m = P.n, P.m
     inv2h = 0.5 / h
     # the force elements' power at t (the power record of each step's end after)

@@ -27,6 +27,8 @@ message, or its result). Conventions are the system's (SI, ``M q̈ = Q − Φ_q�
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from solver.compiled.augmented_lagrangian import all_finite, max_abs
@@ -628,19 +630,45 @@ def ns_step(
     return _stopped(STATUS_NEWTON, max_it, err, x, v, a, m, rank, der, first, fresh, lu_failed)
 
 
+class NSSettings(NamedTuple):
+    """What :func:`ns_steps` keeps over a run: ``coef`` the scheme's ``(a₀, a₁, a₂, a₅, a₆,
+    a₇)``, ``w`` the metric's weights, ``floor`` the singular values' floor
+    (``CONDITION_FLOOR``), the Newton tolerance and iterations, the step ``h`` (s),
+    ``secant`` (the force elements do non-conservative work) and ``drivers``."""
+
+    coef: tuple
+    w: np.ndarray
+    floor: float
+    tol: float
+    max_it: int
+    h: float
+    secant: bool
+    drivers: bool
+
+
+class NSArrays(NamedTuple):
+    """The state :func:`ns_steps` overwrites with each accepted step's: ``q, q̇, q̈, λ``,
+    and the predictor's ``past`` and ``memo`` (see :func:`ns_steps`)."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    lam: np.ndarray
+    past: np.ndarray
+    memo: np.ndarray
+
+
 @kernel
-def ns_steps(
-    P, pt, coef, w, floor, tol, max_it, h, t0, q, qd, qdd, lam, rank, past, memo, work0, power0,
-    secant, drivers, n_steps, out, out_q, out_qd, out_qdd, want,
-):  # fmt: skip
-    """Advance ``n_steps`` steps of size ``h`` from ``t0`` (``coef``: the scheme's ``(a₀, a₁,
-    a₂, a₅, a₆, a₇)``; ``w``: the metric's weights; ``rank``: of Φ_q at ``q``). The state
-    arrays are overwritten with each accepted step's; row ``k`` of ``out`` gets step ``k``'s
-    scalars (``OUT_*``; the work as in ``augmented_lagrangian.al_steps``, with the force
-    elements' power if ``secant`` and the drivers' if ``drivers``), the ``out_*`` arrays its
-    state; the energies and constraint errors only where ``want[k]`` (else NaN), and for
-    the last step accepted before a failure. Returns ``(status, done, t, iterations,
-    error, rank)``: ``t`` the time reached, or of the failed step.
+def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
+    """Advance ``n_steps`` steps of size ``h`` from ``t0`` (``settings``: :class:`NSSettings`;
+    ``rank``: of Φ_q at ``q``). The state arrays (:class:`NSArrays`) are overwritten with
+    each accepted step's; ``record`` (``augmented_lagrangian.StepRecord``, its ``lam`` not
+    written): row ``k`` of ``out`` gets step ``k``'s scalars (``OUT_*``; the work as in
+    ``augmented_lagrangian.al_steps``, with the force elements' power if ``secant`` and the
+    drivers' if ``drivers``), ``q``, ``qd``, ``qdd`` its state; the energies and constraint
+    errors only where ``want[k]`` (else NaN), and for the last step accepted before a
+    failure. Returns ``(status, done, t, iterations, error, rank)``: ``t`` the time
+    reached, or of the failed step.
 
     ``past`` (4 × n) holds the accelerations of the two steps before ``q̈`` and the last
     step's residuals of the scheme's formulas for ``q`` and ``q̇`` over all coordinates
@@ -657,6 +685,9 @@ def ns_steps(
     iterations (where the iteration is all but linear), until a step on them takes more
     iterations than the last step that refreshed them there; then every step refreshes
     them."""
+    coef, w, floor, tol, max_it, h, secant, drivers = settings
+    q, qd, qdd, lam, past, memo = state
+    out, out_q, out_qd, out_qdd, _, want = record
     t = t0
     work = work0
     power = power0

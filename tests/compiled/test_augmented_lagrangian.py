@@ -183,11 +183,14 @@ def _compiled_steps(formulation, state, system, dt, n_steps, multipliers=True):
         "lam": state.lam.copy(),
         "extrapolate": np.array([state.carry.extrapolate]),
     }
+    settings = cal.ALSettings(
+        sch, pen, formulation.m_ref, formulation.tolerance, formulation.max_iterations, dt,
+        False, multipliers,
+    )  # fmt: skip
+    record = cal.StepRecord(scalars, q, qd, qdd, lam, np.ones(n_steps, np.bool_))
     res = cal.al_steps(
-        system.arrays, system.patterns, band_layout(system), sch, pen, formulation.m_ref, formulation.tolerance,
-        formulation.max_iterations, dt, state.t, 0, *cur.values(), 0.0, 0.0, False, multipliers,
-        n_steps,
-        scalars, q, qd, qdd, lam, np.ones(n_steps, np.bool_),
+        system.arrays, system.patterns, band_layout(system), settings, state.t, 0, n_steps,
+        0.0, 0.0, cal.ALArrays(*cur.values()), record,
     )  # fmt: skip
     out = {
         "t": scalars[:, cal.OUT_T],
