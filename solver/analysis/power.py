@@ -1,9 +1,9 @@
 """Power of non-conservative forces and drivers, and the work they do over a step.
 
 ``PowerMeter(state, ms, c)`` is the power (W) at an accepted state: force elements
-(damped flexible elements included) and drivers (``λ·Φ_t`` on the driver rows). Over a fixed step the
-time loop books the forces' work as the trapezoidal rule does it, ``½ (Q_n +
-Q_n+1)·Δq`` (``PowerMeter.secant_correction``), with rigid bodies' rotations measured
+(damped flexible elements included) and drivers (``λ·Φ_t`` on the driver rows). Over a
+fixed step the time loop books the forces' work as the trapezoidal rule does it, ``½ (Q_n
++ Q_n+1)·Δq`` (``PowerMeter.secant_correction``), with rigid bodies' rotations measured
 along their arc (``rotation_arc_increment``).
 """
 
@@ -39,10 +39,9 @@ class PowerMeter:
     def __init__(self, system: MultibodySystem) -> None:
         self.system = system
         self.drows = driver_rows(system)
-        # force elements that do non-conservative work (not contacts, which keep their own
-        # work), the kernels' damped flexible elements included
-        self.elements = system.nonconservative
-        self.forces = self.elements
+        # whether force elements do non-conservative work (not contacts, which keep their
+        # own work), the kernels' damped flexible elements included
+        self.forces = self.elements = system.nonconservative
 
     def _element_power(self, q: np.ndarray, v: np.ndarray, t: float) -> float:
         """Power of the non-conservative force elements (not contacts) at ``(q, v)``."""
