@@ -33,8 +33,8 @@ from solver.analysis.formulations import formulation_class
 from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
 from solver.analysis.simulate import settings_with
 from solver.compiled import null_space as cns
-from solver.compiled.augmented_lagrangian import StepRecord
 from solver.compiled.band import entries_mat_vec
+from solver.compiled.step_record import StepRecord
 from solver.kernels.jit import NO, YES
 from solver.kernels.system import constraints, dense_forces, markers, mass
 from solver.mechanics.system import MultibodySystem

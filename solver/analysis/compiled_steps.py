@@ -40,6 +40,7 @@ from solver.analysis.formulations.augmented_lagrangian import (
 )
 from solver.analysis.formulations.trapezoidal import Newmark, newton_failure
 from solver.analysis.kinematic import driver_rows
+from solver.compiled.step_record import StepRecord
 from solver.results import Frame
 
 #: steps per compiled call (the frames of a call are yielded one by one)
@@ -201,7 +202,6 @@ class CompiledCentralDifferences(_CompiledStepper):
     """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
-        from solver.compiled import augmented_lagrangian as cal
         from solver.compiled import central_differences as ccd
 
         f, s = self.formulation, self.system
@@ -236,7 +236,7 @@ class CompiledCentralDifferences(_CompiledStepper):
             out = np.zeros((todo, ccd.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
             look = (qm, q, qp, have_qp, su, ss, svt, have_svd)
-            record = cal.StepRecord(out, bq, bqd, bqdd, no_lam, want_all)
+            record = StepRecord(out, bq, bqd, bqdd, no_lam, want_all)
             res = ccd.cd_steps(P, pt, settings, t, look, qd0, work, power, todo, record)
             status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
             # Numba's SVD returns Fortran-ordered factors: back to C order, or the next chunk
@@ -381,12 +381,12 @@ def _al_state(state: DynamicState, n: int, m: int):
     copies): ``q, q̇, q̈, a, λ, λ*`` and the predictor's flag (one boolean in an array)."""
     q, qd = _own(state.q), _own(state.qd)
     qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
-    own = state.carry if isinstance(state.carry, ALCarry) else ALCarry()
-    a = _own(qdd if own.a is None else own.a)
+    carry = state.carry if isinstance(state.carry, ALCarry) else ALCarry()
+    a = _own(qdd if carry.a is None else carry.a)
     lam = _own(state.lam) if state.lam is not None else np.zeros(m)
-    star = state.lam if own.lam_star is None else own.lam_star
+    star = state.lam if carry.lam_star is None else carry.lam_star
     lam_star = np.zeros(m) if star is None else _own(star[:m])
-    extrap = np.array([bool(own.extrapolate)])  # the predictor
+    extrap = np.array([bool(carry.extrapolate)])  # the predictor
     return q, qd, qdd, a, lam, lam_star, extrap
 
 
@@ -420,7 +420,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         def advance(todo, out, bq, bqd, bqdd, want):
             status, done, t1, it, err = cal.al_steps(
                 P, pt, self.layout, settings, start, clock["k"], todo, clock["work"],
-                clock["power"], arrays, cal.StepRecord(out, bq, bqd, bqdd, np.zeros((todo, m)), want),
+                clock["power"], arrays, StepRecord(out, bq, bqd, bqdd, np.zeros((todo, m)), want),
             )  # fmt: skip
             if status == cal.STATUS_NEWTON:  # the same step would fail again: not retried whole
                 retry.failed = (
@@ -486,7 +486,7 @@ class _CompiledALSteps:
             self.sch, self.pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations),
             float(h), False, False,
         )  # fmt: skip
-        record = cal.StepRecord(out, z, z.copy(), z.copy(), np.zeros((1, m)), np.ones(1, np.bool_))
+        record = StepRecord(out, z, z.copy(), z.copy(), np.zeros((1, m)), np.ones(1, np.bool_))
         arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
         status, _, t1, it, err = cal.al_steps(
             s.arrays, s.patterns, st.layout, settings, t0, k0, 1, 0.0, 0.0, arrays, record
@@ -520,7 +520,6 @@ class CompiledNullSpace(_CompiledStepper):
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
         from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
-        from solver.compiled import augmented_lagrangian as cal
         from solver.compiled import null_space as cns
 
         stepper, s = self.formulation.stepper, self.system
@@ -545,19 +544,11 @@ class CompiledNullSpace(_CompiledStepper):
         no_lam = np.zeros((CHUNK, 0))
 
         def advance(todo, out, bq, bqd, bqdd, want):
-            record = cal.StepRecord(out, bq, bqd, bqdd, no_lam, want)
+            record = StepRecord(out, bq, bqd, bqdd, no_lam, want)
             status, done, _, _, _, ranks[0] = cns.ns_steps(
-                P,
-                pt,
-                settings,
-                clock["t"],
-                todo,
-                clock["work"],
-                clock["power"],
-                ranks[0],
-                arrays,
-                record,
-            )
+                P, pt, settings, clock["t"], todo, clock["work"], clock["power"], ranks[0],
+                arrays, record,
+            )  # fmt: skip
             return status, done
 
         def last_state():

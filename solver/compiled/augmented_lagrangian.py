@@ -488,19 +488,6 @@ class ALArrays(NamedTuple):
     extrap: np.ndarray
 
 
-class StepRecord(NamedTuple):
-    """Where a compiled stepper writes its steps: row ``k`` of ``out`` gets step ``k``'s
-    scalars (columns ``OUT_*`` of its module), ``q``, ``qd``, ``qdd`` (and ``lam``, where
-    the stepper gives them) its state; the energies only where ``want[k]``."""
-
-    out: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    qdd: np.ndarray
-    lam: np.ndarray
-    want: np.ndarray
-
-
 @kernel
 def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record):
     """Advance ``n_steps`` steps of size ``h`` from step ``k0`` of a run that started at
@@ -508,7 +495,7 @@ def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record
     carried from step to step or from a retried step's substeps; ``k0 = 0`` from ``t0``).
 
     ``settings``: :class:`ALSettings`; ``state``: :class:`ALArrays`, overwritten with each
-    accepted step's; ``record``: :class:`StepRecord`. Row
+    accepted step's; ``record``: ``step_record.StepRecord``. Row
     ``k`` of ``out`` gets step ``k``'s scalars (columns ``OUT_*``: time, iterations,
     ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|``, kinetic, gravitational and elastic energies, the
     work of forces and drivers since the start (``work0`` at ``t0``, where their power was

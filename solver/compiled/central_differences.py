@@ -300,7 +300,7 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
     svt)`` is the SVD of Φ_q at q); ``qd0``, ``work`` and ``power``: the velocity, the
     work done so far and the power at t.
 
-    Row k of ``record.out`` (``augmented_lagrangian.StepRecord``; its ``lam`` and ``want``
+    Row k of ``record.out`` (``step_record.StepRecord``; its ``lam`` and ``want``
     not read) gets step k's scalars (``OUT_*``), its ``q``, ``qd``, ``qdd`` its state.
     Returns ``(status, steps done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, last
     correction, max|Φ|, work, power)`` — the look-ahead after the steps taken.

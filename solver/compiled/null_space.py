@@ -5,8 +5,9 @@ The steps of :class:`solver.analysis.formulations.null_space_newmark.NewmarkNull
 ``start``) for dense models without contacts and rolling rows: every Newton iteration
 linearising the constraints at position, velocity and acceleration level at the iterate,
 the orthonormal null space ``N`` of ``Φ_q`` and the minimum-norm particular solutions (in
-the metric of the Euler-parameter ``weights``) where ``Φ_q`` has full row rank by the SVD's own rank rules
-from the LU with partial pivoting of its sparse entries (:func:`lu_spaces`), else from a
+the metric of the Euler-parameter ``weights``) where ``Φ_q`` has full row rank by the
+SVD's own rank rules from the LU with partial pivoting of its sparse entries
+(:func:`lu_spaces`), else from a
 Householder QR (:func:`qr_spaces`), else from the SVD as the NumPy step (the same subspace
 and solutions either way), the d×d reduced equations of motion, the Euler-parameter
 renormalisation and the same convergence test; the rank rules of ``SVDSpaces`` (the rank
@@ -662,7 +663,7 @@ class NSArrays(NamedTuple):
 def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     """Advance ``n_steps`` steps of size ``h`` from ``t0`` (``settings``: :class:`NSSettings`;
     ``rank``: of Φ_q at ``q``). The state arrays (:class:`NSArrays`) are overwritten with
-    each accepted step's; ``record`` (``augmented_lagrangian.StepRecord``, its ``lam`` not
+    each accepted step's; ``record`` (``step_record.StepRecord``, its ``lam`` not
     written): row ``k`` of ``out`` gets step ``k``'s scalars (``OUT_*``; the work as in
     ``augmented_lagrangian.al_steps``, with the force elements' power if ``secant`` and the
     drivers' if ``drivers``), ``q``, ``qd``, ``qdd`` its state; the energies and constraint

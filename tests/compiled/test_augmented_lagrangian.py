@@ -45,6 +45,7 @@ from solver.analysis.outputs.multipliers import accelerations_and_multipliers
 from solver.analysis.simulate import settings_with
 from solver.compiled import augmented_lagrangian as cal
 from solver.compiled import dense
+from solver.compiled.step_record import StepRecord
 from solver.kernels.system import Patterns
 from solver.mechanics.system import MultibodySystem
 from solver.model import load_model, model_from_data
@@ -187,7 +188,7 @@ def _compiled_steps(formulation, state, system, dt, n_steps, multipliers=True):
         sch, pen, formulation.m_ref, formulation.tolerance, formulation.max_iterations, dt,
         False, multipliers,
     )  # fmt: skip
-    record = cal.StepRecord(scalars, q, qd, qdd, lam, np.ones(n_steps, np.bool_))
+    record = StepRecord(scalars, q, qd, qdd, lam, np.ones(n_steps, np.bool_))
     res = cal.al_steps(
         system.arrays, system.patterns, band_layout(system), settings, state.t, 0, n_steps,
         0.0, 0.0, cal.ALArrays(*cur.values()), record,
