@@ -323,25 +323,22 @@ def _sliders(system) -> dict:
     }
 
 
-#: the fields of the loads on a system (gravity and the force elements, contacts and
-#: pulley contacts included), not of its bodies' own forces
-LOAD_FIELDS = ("gravity_q", "sp_", "jt_", "jf_", "pf_", "bt_", "dl_", "nl_", "cn_", "pc_")
+#: the prefixes of the force elements' fields (contacts and pulley contacts included): with
+#: the weights, the loads on a system, not its bodies' own forces
+LOAD_PREFIXES = ("sp_", "jt_", "jf_", "pf_", "bt_", "dl_", "nl_", "cn_", "pc_")
 
 
 def without_loads(packed: SystemArrays) -> SystemArrays:
-    """``packed`` with no load (:data:`LOAD_FIELDS` emptied, zero weights): its forces are
-    the flexible elements' own (elastic and damping; and the rigid bodies'
+    """``packed`` with no load (zero weights, no item in the :data:`LOAD_PREFIXES` fields):
+    its forces are the flexible elements' own (elastic and damping; and the rigid bodies'
     quadratic-velocity terms, zero at rest). The arrays keep their types and dimensions,
     so the kernels take them as they are compiled."""
-    empty = {}
+    empty = {"gravity_q": np.zeros_like(packed.gravity_q)}
     for name in SystemArrays._fields:
-        if name == "gravity_q":
-            empty[name] = np.zeros_like(packed.gravity_q)
-        elif name == "dl_ptr":
-            empty[name] = np.zeros(1, np.int64)  # no distributed load: one pointer
-        elif name.startswith(LOAD_FIELDS[1:]):
+        if name.startswith(LOAD_PREFIXES):
             a = getattr(packed, name)
             empty[name] = np.zeros((0,) + a.shape[1:], a.dtype)
+    empty["dl_ptr"] = np.zeros(1, np.int64)  # no distributed load: one pointer
     return packed._replace(**empty)
 
 

@@ -574,10 +574,10 @@ class MultibodySystem:
             self._unloaded = (arrays, pattern, len(cr))
         arrays, pattern, nc = self._unloaded
         q = _f64(q)
-        ms = self.markers.evaluate(q, self._zero_n)
         nk, nc = (pattern.count, nc) if jacobian else (0, 0)  # both or none: the kernel's rule
+        # the markers at q0: without loads no force reads them (the elements read q)
         r = ks.force_evaluation(
-            arrays, ms.arrays, q, self._zero_n, float(t), ks.NO, ks.VALUES, nk, nc
+            arrays, self._markers0, q, self._zero_n, float(t), ks.NO, ks.VALUES, nk, nc
         )
         return r[0], pattern.build(r[3]) if jacobian else None
 
