@@ -4,12 +4,13 @@ The link between the analysis and the compiled steppers (``solver.compiled``, wh
 only the kernels): which stepper a run takes, the formulation's parameters as the
 steppers' tuples, their frames, and their status codes as the formulations' errors.
 
-``compiled_stepper(system, settings, formulation)`` returns a stepper for systems that
-have no contacts (whose state the time loop commits after every step):
-``augmented_lagrangian`` on any of them whose iteration matrices renumber into a band
-(every small system; chains, trees and meshes of any size: :func:`band_layout`),
-``central_differences`` (standard DIMCD with Euler parameters) and ``null_space`` (its
-Newmark method) on dense ones; else ``None`` (the formulation's own step then runs).
+``compiled_stepper(system, settings, formulation)`` returns a stepper for systems without
+no-slip rows: ``augmented_lagrangian`` on any of them whose iteration matrices renumber
+into a band (every small system; chains, trees and meshes of any size:
+:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters;
+without contacts) and ``null_space`` (its Newmark method) on dense ones; else ``None``
+(the formulation's own step then runs). With contacts, whose state the time loop commits
+after every step, the compiled steps are taken one per call (:class:`CompiledStepwise`).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -57,23 +58,24 @@ def compiled_stepper(system, settings, formulation):
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
         return None
-    if len(system.force_set.contacts):
-        return None  # contacts commit their state at every accepted step, from Python
     if system.m_nh:
         return None  # no stepper imposes no-slip rows yet: the formulations' own steps
-    if name == "CentralDifferences" and system.blocks:
-        return None  # an ANCF sliding parameter has no mass: its own step (which fails)
+    stepwise = len(system.force_set.contacts) > 0  # their state is committed every step
+    if name == "CentralDifferences" and (system.blocks or stepwise):
+        return None  # contacts; an ANCF sliding parameter has no mass: its own step (fails)
     if name == "AugmentedLagrangian":
         layout = band_layout(system)
         if layout is None:
             return None
-        return CompiledAugmentedLagrangian(system, settings, formulation, layout)
+        stepper = CompiledAugmentedLagrangian(system, settings, formulation, layout)
+        return CompiledStepwise(stepper) if stepwise else stepper
     if system.sparse:
         return None
     if name == "NullSpace":
         if type(formulation.stepper).__name__ != "NewmarkNullSpace":
             return None  # the R-matrix method
-        return CompiledNullSpace(system, settings, formulation)
+        stepper = CompiledNullSpace(system, settings, formulation)
+        return CompiledStepwise(stepper) if stepwise else stepper
     if getattr(formulation, "chart", None) is not None:
         return None  # another orientation set (the central-difference family)
     return CompiledCentralDifferences(system, settings, formulation)
@@ -505,6 +507,30 @@ class _CompiledALSteps:
         return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), carry)
 
 
+class CompiledStepwise:
+    """A compiled stepper taken one step per call, for a system with contacts: the time
+    loop commits their state after every accepted step (``Contacts.accept``: the onset
+    speeds the law reads, the impacts' step check, the contact work), so a call cannot run
+    on over several steps. Every step's frame is yielded; a failed step is retried in
+    substeps as by the formulation."""
+
+    def __init__(self, stepper) -> None:
+        self.stepper = stepper
+
+    def thin(self, every: int, sample: int = 0) -> None:
+        """Every step's frame is yielded (the steps are taken one at a time anyway)."""
+
+    def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
+        from solver.analysis.dynamic import numpy_frames
+
+        st = self.stepper
+        if isinstance(st, CompiledAugmentedLagrangian):
+            one = _CompiledALSteps(st, *al_parameters(st.formulation.params))
+        else:
+            one = _CompiledNSSteps(st, state)
+        yield from numpy_frames(st.system, st.settings, one, state, 0, steps, False)
+
+
 def _start_before(end: float, h: float) -> float:
     """A time ``t`` with ``t + h == end`` in floating point (``end − h`` or a neighbour)."""
     t = end - h
@@ -519,6 +545,14 @@ class CompiledNullSpace(_CompiledStepper):
     """``NewmarkNullSpace.step`` compiled (see ``solver.compiled.null_space``)."""
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
+        clock, advance, last_state, resume = self.run_from(state)
+        from solver.compiled import null_space as cns
+
+        yield from self._chunks(cns, steps, clock, advance, last_state, resume)
+
+    def run_from(self, state: DynamicState, secant: bool = True):
+        """``(clock, advance, last_state, resume)`` of :meth:`_CompiledStepper._chunks` for
+        a run from ``state`` (``secant``: the steps integrate the work of forces)."""
         from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
         from solver.compiled import null_space as cns
 
@@ -536,7 +570,7 @@ class CompiledNullSpace(_CompiledStepper):
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam)}
         settings = cns.NSSettings(
             coef, w, float(CONDITION_FLOOR), float(stepper.tol), int(stepper.max_iterations), h,
-            s.nonconservative, bool(np.any(s.packed.pr_func >= 0)),
+            s.nonconservative and secant, bool(np.any(s.packed.pr_func >= 0)),
         )  # fmt: skip
         ranks = [rank]  # the rank reached, for the next chunk
         past, memo = np.zeros((4, n)), np.zeros(2, np.int64)  # the predictor's, carried over
@@ -566,8 +600,44 @@ class CompiledNullSpace(_CompiledStepper):
             past[:] = 0.0
             memo[:] = 0
             clock["power"] = _state_power(s, q, qd, t1, lam)
+            clock["t"] = t1
 
-        yield from self._chunks(cns, steps, clock, advance, last_state, resume)
+        return clock, advance, last_state, resume
+
+
+class _CompiledNSSteps:
+    """The compiled null-space step as a formulation's ``step(state, h)``, one step per
+    call, for the time loop of a system with contacts (:class:`CompiledStepwise`). A step
+    of another size (a substep after a failure) or one that fails compiled is the NumPy
+    formulation's (which names what failed, and whose failure the step control retries in
+    substeps); the compiled steps go on from the state it reached."""
+
+    adaptive = False
+
+    def __init__(self, stepper: CompiledNullSpace, state: DynamicState) -> None:
+        from solver.compiled import null_space as cns
+
+        self.mod, self.formulation = cns, stepper.formulation
+        self.h = stepper.settings.dt
+        self.clock, self.advance, self.last_state, self.resume = stepper.run_from(state, False)
+        self.last = state  # the state the compiled arrays hold
+        n = stepper.system.n
+        self.out = np.zeros((1, cns.N_OUT))
+        self.rows = (np.zeros((1, n)), np.zeros((1, n)), np.zeros((1, n)), np.ones(1, bool))
+
+    def step(self, state: DynamicState, h: float) -> DynamicState:
+        if h != self.h:
+            return self.formulation.step(state, h)
+        if state is not self.last:
+            self.resume(state)
+        self.clock["work"] = self.clock["power"] = 0.0  # the time loop keeps the work
+        status, done = self.advance(1, self.out, *self.rows)
+        if status != self.mod.STATUS_OK or not done:
+            return self.formulation.step(state, h)
+        self.clock["t"] = float(self.out[0, self.mod.OUT_T])
+        self.last = self.last_state()
+        self.last.iterations = int(self.out[0, self.mod.OUT_ITS])
+        return self.last
 
 
 def lb_right_hand_side(system, alpha: float, beta: float, mu: float):

@@ -118,6 +118,55 @@ def test_sliding_joints_run_compiled_like_their_formulation(name, formulation, m
             assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
 
 
+@pytest.mark.parametrize("formulation", ["augmented_lagrangian", "null_space"])
+@pytest.mark.parametrize(("name", "t_end"), [("ball_drop", 0.42), ("sphere_v_friction", 1.5)])
+def test_contacts_run_the_compiled_steps_one_by_one(name, t_end, formulation, monkeypatch):
+    """Contacts, softened (K = 1e6 N/m^1.5) for a 1 ms step: a ball's impact and bounce; a
+    sphere's first impact in a V with friction, which spins it. The compiled steps, one
+    per call, the contacts' state committed after each as in the NumPy run (their onset
+    speeds, the impacts' log and step check, the contact work): the NumPy run's frames."""
+    from solver.analysis import dynamic
+
+    model = load_model(EXAMPLES / f"{name}.json")
+    for f in model.forces:
+        f.materials, f.stiffness = None, 1e6
+    if name == "ball_drop":  # dropped from 0.3 m
+        model.bodies[0].position = model.forces[0].sphere.center = (0.0, 0.0, 0.3)
+    assert type(_stepper(model, formulation)).__name__ == "CompiledStepwise"
+    dt = 1e-3
+    kw = {"formulation": formulation, "dt": dt, "t_end": t_end, "output_dt": 0.01}
+    runs = []
+    for compiled in (False, True):
+        with monkeypatch.context() as patch:
+            if not compiled:
+                patch.setattr(dynamic, "compiled_stepper", lambda *args: None)
+            sim = simulate.Simulation(model, simulate.settings_with(model, **kw))
+            for _ in sim:
+                pass
+        runs.append(sim)
+    ref, got = (sim.result for sim in runs)
+    assert ref.status == got.status == "ok"
+    onsets = [[(o.name, o.t) for o in sim.system.force_set.contacts.onsets] for sim in runs]
+    assert onsets[0] and onsets[0] == onsets[1]  # the same impacts at the same steps
+    if name == "sphere_v_friction":  # spun by the friction
+        assert np.abs(got.column("sphere.wy")).max() > 1.0
+    its = ref.summary["newton_iterations"], got.summary["newton_iterations"]
+    if formulation == "null_space":  # its compiled steps extrapolate the predictor
+        assert its[1] <= its[0] + 2 + 0.05 * its[0]
+    else:
+        assert abs(its[0] - its[1]) <= 2 + 0.05 * its[0]
+    assert len(ref) == len(got) == round(t_end / 0.01) + 1
+    velocity = model.solver.tolerance / dt
+    for col in ref.columns:
+        a, b = ref.column(col), got.column(col)
+        if col.startswith("constraint."):
+            assert np.all(np.abs(a - b) <= 1e-9 + 1e-3 * np.abs(a)), col
+        elif col.endswith((".vx", ".vy", ".vz", ".wx", ".wy", ".wz")):
+            assert np.allclose(a, b, rtol=1e-7, atol=max(1e-8, velocity)), col
+        else:
+            assert np.allclose(a, b, rtol=1e-6, atol=1e-8), col
+
+
 def test_models_outside_the_compiled_path_run_their_formulation():
     # contacts, rolling wheels; a sliding joint's massless coordinate in the central
     # differences
