@@ -75,6 +75,35 @@ def test_lu_solves_like_lapack_in_the_renumbered_band(n, half):
         assert np.array_equal(b, keep)
 
 
+@pytest.mark.parametrize("diagonal", [3.0, 0.0])
+def test_lu_of_an_arrow_solves_like_lapack(diagonal):
+    """A band with holes and four dense rows and columns (a pulley touching every element of
+    a belt), numbered last by the layout (an arrow): the factorisation, which skips the
+    zeros of each column of L and row of U, solves like LAPACK, with row interchanges too
+    (a weak diagonal brings rows of the dense block up into the band)."""
+    rng = np.random.default_rng(7)
+    n, half, hubs = 60, 3, 4
+    a = rng.standard_normal((n, n))
+    i, j = np.indices((n, n))
+    a[(np.abs(i - j) > half) & (i < n - hubs) & (j < n - hubs)] = 0.0
+    a[rng.random((n, n)) < 0.2] = 0.0  # holes in the band and in the dense part
+    a[np.arange(n), np.arange(n)] += diagonal
+    p = rng.permutation(n)
+    a = a[np.ix_(p, p)]
+    lay, _, mv, _ = _layout(a, np.zeros((0, n)))
+    assert set(lay.perm[-hubs:]) == set(np.argsort(p)[-hubs:])  # the dense ones last
+    ab = np.zeros(n * lay.ldab)
+    band.add_entries(ab, lay.mass_s, mv, 1.0)
+    piv, ok = band.lu_factor(ab, lay)
+    assert ok
+    if diagonal == 0.0:
+        assert np.any(piv[:n] != np.arange(n))  # rows were interchanged
+    b = rng.standard_normal(n)
+    ref = np.linalg.solve(a, b)
+    x = band.lu_solve(ab, piv, lay, b)
+    assert np.abs(x - ref).max() <= 1e-9 * np.abs(ref).max()
+
+
 def test_lu_pivots_and_reports_singular_matrices():
     a = np.array([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 4.0]])  # a[0, 0] = 0
     lay, _, mv, _ = _layout(a, np.zeros((0, 3)))
