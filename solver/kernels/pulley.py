@@ -43,11 +43,12 @@ R_, O_, AXES, RD, OD, AXES_D = 0, 1, 2, 5, 6, 7
 INPUTS = 10
 
 
-@kernel(full_optimisation=True)
-def depth_of(u, mk, radius):
-    """``R − |r − o|`` in the plane z = 0 (markers ``mk``: the point, the centre)."""
-    dx = u[mk[0], 0] - u[mk[1], 0]
-    dy = u[mk[0], 1] - u[mk[1], 1]
+@kernel(full_optimisation=True, refcounted=False)
+def depth_of(u, mk, i, radius):
+    """``R − |r − o|`` in the plane z = 0 of point ``i`` (its markers ``mk[i]``: the point,
+    the centre; called for every point of every pass, so it takes the tables whole)."""
+    dx = u[mk[i, 0], 0] - u[mk[i, 1], 0]
+    dy = u[mk[i, 0], 1] - u[mk[i, 1], 1]
     return radius - math.sqrt(dx * dx + dy * dy)
 
 

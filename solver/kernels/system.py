@@ -1824,7 +1824,7 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         fq[:] = 0.0
         touched = False
         for i in range(first, first + count if values else first):
-            if pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS]) <= 0.0:
+            if pl.depth_of(mk.u, P.pc_mk, i, P.pc_par[i, pl.RADIUS]) <= 0.0:
                 continue  # no load: the usual case
             if want and not touched:  # the group's blocks: zero until a point loads them
                 blk[:] = 0.0
@@ -1895,7 +1895,7 @@ def pulley_energy_power(P, mk, power):
     state = np.empty(pl.OUTPUTS)
     cf = np.empty(6)
     for i in range(P.pc_mk.shape[0]):
-        depth = pl.depth_of(mk.u, P.pc_mk[i], P.pc_par[i, pl.RADIUS])
+        depth = pl.depth_of(mk.u, P.pc_mk, i, P.pc_par[i, pl.RADIUS])
         if depth <= 0.0:
             continue
         if not power:
