@@ -7,10 +7,10 @@ steppers' tuples, their frames, and their status codes as the formulations' erro
 ``compiled_stepper(system, settings, formulation)`` returns a stepper for systems without
 no-slip rows: ``augmented_lagrangian`` on any of them whose iteration matrices renumber
 into a band (every small system; chains, trees and meshes of any size:
-:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters;
-without contacts) and ``null_space`` (its Newmark method) on dense ones; else ``None``
-(the formulation's own step then runs). With contacts, whose state the time loop commits
-after every step, the compiled steps are taken one per call (:class:`CompiledStepwise`).
+:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters)
+and ``null_space`` (its Newmark method) on dense ones; else ``None`` (the formulation's
+own step then runs). With contacts, whose state the time loop commits after every step,
+the compiled steps are taken one per call (:class:`CompiledStepwise`).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -61,8 +61,8 @@ def compiled_stepper(system, settings, formulation):
     if system.m_nh:
         return None  # no stepper imposes no-slip rows yet: the formulations' own steps
     stepwise = len(system.force_set.contacts) > 0  # their state is committed every step
-    if name == "CentralDifferences" and (system.blocks or stepwise):
-        return None  # contacts; an ANCF sliding parameter has no mass: its own step (fails)
+    if name == "CentralDifferences" and system.blocks:
+        return None  # an ANCF sliding parameter has no mass: its own step (which fails)
     if name == "AugmentedLagrangian":
         layout = band_layout(system)
         if layout is None:
@@ -78,7 +78,8 @@ def compiled_stepper(system, settings, formulation):
         return CompiledStepwise(stepper) if stepwise else stepper
     if getattr(formulation, "chart", None) is not None:
         return None  # another orientation set (the central-difference family)
-    return CompiledCentralDifferences(system, settings, formulation)
+    stepper = CompiledCentralDifferences(system, settings, formulation)
+    return CompiledStepwise(stepper) if stepwise else stepper
 
 
 def _own(x) -> np.ndarray:
@@ -206,30 +207,16 @@ class CompiledCentralDifferences(_CompiledStepper):
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
         from solver.compiled import central_differences as ccd
 
-        f, s = self.formulation, self.system
+        s = self.system
         P, pt = s.arrays, s.patterns
         h = self.settings.dt
         n, m = s.n, s.m
-        look = state.carry  # the start's CDLookahead
-        t, qm, q = float(state.t), _own(state.q), _own(look.q_next)
-        qp = look.q_prev
-        have_qp = qp is not None
-        qp = np.zeros(n) if qp is None else _own(qp)
-        svd = look.svd_next
-        have_svd = svd is not None
-        su, ss, svt = (
-            tuple(_own(x) for x in svd)
-            if have_svd
-            else (np.zeros((m, m)), np.zeros(min(m, n)), np.eye(n))
-        )
+        t = float(state.t)
+        qm, q, qp, have_qp, su, ss, svt, have_svd = self.look_ahead(state)
         qd0 = _own(state.qd)
         lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
         power = _state_power(s, qm, qd0, t, lam)
-        settings = ccd.CDSettings(
-            h, float(f.rtol), f.predictor == "quadratic", float(f.tolerance),
-            int(f.max_iterations), bool(len(s.force_set) > 0 or s.kernel_elements),
-            bool(np.any(s.packed.pr_func >= 0)), s.nonconservative,
-        )  # fmt: skip
+        settings = self.cd_settings(True)
         no_lam, want_all = np.zeros((CHUNK, 0)), np.ones(CHUNK, np.bool_)  # not read
         work = 0.0
         k = 0
@@ -272,6 +259,91 @@ class CompiledCentralDifferences(_CompiledStepper):
                 )
                 yield from self._numpy_rest(look, k, steps, work)
                 return
+
+    def cd_settings(self, secant: bool):
+        """The run's ``CDSettings`` (``secant``: the steps integrate the work of forces)."""
+        from solver.compiled import central_differences as ccd
+
+        f, s = self.formulation, self.system
+        return ccd.CDSettings(
+            self.settings.dt, float(f.rtol), f.predictor == "quadratic", float(f.tolerance),
+            int(f.max_iterations), bool(len(s.force_set) > 0 or s.kernel_elements),
+            bool(np.any(s.packed.pr_func >= 0)), s.nonconservative and secant,
+        )  # fmt: skip
+
+    def look_ahead(self, state: DynamicState) -> tuple:
+        """``cd_steps``' look-ahead tuple from a state and its ``CDLookahead``: ``(q_n,
+        q_n+1, q_n−1, whether q_n−1 is known, the SVD of Φ_q at q_n+1 (three factors),
+        whether it is known)``."""
+        n, m = self.system.n, self.system.m
+        look = state.carry
+        qp, svd = look.q_prev, look.svd_next
+        su, ss, svt = (
+            tuple(_own(x) for x in svd)
+            if svd is not None
+            else (np.zeros((m, m)), np.zeros(min(m, n)), np.eye(n))
+        )
+        qm, q = _own(state.q), _own(look.q_next)
+        return (
+            qm,
+            q,
+            np.zeros(n) if qp is None else _own(qp),
+            qp is not None,
+            su,
+            ss,
+            svt,
+            (svd is not None),
+        )
+
+
+class _CompiledCDSteps:
+    """The compiled central-difference step as a formulation's ``step(state, h)``, one
+    step per call, for the time loop of a system with contacts (:class:`CompiledStepwise`).
+    A step without a look-ahead for ``h`` (a substep after a failure) or one that fails
+    compiled is the NumPy formulation's (which names what failed, and whose failure the
+    step control retries in substeps)."""
+
+    adaptive = False
+
+    def __init__(self, stepper: CompiledCentralDifferences) -> None:
+        from solver.compiled import central_differences as ccd
+
+        self.mod, self.stepper, self.formulation = ccd, stepper, stepper.formulation
+        self.h = stepper.settings.dt
+        self.cd = stepper.cd_settings(False)
+        n = stepper.system.n
+        self.out = np.zeros((1, ccd.N_OUT))
+        self.rows = tuple(np.zeros((1, n)) for _ in range(3))
+        self.record = StepRecord(self.out, *self.rows, np.zeros((1, 0)), np.ones(1, np.bool_))
+
+    def step(self, state: DynamicState, h: float) -> DynamicState:
+        from solver.analysis.formulations.central_differences import CDLookahead
+
+        look = state.carry
+        ccd, st = self.mod, self.stepper
+        if h != self.h or not isinstance(look, CDLookahead) or look.q_next is None:
+            return self.formulation.step(state, h)
+        if look.h is None or abs(look.h - h) > 1e-12 * h:
+            return self.formulation.step(state, h)
+        s = st.system
+        res = ccd.cd_steps(
+            s.arrays, s.patterns, self.cd, float(state.t), st.look_ahead(state),
+            _own(state.qd), 0.0, 0.0, 1, self.record,
+        )  # fmt: skip
+        status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
+        if status != ccd.OK or not done:
+            return self.formulation.step(state, h)
+        _, bqd, bqdd = self.rows
+        carry = CDLookahead(
+            q_next=q.copy(),
+            q_prev=qp.copy() if have_qp else None,
+            h=h,
+            svd_next=(np.ascontiguousarray(su), ss.copy(), np.ascontiguousarray(svt))
+            if have_svd
+            else None,
+        )
+        its = int(self.out[0, ccd.OUT_ITS])
+        return DynamicState(float(t), qm.copy(), bqd[0].copy(), bqdd[0].copy(), None, its, carry)
 
 
 def _state_power(system, q, qd, t: float, lam) -> float:
@@ -526,8 +598,10 @@ class CompiledStepwise:
         st = self.stepper
         if isinstance(st, CompiledAugmentedLagrangian):
             one = _CompiledALSteps(st, *al_parameters(st.formulation.params))
-        else:
+        elif isinstance(st, CompiledNullSpace):
             one = _CompiledNSSteps(st, state)
+        else:
+            one = _CompiledCDSteps(st)
         yield from numpy_frames(st.system, st.settings, one, state, 0, steps, False)
 
 
