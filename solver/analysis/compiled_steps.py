@@ -9,8 +9,10 @@ no-slip rows: ``augmented_lagrangian`` on any of them whose iteration matrices r
 into a band (every small system; chains, trees and meshes of any size:
 :func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters)
 and ``null_space`` (its Newmark method) on dense ones; else ``None`` (the formulation's
-own step then runs). With contacts, whose state the time loop commits after every step,
-the compiled steps are taken one per call (:class:`CompiledStepwise`).
+own step then runs). With contacts, whose state the time loop commits after every step
+in touch, the augmented Lagrangian and null-space steps run in chunks while no contact
+touches and one at a time while one does (:meth:`_CompiledStepper._chunks`), the central
+differences one at a time (:class:`CompiledStepwise`).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -60,26 +62,23 @@ def compiled_stepper(system, settings, formulation):
         return None
     if system.m_nh:
         return None  # no stepper imposes no-slip rows yet: the formulations' own steps
-    stepwise = len(system.force_set.contacts) > 0  # their state is committed every step
     if name == "CentralDifferences" and system.blocks:
         return None  # an ANCF sliding parameter has no mass: its own step (which fails)
     if name == "AugmentedLagrangian":
         layout = band_layout(system)
         if layout is None:
             return None
-        stepper = CompiledAugmentedLagrangian(system, settings, formulation, layout)
-        return CompiledStepwise(stepper) if stepwise else stepper
+        return CompiledAugmentedLagrangian(system, settings, formulation, layout)
     if system.sparse:
         return None
     if name == "NullSpace":
         if type(formulation.stepper).__name__ != "NewmarkNullSpace":
             return None  # the R-matrix method
-        stepper = CompiledNullSpace(system, settings, formulation)
-        return CompiledStepwise(stepper) if stepwise else stepper
+        return CompiledNullSpace(system, settings, formulation)
     if getattr(formulation, "chart", None) is not None:
         return None  # another orientation set (the central-difference family)
     stepper = CompiledCentralDifferences(system, settings, formulation)
-    return CompiledStepwise(stepper) if stepwise else stepper
+    return CompiledStepwise(stepper) if len(system.force_set.contacts) else stepper
 
 
 def _own(x) -> np.ndarray:
@@ -150,21 +149,32 @@ class _CompiledStepper:
         reached, the compiled steps go on after it, else the NumPy formulation takes the
         rest of the run."""
         n = self.system.n
+        contacts = self.system.force_set.contacts
         k = 0
         while k < steps:
             clock["k"] = k  # the steps done (the steppers that put their steps on the grid)
+            if len(contacts) and not contacts.quiet():  # one step, its contacts committed
+                yield from self._numpy_step(last_state(), k, clock, resume, retry)
+                k += 1
+                continue
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, mod.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
             want = self._wanted(k, todo, steps)
             status, done = advance(todo, out, bq, bqd, bqdd, want)
             rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
-            yield from self._frames(rows, bq, bqd, bqdd, mod, k, want)
+            touch = bool(len(contacts)) and status == mod.STATUS_CONTACT
+            if len(contacts):
+                yield from self._between_contacts(mod, rows, bq, bqd, bqdd, k, want, touch)
+            else:
+                yield from self._frames(rows, bq, bqd, bqdd, mod, k, want)
             k += done
             if done:
                 clock["t"] = float(out[done - 1, mod.OUT_T])
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
                 clock["power"] = float(out[done - 1, mod.OUT_POWER])
+            if touch:
+                continue  # the steps in contact are taken one at a time
             if status != mod.STATUS_OK:  # the NumPy step from the same state
                 if resume is None:
                     yield from self._numpy_rest(last_state(), k, steps, clock["work"])
@@ -173,6 +183,30 @@ class _CompiledStepper:
                 yield from self._numpy_step(last_state(), k, clock, resume, retry)
                 k += 1
 
+    def _between_contacts(self, mod, rows, bq, bqd, bqdd, k: int, want, touch: bool):
+        """The frames of one compiled call's rows (steps k+1…) of a system with contacts,
+        called while none touched (``Contacts.quiet``): each step's is accepted by the
+        contacts (``Contacts.idle``: no change, and their work the same) and their work
+        added to the frame's; with ``touch`` the last step ends with one penetrating, its
+        state then committed (``Contacts.accept``, and the impact's step check: a
+        ``SimulationError`` after the frames before it)."""
+        from solver.mechanics.forces.contact import check_step
+
+        s, contacts = self.system, self.system.force_set.contacts
+        free = rows[:-1] if touch else rows
+        contacts.idle([row[mod.OUT_T] for row in free])
+        work = contacts.work(free[-1][mod.OUT_T]) if free else 0.0  # the same at each
+        for row in free:
+            row[mod.OUT_WORK] += work
+        yield from self._frames(free, bq, bqd, bqdd, mod, k, want)
+        if touch:
+            i, row = len(rows) - 1, rows[-1]
+            t = row[mod.OUT_T]
+            onsets = s.force_set.accept(s.marker_state(bq[i], bqd[i]), t)
+            check_step(onsets, self.settings.dt, self.settings.formulation)
+            row[mod.OUT_WORK] += contacts.work(t)
+            yield from self._frames(rows[i:], bq[i:], bqd[i:], bqdd[i:], mod, k + i, want[i:])
+
     def _numpy_step(self, state: DynamicState, k: int, clock: dict, resume, retry=None):
         """Step k+1 by the time loop from ``state`` (the state of step k) with the NumPy
         formulation or ``retry`` (its failures retried in substeps), then the compiled
@@ -180,16 +214,14 @@ class _CompiledStepper:
         from solver.analysis.dynamic import numpy_frames
 
         last: list = []
-        frame = None
-        for frame, j in numpy_frames(
+        yield from numpy_frames(
             self.system, self.settings, retry or self.formulation, state, k, k + 1, False,
             clock["work"], last,
-        ):  # fmt: skip
-            yield frame, j
-        new = last[0]
+        )  # fmt: skip
+        new, work = last
         resume(new)
         clock["t"] = float(new.t)
-        clock["work"] = float(frame.work)
+        clock["work"] = float(work)  # (the steppers' work leaves the contacts' out)
 
     def _numpy_rest(self, state: DynamicState, k: int, steps: int, work: float):
         """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k,
@@ -351,7 +383,8 @@ def _state_power(system, q, qd, t: float, lam) -> float:
     where it resumes (what the steppers' ``state_power`` gives at each step's end)."""
     phit = system.constraints(q, qd, t).phi_t
     rows = driver_rows(system)
-    return system.element_power(q, qd, t) + float(lam[rows] @ phit[rows])
+    power = system.element_power(q, qd, t, contacts=False)  # (contacts keep their own work)
+    return power + float(lam[rows] @ phit[rows])
 
 
 def _frame(row, q, qd, qdd, mod) -> Frame:
@@ -567,7 +600,8 @@ class _CompiledALSteps:
         )
         if status == cal.STATUS_NEWTON:
             raise al_failure(int(status), float(t1), float(h), int(it), float(err))
-        if status != cal.STATUS_OK:  # the NumPy step: it names what failed (a slider's joint)
+        if status not in (cal.STATUS_OK, cal.STATUS_CONTACT):  # the NumPy step: it names
+            # what failed (a slider's joint)
             if last:  # from a time that ends it on the grid too
                 state = DynamicState(
                     _start_before(self.end, h), state.q, state.qd, state.qdd, state.lam,
@@ -580,11 +614,13 @@ class _CompiledALSteps:
 
 
 class CompiledStepwise:
-    """A compiled stepper taken one step per call, for a system with contacts: the time
-    loop commits their state after every accepted step (``Contacts.accept``: the onset
-    speeds the law reads, the impacts' step check, the contact work), so a call cannot run
-    on over several steps. Every step's frame is yielded; a failed step is retried in
-    substeps as by the formulation."""
+    """The compiled central differences taken one step per call, for a system with
+    contacts: the time loop commits their state after every accepted step
+    (``Contacts.accept``: the onset speeds the law reads, the impacts' step check, the
+    contact work), and the look-ahead of a step is computed with the state committed
+    before it. Every step's frame is yielded; a failed step is retried in substeps as by
+    the formulation. (The augmented Lagrangian and the null-space steps run in chunks
+    between contacts: :meth:`_CompiledStepper._chunks`.)"""
 
     def __init__(self, stepper) -> None:
         self.stepper = stepper
@@ -596,12 +632,7 @@ class CompiledStepwise:
         from solver.analysis.dynamic import numpy_frames
 
         st = self.stepper
-        if isinstance(st, CompiledAugmentedLagrangian):
-            one = _CompiledALSteps(st, *al_parameters(st.formulation.params))
-        elif isinstance(st, CompiledNullSpace):
-            one = _CompiledNSSteps(st, state)
-        else:
-            one = _CompiledCDSteps(st)
+        one = _CompiledCDSteps(st)
         yield from numpy_frames(st.system, st.settings, one, state, 0, steps, False)
 
 
@@ -622,7 +653,9 @@ class CompiledNullSpace(_CompiledStepper):
         clock, advance, last_state, resume = self.run_from(state)
         from solver.compiled import null_space as cns
 
-        yield from self._chunks(cns, steps, clock, advance, last_state, resume)
+        # the steps in contact one at a time, compiled (others: the formulation's first)
+        retry = _CompiledNSSteps(self, state) if len(self.system.force_set.contacts) else None
+        yield from self._chunks(cns, steps, clock, advance, last_state, resume, retry)
 
     def run_from(self, state: DynamicState, secant: bool = True):
         """``(clock, advance, last_state, resume)`` of :meth:`_CompiledStepper._chunks` for
@@ -681,10 +714,11 @@ class CompiledNullSpace(_CompiledStepper):
 
 class _CompiledNSSteps:
     """The compiled null-space step as a formulation's ``step(state, h)``, one step per
-    call, for the time loop of a system with contacts (:class:`CompiledStepwise`). A step
-    of another size (a substep after a failure) or one that fails compiled is the NumPy
-    formulation's (which names what failed, and whose failure the step control retries in
-    substeps); the compiled steps go on from the state it reached."""
+    call: the steps of a system with contacts while one touches (those the time loop
+    takes one at a time, :meth:`_CompiledStepper._chunks`). A step of another size (a
+    substep after a failure) or one that fails compiled is the NumPy formulation's (which
+    names what failed, and whose failure the step control retries in substeps); the
+    compiled steps go on from the state it reached."""
 
     adaptive = False
 
@@ -706,7 +740,7 @@ class _CompiledNSSteps:
             self.resume(state)
         self.clock["work"] = self.clock["power"] = 0.0  # the time loop keeps the work
         status, done = self.advance(1, self.out, *self.rows)
-        if status != self.mod.STATUS_OK or not done:
+        if status not in (self.mod.STATUS_OK, self.mod.STATUS_CONTACT) or not done:
             return self.formulation.step(state, h)
         self.clock["t"] = float(self.out[0, self.mod.OUT_T])
         self.last = self.last_state()

@@ -122,8 +122,8 @@ def numpy_frames(
 ) -> Iterator[tuple[Frame, int]]:
     """The time loop from ``state`` at step ``k0`` to step ``steps``: the frame of
     ``state`` itself (unless ``first`` is false), then each step's (the work of forces
-    goes on from ``work``, J, done up to ``k0``); the last state is appended to ``last``
-    if given."""
+    goes on from ``work``, J, done up to ``k0``, without the contacts' own); the last state
+    and that work at it are appended to ``last`` if given."""
     contacts = system.force_set.contacts
     meter = PowerMeter(system)
     power_prev = None
@@ -171,4 +171,4 @@ def numpy_frames(
         if k > k0 or first:
             yield frame, k
     if last is not None:
-        last.append(state)
+        last.extend((state, work))

@@ -42,6 +42,7 @@ import numpy as np
 
 from solver.compiled import band
 from solver.compiled.band import entries_mat_t_vec, entries_mat_vec, lu_factor, lu_solve
+from solver.kernels.contact import any_penetration
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import MarkerValues
 from solver.kernels.system import (
@@ -68,6 +69,7 @@ STATUS_PROJECTOR = 3  # M + α_p Φ_qᵀ Φ_q is singular
 STATUS_PROJECTION = 4  # a projection gave non-finite values
 STATUS_NONFINITE = 5  # the step's q or q̇ is non-finite (the time loop's check)
 STATUS_OFF_BEAM = 6  # an iterate put a sliding joint's point off its beam
+STATUS_CONTACT = 7  # the last step ends with a contact penetrating: its state is committed
 #: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
 PROJECTION_ITERATIONS = 20
 HINT = "a smaller dt, or another formulation (null_space, central_differences)"
@@ -511,6 +513,8 @@ def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record
     Returns ``(status, done, t, iterations, error)``: ``done`` steps were accepted (all of
     them when ``status`` is ``STATUS_OK``), ``t`` is the time reached or, on failure, the
     time of the failed step, whose Newton iterations and error follow (see :func:`failure`).
+    With contacts the steps stop after one that ends with a contact penetrating
+    (``STATUS_CONTACT``, ``done`` counting it): the time loop commits their state there.
     """
     sch, pen, m_ref, tol, max_it, h, secant, multipliers = settings
     q, qd, qdd, a, lam_star, lam, extrap = state
@@ -586,6 +590,12 @@ def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record
             out[k, OUT_KIN] = out[k, OUT_POT] = out[k, OUT_ELA] = np.nan
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
+        if P.cn_kind.shape[0] and any_penetration(
+            P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud
+        ):
+            if not want[k]:  # the step handed on: its frame is read
+                _energies(P, mk1, q1, qd1, out[k])
+            return STATUS_CONTACT, k + 1, t, 0, 0.0
     return STATUS_OK, n_steps, t, 0, 0.0
 
 

@@ -45,6 +45,7 @@ from solver.compiled.pivoted_lu import (
     pivot_solve_t,
     sigma_min_bound,
 )
+from solver.kernels.contact import any_penetration
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
 from solver.kernels.system import (
@@ -70,6 +71,7 @@ STATUS_NEWTON = 1  # no convergence in max_iterations, or a non-finite correctio
 STATUS_SINGULAR = 2  # the reduced Newton matrix is singular
 STATUS_NONFINITE = 3  # the step's q or q̇ is non-finite
 STATUS_OFF_BEAM = 4  # an iterate put a sliding joint's point off its beam
+STATUS_CONTACT = 5  # the last step ends with a contact penetrating: its state is committed
 
 #: columns of the per-step scalars ``ns_steps`` writes (as ``augmented_lagrangian.OUT_*``)
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
@@ -669,7 +671,9 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     drivers' if ``drivers``), ``q``, ``qd``, ``qdd`` its state; the energies and constraint
     errors only where ``want[k]`` (else NaN), and for the last step accepted before a
     failure. Returns ``(status, done, t, iterations, error, rank)``: ``t`` the time
-    reached, or of the failed step.
+    reached, or of the failed step. With contacts the steps stop after one that ends with
+    a contact penetrating (``STATUS_CONTACT``, ``done`` counting it): the time loop commits
+    their state there.
 
     ``past`` (4 × n) holds the accelerations of the two steps before ``q̈`` and the last
     step's residuals of the scheme's formulas for ``q`` and ``q̇`` over all coordinates
@@ -768,11 +772,16 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
         out[k, OUT_ITS] = it
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
-        if want[k]:
+        contact = P.cn_kind.shape[0] > 0 and any_penetration(
+            P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud
+        )
+        if want[k] or contact:  # (the step a contact stops at is handed on: its frame is read)
             _outputs(P, pt, mk1, q1, qd1, t, out[k])
         else:
             for c in (OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA):
                 out[k, c] = np.nan
+        if contact:
+            return STATUS_CONTACT, k + 1, t, 0, 0.0, rank
     return STATUS_OK, n_steps, t, 0, 0.0, rank
 
 

@@ -225,3 +225,15 @@ def contact_states(mk, kind, par, committed, u, ud):
         for j in range(OUTPUTS):
             out[c, j] = r[j]
     return out
+
+
+@kernel(full_optimisation=True)
+def any_penetration(mk, kind, par, committed, u, ud):
+    """Whether a contact penetrates (δ > 0; :func:`contact_states`) at the marker values
+    ``u``, ``ud``: the state whose contacts the time loop commits (the compiled steps
+    stop after such a step and hand it on)."""
+    states = contact_states(mk, kind, par, committed, u, ud)
+    for c in range(kind.shape[0]):  # noqa: SIM110 (a loop compiles to no temporary array)
+        if states[c, PENETRATION] > 0.0:
+            return True
+    return False

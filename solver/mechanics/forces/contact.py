@@ -366,6 +366,21 @@ class Contacts:
         self._points = (pts + [(t, power, work)])[-3:]
         return onsets
 
+    def quiet(self) -> bool:
+        """No contact touching or committed, and no contact power at the last accepted
+        states: accepting a state where no contact penetrates changes nothing then but the
+        times of the work's last points (:meth:`idle`)."""
+        powers = (p for _, p, _ in self._points)
+        return not self.active.any() and not self.onset.any() and not any(powers)
+
+    def idle(self, times) -> None:
+        """:meth:`accept` of states at ``times`` (increasing, after the last accepted one)
+        where no contact penetrates, while :meth:`quiet`: no onset, no release, no power,
+        the same work (what the compiled steps hand on between contacts)."""
+        pts = self._points
+        work = pts[-1][2] if pts else 0.0
+        self._points = (pts + [(float(t), 0.0, work) for t in times[-3:]])[-3:]
+
     def _onset(self, i: int, t: float, speed: float, depth: float, update=False) -> Onset:
         k = float(self.par[i, law.STIFFNESS])
         n = float(self.par[i, law.EXPONENT])
