@@ -600,8 +600,9 @@ class _CompiledALSteps:
         )
         if status == cal.STATUS_NEWTON:
             raise al_failure(int(status), float(t1), float(h), int(it), float(err))
-        if status not in (cal.STATUS_OK, cal.STATUS_CONTACT):  # the NumPy step: it names
-            # what failed (a slider's joint)
+        # a failed step is the NumPy step's, which names what failed (a slider's joint); a
+        # step that ends with a contact in touch has not failed (the time loop commits it)
+        if status not in (cal.STATUS_OK, cal.STATUS_CONTACT):
             if last:  # from a time that ends it on the grid too
                 state = DynamicState(
                     _start_before(self.end, h), state.q, state.qd, state.qdd, state.lam,
