@@ -10,9 +10,8 @@ into a band (every small system; chains, trees and meshes of any size:
 :func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters)
 and ``null_space`` (its Newmark method) on dense ones; else ``None`` (the formulation's
 own step then runs). With contacts, whose state the time loop commits after every step
-in touch, the augmented Lagrangian and null-space steps run in chunks while no contact
-touches and one at a time while one does (:meth:`_CompiledStepper._chunks`), the central
-differences one at a time (:class:`CompiledStepwise`).
+in touch, the compiled steps run in chunks while no contact touches and one at a time
+while one does (:meth:`_CompiledStepper._chunks`).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -77,8 +76,7 @@ def compiled_stepper(system, settings, formulation):
         return CompiledNullSpace(system, settings, formulation)
     if getattr(formulation, "chart", None) is not None:
         return None  # another orientation set (the central-difference family)
-    stepper = CompiledCentralDifferences(system, settings, formulation)
-    return CompiledStepwise(stepper) if len(system.force_set.contacts) else stepper
+    return CompiledCentralDifferences(system, settings, formulation)
 
 
 def _own(x) -> np.ndarray:
@@ -237,60 +235,93 @@ class CompiledCentralDifferences(_CompiledStepper):
     """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
 
     def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
+        from solver.analysis.dynamic import numpy_frames
+        from solver.analysis.formulations.central_differences import CDLookahead
         from solver.compiled import central_differences as ccd
 
         s = self.system
         P, pt = s.arrays, s.patterns
-        h = self.settings.dt
         n, m = s.n, s.m
+        contacts = s.force_set.contacts
+        one = _CompiledCDSteps(self) if len(contacts) else None  # the steps in touch
         t = float(state.t)
-        qm, q, qp, have_qp, su, ss, svt, have_svd = self.look_ahead(state)
+        look = self.look_ahead(state)
         qd0 = _own(state.qd)
         lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
-        power = _state_power(s, qm, qd0, t, lam)
+        power = _state_power(s, look[0], qd0, t, lam)
         settings = self.cd_settings(True)
         no_lam, want_all = np.zeros((CHUNK, 0)), np.ones(CHUNK, np.bool_)  # not read
         work = 0.0
+        last = state
         k = 0
         while k < steps:
+            # one step, its contacts committed, while one touches or the look-ahead is not
+            # for dt (that of the last substep of a retried step)
+            own = last.carry if isinstance(last.carry, CDLookahead) else None
+            if one is not None and (not contacts.quiet() or (own and own.h != self.settings.dt)):
+                ended: list = []
+                here = last if own else self._look_state(t, look, last.qd, last.qdd)
+                yield from numpy_frames(s, self.settings, one, here, k, k + 1, False, work, ended)
+                last, work = ended
+                t, qd0 = float(last.t), _own(last.qd)
+                look = self.look_ahead(last)
+                power = self._power(last)
+                k += 1
+                continue
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, ccd.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
-            look = (qm, q, qp, have_qp, su, ss, svt, have_svd)
             record = StepRecord(out, bq, bqd, bqdd, no_lam, want_all)
             res = ccd.cd_steps(P, pt, settings, t, look, qd0, work, power, todo, record)
             status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
             # Numba's SVD returns Fortran-ordered factors: back to C order, or the next chunk
             # would compile cd_steps a second time, for that layout (half a minute)
             su, svt = np.ascontiguousarray(su), np.ascontiguousarray(svt)
+            look = (qm, q, qp, have_qp, su, ss, svt, have_svd)
             work, power = float(res[13]), float(res[14])
             rows = out[:done].tolist()
-            yield from self._frames(rows, bq, bqd, bqdd, ccd, k, self._wanted(k, todo, steps))
+            want = self._wanted(k, todo, steps)
+            touch = one is not None and status == ccd.CONTACT
+            if one is not None:
+                yield from self._between_contacts(ccd, rows, bq, bqd, bqdd, k, want, touch)
+            else:
+                yield from self._frames(rows, bq, bqd, bqdd, ccd, k, want)
             k += done
             if done:
                 qd0 = bqd[done - 1].copy()
                 last = DynamicState(t, qm, qd0, bqdd[done - 1].copy())
-            else:
-                last = state
+            if touch:
+                continue  # the steps in contact are taken one at a time
             if status != ccd.OK:  # the NumPy step from the same look-ahead: its error or its result
-                from solver.analysis.formulations.central_differences import CDLookahead
-
-                look = DynamicState(
-                    t,
-                    qm.copy(),
-                    last.qd,
-                    last.qdd,
-                    None,
-                    0,
-                    CDLookahead(
-                        q_next=q.copy(),
-                        q_prev=qp.copy() if have_qp else None,
-                        h=h,
-                        svd_next=(su, ss, svt) if have_svd else None,
-                    ),
-                )
-                yield from self._numpy_rest(look, k, steps, work)
+                here = self._look_state(t, look, last.qd, last.qdd)
+                yield from self._numpy_rest(here, k, steps, work)
                 return
+
+    def _look_state(self, t: float, look: tuple, qd, qdd) -> DynamicState:
+        """The state at ``t`` with the look-ahead ``look`` (``cd_steps``') as its
+        ``CDLookahead``, the velocities ``qd`` and accelerations ``qdd`` there."""
+        from solver.analysis.formulations.central_differences import CDLookahead
+
+        qm, q, qp, have_qp, su, ss, svt, have_svd = look
+        carry = CDLookahead(
+            q_next=q.copy(),
+            q_prev=qp.copy() if have_qp else None,
+            h=self.settings.dt,
+            svd_next=(su, ss, svt) if have_svd else None,
+        )
+        return DynamicState(t, qm.copy(), qd, qdd, None, 0, carry)
+
+    def _power(self, state: DynamicState) -> float:
+        """The power of the force elements and drivers at a state the formulation's time
+        loop reached (``PowerMeter``: the drivers' with the state's multipliers or, without
+        them, those of its accelerations), where the compiled steps go on."""
+        from solver.analysis.power import PowerMeter
+
+        s = self.system
+        meter = PowerMeter(s)
+        ms = s.marker_state(state.q, state.qd)
+        c = s.constraints(state.q, state.qd, state.t, ms) if len(meter.drows) else None
+        return float(meter(state, ms, c))
 
     def cd_settings(self, secant: bool):
         """The run's ``CDSettings`` (``secant``: the steps integrate the work of forces)."""
@@ -330,7 +361,8 @@ class CompiledCentralDifferences(_CompiledStepper):
 
 class _CompiledCDSteps:
     """The compiled central-difference step as a formulation's ``step(state, h)``, one
-    step per call, for the time loop of a system with contacts (:class:`CompiledStepwise`).
+    step per call: the steps of a system with contacts while one touches (those the time
+    loop takes one at a time, :meth:`CompiledCentralDifferences.frames`).
     A step without a look-ahead for ``h`` (a substep after a failure) or one that fails
     compiled is the NumPy formulation's (which names what failed, and whose failure the
     step control retries in substeps)."""
@@ -363,7 +395,7 @@ class _CompiledCDSteps:
             _own(state.qd), 0.0, 0.0, 1, self.record,
         )  # fmt: skip
         status, done, t, qm, q, qp, have_qp, su, ss, svt, have_svd = res[:11]
-        if status != ccd.OK or not done:
+        if status not in (ccd.OK, ccd.CONTACT) or not done:
             return self.formulation.step(state, h)
         _, bqd, bqdd = self.rows
         carry = CDLookahead(
@@ -612,29 +644,6 @@ class _CompiledALSteps:
         carry = ALCarry(a=a, lam_star=lam_star, extrapolate=bool(extrap[0]))
         t = float(out[0, cal.OUT_T])
         return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), carry)
-
-
-class CompiledStepwise:
-    """The compiled central differences taken one step per call, for a system with
-    contacts: the time loop commits their state after every accepted step
-    (``Contacts.accept``: the onset speeds the law reads, the impacts' step check, the
-    contact work), and the look-ahead of a step is computed with the state committed
-    before it. Every step's frame is yielded; a failed step is retried in substeps as by
-    the formulation. (The augmented Lagrangian and the null-space steps run in chunks
-    between contacts: :meth:`_CompiledStepper._chunks`.)"""
-
-    def __init__(self, stepper) -> None:
-        self.stepper = stepper
-
-    def thin(self, every: int, sample: int = 0) -> None:
-        """Every step's frame is yielded (the steps are taken one at a time anyway)."""
-
-    def frames(self, state: DynamicState, steps: int) -> Iterator[tuple[Frame, int]]:
-        from solver.analysis.dynamic import numpy_frames
-
-        st = self.stepper
-        one = _CompiledCDSteps(st)
-        yield from numpy_frames(st.system, st.settings, one, state, 0, steps, False)
 
 
 def _start_before(end: float, h: float) -> float:

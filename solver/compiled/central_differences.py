@@ -30,12 +30,14 @@ import numpy as np
 
 from solver.compiled.dense import lu_factor, lu_solve
 from solver.kernels import system as ks
+from solver.kernels.contact import any_penetration
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.rotations import g_matrix, gjg
 from solver.kernels.small import dot, mat_mat, mat_t_vec, mat_vec
 
-#: status codes of :func:`cd_steps` (0: all steps taken)
-OK, NOT_CONVERGED, NON_FINITE, SINGULAR = 0, 1, 2, 3
+#: status codes of :func:`cd_steps` (0: all steps taken; ``CONTACT``: the last step ends
+#: with a contact penetrating, whose state the time loop commits)
+OK, NOT_CONVERGED, NON_FINITE, SINGULAR, CONTACT = 0, 1, 2, 3, 4
 #: a final Newton correction this small (relative) changes nothing but rounding
 ROUNDING = 1e-13
 #: smallest/largest pivot of Φ_q(q)'s complete-pivoting elimination above which the step's
@@ -303,7 +305,10 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
     Row k of ``record.out`` (``step_record.StepRecord``; its ``lam`` and ``want``
     not read) gets step k's scalars (``OUT_*``), its ``q``, ``qd``, ``qdd`` its state.
     Returns ``(status, steps done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, last
-    correction, max|Φ|, work, power)`` — the look-ahead after the steps taken.
+    correction, max|Φ|, work, power)`` — the look-ahead after the steps taken. With
+    contacts the steps stop after one that ends with a contact penetrating (``CONTACT``,
+    its look-ahead computed with the contacts' state committed before it, as the
+    formulation's step computes it).
     """
     h, rtol, quadratic, tol, max_it, elements, drivers, secant = settings
     qm, q, qp, have_qp, su, ss, svt, have_svd = look
@@ -384,5 +389,10 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         qp, have_qp = qm, True
         qm, q, t = q, x2, t1
         su, ss, svt, have_svd = u2, s2, vt2, reuse
+        if P.cn_kind.shape[0] and any_penetration(
+            P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk.u, mk.ud
+        ):
+            return (CONTACT, k + 1, t, qm, q, qp, have_qp, su, ss, svt, have_svd, 0.0, 0.0,
+                    work, power)  # fmt: skip
     return (OK, n_steps, t, qm, q, qp, have_qp, su, ss, svt, have_svd, 0.0, 0.0, work,
             power)  # fmt: skip
