@@ -151,9 +151,10 @@ class _CompiledStepper:
         k = 0
         while k < steps:
             clock["k"] = k  # the steps done (the steppers that put their steps on the grid)
-            if len(contacts) and not contacts.quiet():  # one step, its contacts committed
-                yield from self._numpy_step(last_state(), k, clock, resume, retry)
-                k += 1
+            if len(contacts) and not contacts.quiet():  # steps one at a time while in touch
+                k = yield from self._numpy_step(
+                    last_state(), k, clock, resume, retry, steps, lambda _: contacts.quiet()
+                )
                 continue
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, mod.N_OUT))
@@ -178,8 +179,7 @@ class _CompiledStepper:
                     yield from self._numpy_rest(last_state(), k, steps, clock["work"])
                     return
                 clock["k"] = k  # the step before the one to take
-                yield from self._numpy_step(last_state(), k, clock, resume, retry)
-                k += 1
+                k = yield from self._numpy_step(last_state(), k, clock, resume, retry)
 
     def _between_contacts(self, mod, rows, bq, bqd, bqdd, k: int, want, touch: bool):
         """The frames of one compiled call's rows (steps k+1…) of a system with contacts,
@@ -205,21 +205,26 @@ class _CompiledStepper:
             row[mod.OUT_WORK] += contacts.work(t)
             yield from self._frames(rows[i:], bq[i:], bqd[i:], bqdd[i:], mod, k + i, want[i:])
 
-    def _numpy_step(self, state: DynamicState, k: int, clock: dict, resume, retry=None):
+    def _numpy_step(
+        self, state: DynamicState, k: int, clock: dict, resume, retry=None, end=None, until=None
+    ):
         """Step k+1 by the time loop from ``state`` (the state of step k) with the NumPy
-        formulation or ``retry`` (its failures retried in substeps), then the compiled
-        stepper's state, ``clock`` included, from the state it reached."""
+        formulation or ``retry`` (its failures retried in substeps) or, with ``until``,
+        the steps up to the first whose state makes ``until(state)`` true (or to ``end``);
+        then the compiled stepper's state, ``clock`` included, from the state reached.
+        Returns the step reached."""
         from solver.analysis.dynamic import numpy_frames
 
         last: list = []
         yield from numpy_frames(
-            self.system, self.settings, retry or self.formulation, state, k, k + 1, False,
-            clock["work"], last,
+            self.system, self.settings, retry or self.formulation, state, k,
+            k + 1 if until is None else end, False, clock["work"], last, until,
         )  # fmt: skip
-        new, work = last
+        new, work, reached = last
         resume(new)
         clock["t"] = float(new.t)
         clock["work"] = float(work)  # (the steppers' work leaves the contacts' out)
+        return reached
 
     def _numpy_rest(self, state: DynamicState, k: int, steps: int, work: float):
         """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k,
@@ -254,19 +259,26 @@ class CompiledCentralDifferences(_CompiledStepper):
         work = 0.0
         last = state
         k = 0
+        h = self.settings.dt
+
+        def free(st: DynamicState) -> bool:
+            """No contact touches, and the look-ahead is for dt (not that of the last
+            substep of a retried step): the compiled chunks can go on."""
+            return contacts.quiet() and getattr(st.carry, "h", None) == h
+
         while k < steps:
-            # one step, its contacts committed, while one touches or the look-ahead is not
-            # for dt (that of the last substep of a retried step)
-            own = last.carry if isinstance(last.carry, CDLookahead) else None
-            if one is not None and (not contacts.quiet() or (own and own.h != self.settings.dt)):
+            # the steps one at a time, their contacts committed, until free
+            chunked = not isinstance(last.carry, CDLookahead)  # (its look-ahead is for dt)
+            if one is not None and not (contacts.quiet() if chunked else free(last)):
                 ended: list = []
-                here = last if own else self._look_state(t, look, last.qd, last.qdd)
-                yield from numpy_frames(s, self.settings, one, here, k, k + 1, False, work, ended)
-                last, work = ended
+                here = self._look_state(t, look, last.qd, last.qdd) if chunked else last
+                yield from numpy_frames(
+                    s, self.settings, one, here, k, steps, False, work, ended, free
+                )
+                last, work, k = ended
                 t, qd0 = float(last.t), _own(last.qd)
                 look = self.look_ahead(last)
                 power = self._power(last)
-                k += 1
                 continue
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, ccd.N_OUT))

@@ -119,11 +119,13 @@ def numpy_frames(
     first: bool = True,
     work: float = 0.0,
     last: list | None = None,
+    until=None,
 ) -> Iterator[tuple[Frame, int]]:
-    """The time loop from ``state`` at step ``k0`` to step ``steps``: the frame of
-    ``state`` itself (unless ``first`` is false), then each step's (the work of forces
-    goes on from ``work``, J, done up to ``k0``, without the contacts' own); the last state
-    and that work at it are appended to ``last`` if given."""
+    """The time loop from ``state`` at step ``k0`` to step ``steps``, or to the first step
+    whose state makes ``until(state)`` true: the frame of ``state`` itself (unless ``first`` is
+    false), then each step's (the work of forces goes on from ``work``, J, done up to
+    ``k0``, without the contacts' own); the last state, that work at it and its step are
+    appended to ``last`` if given."""
     contacts = system.force_set.contacts
     meter = PowerMeter(system)
     power_prev = None
@@ -170,5 +172,7 @@ def numpy_frames(
         frame = state_frame(system, state, ms, work_done, substep)
         if k > k0 or first:
             yield frame, k
+        if k > k0 and until is not None and until(state):
+            break
     if last is not None:
-        last.extend((state, work))
+        last.extend((state, work, k))
