@@ -368,6 +368,35 @@ def test_force_is_continuous_when_the_onset_speed_is_committed():
     assert system.force_set.accept(system.marker_state(q, qd), 0.3) == []
 
 
+def test_idle_states_are_accepted_as_accept_would_and_quiet_says_when():
+    """Between contacts (none touching, none committed, no contact power at the last three
+    accepted states) ``idle`` records free states exactly as ``accept`` does, which lets
+    the compiled steps run on without handing each state over; an impact, its release and
+    the damping work just after it are not quiet."""
+    runs = [MultibodySystem(model_from_data(falling_ball())) for _ in range(2)]
+    q, qd = runs[0].q0.copy(), np.zeros(3)
+    for system in runs:
+        assert system.force_set.contacts.quiet()  # (nothing accepted yet)
+    q_in, qd_in = q.copy(), qd.copy()
+    q_in[2], qd_in[2] = 0.1 - 1e-4, -2.0
+    events = [(0.0, q, qd), (0.1, q_in, qd_in)] + [(0.1 + 0.01 * i, q, qd) for i in range(1, 7)]
+    quiet = []
+    for t, qi, qdi in events:
+        for system in runs:
+            system.force_set.accept(system.marker_state(qi, qdi), t)
+        quiet.append(runs[0].force_set.contacts.quiet())
+    # the impact, the release (the last three points hold its power), then quiet again
+    assert quiet == [True, False, False, False, True, True, True, True]
+    free = [0.2 + 0.01 * i for i in range(5)]
+    runs[0].force_set.contacts.idle(free)
+    for t in free:
+        runs[1].force_set.accept(runs[1].marker_state(q, qd), t)
+    a, b = (system.force_set.contacts for system in runs)
+    assert a._points == b._points
+    assert a.work(0.3) == b.work(0.3) < 0.0  # the impact's damping work, kept
+    assert a.quiet() and b.quiet() and not a.active.any() and not a.onset.any()
+
+
 def test_trial_states_do_not_change_the_committed_state():
     system = MultibodySystem(model_from_data(falling_ball()))
     q, qd = system.q0.copy(), np.zeros(3)
