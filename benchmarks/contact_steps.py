@@ -1,13 +1,13 @@
-"""Contact models in the fixed-step formulations: the compiled steps (one per call, the
-time loop committing the contacts' state after each) against the formulations' own steps,
-ms per step.
+"""Contact models in the fixed-step formulations: the compiled steps (in chunks while no
+contact touches, one at a time while one does, the time loop committing the contacts'
+state after each of those) against the formulations' own steps, ms per step.
 
     .venv/bin/python -m benchmarks.contact_steps [--t-end 1.0] [--rounds 3]
 
 The contact examples with their contacts softened to K = 1e6 N/m^1.5 (their Hertz
 stiffness needs steps of about 1e-5 s in a fixed-step formulation; the adaptive
 ``lagrange_baumgarte`` of the examples shortens its steps at each impact by itself), run
-at Δt = 1 ms to ``--t-end`` with ``augmented_lagrangian``, ``null_space`` and
+at Δt = 1 ms (0.5 ms for the cradle: the step check's limit) to ``--t-end`` with ``augmented_lagrangian``, ``null_space`` and
 ``central_differences``: a ball bouncing on a plane, a sphere falling into a V with
 friction, Newton's cradle. The two variants alternate, ``--rounds`` times; the table
 gives the median wall time of the time loop per step (what the run's summary reports as
