@@ -152,7 +152,7 @@ class _CompiledStepper:
         while k < steps:
             clock["k"] = k  # the steps done (the steppers that put their steps on the grid)
             if len(contacts) and not contacts.quiet():  # steps one at a time while in touch
-                k = yield from self._numpy_step(
+                k = yield from self._numpy_steps(
                     last_state(), k, clock, resume, retry, steps, lambda _: contacts.quiet()
                 )
                 continue
@@ -179,7 +179,7 @@ class _CompiledStepper:
                     yield from self._numpy_rest(last_state(), k, steps, clock["work"])
                     return
                 clock["k"] = k  # the step before the one to take
-                k = yield from self._numpy_step(last_state(), k, clock, resume, retry)
+                k = yield from self._numpy_steps(last_state(), k, clock, resume, retry)
 
     def _between_contacts(self, mod, rows, bq, bqd, bqdd, k: int, want, touch: bool):
         """The frames of one compiled call's rows (steps k+1…) of a system with contacts,
@@ -205,7 +205,7 @@ class _CompiledStepper:
             row[mod.OUT_WORK] += contacts.work(t)
             yield from self._frames(rows[i:], bq[i:], bqd[i:], bqdd[i:], mod, k + i, want[i:])
 
-    def _numpy_step(
+    def _numpy_steps(
         self, state: DynamicState, k: int, clock: dict, resume, retry=None, end=None, until=None
     ):
         """Step k+1 by the time loop from ``state`` (the state of step k) with the NumPy
@@ -263,15 +263,15 @@ class CompiledCentralDifferences(_CompiledStepper):
 
         def free(st: DynamicState) -> bool:
             """No contact touches, and the look-ahead is for dt (not that of the last
-            substep of a retried step): the compiled chunks can go on."""
-            return contacts.quiet() and getattr(st.carry, "h", None) == h
+            substep of a retried step; a chunk's state, without one, has it for dt): the
+            compiled chunks can go on."""
+            return contacts.quiet() and getattr(st.carry, "h", h) == h
 
         while k < steps:
-            # the steps one at a time, their contacts committed, until free
-            chunked = not isinstance(last.carry, CDLookahead)  # (its look-ahead is for dt)
-            if one is not None and not (contacts.quiet() if chunked else free(last)):
+            if one is not None and not free(last):  # one at a time, contacts committed
                 ended: list = []
-                here = self._look_state(t, look, last.qd, last.qdd) if chunked else last
+                own = isinstance(last.carry, CDLookahead)
+                here = last if own else self._look_state(t, look, last.qd, last.qdd)
                 yield from numpy_frames(
                     s, self.settings, one, here, k, steps, False, work, ended, free
                 )
@@ -397,9 +397,9 @@ class _CompiledCDSteps:
 
         look = state.carry
         ccd, st = self.mod, self.stepper
-        if h != self.h or not isinstance(look, CDLookahead) or look.q_next is None:
-            return self.formulation.step(state, h)
-        if look.h is None or abs(look.h - h) > 1e-12 * h:
+        mine = isinstance(look, CDLookahead) and look.q_next is not None and look.h is not None
+        mine = mine and abs(look.h - h) <= 1e-12 * h  # (the formulation's test)
+        if h != self.h or not mine:  # no look-ahead for h: the formulation's first step
             return self.formulation.step(state, h)
         s = st.system
         res = ccd.cd_steps(
@@ -410,16 +410,11 @@ class _CompiledCDSteps:
         if status not in (ccd.OK, ccd.CONTACT) or not done:
             return self.formulation.step(state, h)
         _, bqd, bqdd = self.rows
-        carry = CDLookahead(
-            q_next=q.copy(),
-            q_prev=qp.copy() if have_qp else None,
-            h=h,
-            svd_next=(np.ascontiguousarray(su), ss.copy(), np.ascontiguousarray(svt))
-            if have_svd
-            else None,
-        )
-        its = int(self.out[0, ccd.OUT_ITS])
-        return DynamicState(float(t), qm.copy(), bqd[0].copy(), bqdd[0].copy(), None, its, carry)
+        su, ss, svt = np.ascontiguousarray(su), ss.copy(), np.ascontiguousarray(svt)
+        look = (qm, q, qp, have_qp, su, ss, svt, have_svd)
+        new = st._look_state(float(t), look, bqd[0].copy(), bqdd[0].copy())
+        new.iterations = int(self.out[0, ccd.OUT_ITS])
+        return new
 
 
 def _state_power(system, q, qd, t: float, lam) -> float:
