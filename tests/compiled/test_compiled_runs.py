@@ -11,6 +11,7 @@ import pytest
 from solver.analysis import simulate
 from solver.analysis.compiled_steps import compiled_stepper
 from solver.analysis.formulations import formulation_class
+from solver.mechanics.forces.contact import Contacts
 from solver.mechanics.system import MultibodySystem
 from solver.model import load_model
 from tests.compiled.models import EXAMPLES, compiled_models
@@ -137,16 +138,26 @@ def test_contacts_run_the_compiled_steps(name, t_end, formulation, monkeypatch):
     dt = 1e-3
     kw = {"formulation": formulation, "dt": dt, "t_end": t_end, "output_dt": 0.01}
     runs = []
+    idle = []  # the states the compiled chunks ran through between contacts
+    record = Contacts.idle
+
+    def counted(contacts, times):
+        idle.extend(times)
+        record(contacts, times)
+
     for compiled in (False, True):
         with monkeypatch.context() as patch:
             if not compiled:
                 patch.setattr(dynamic, "compiled_stepper", lambda *args: None)
+            else:
+                patch.setattr(Contacts, "idle", counted)
             sim = simulate.Simulation(model, simulate.settings_with(model, **kw))
             for _ in sim:
                 pass
         runs.append(sim)
     ref, got = (sim.result for sim in runs)
     assert ref.status == got.status == "ok"
+    assert len(idle) > 0.5 * t_end / dt  # most steps in chunks: the contacts touch briefly
     # the same impacts at the same steps (the compiled chunks put their steps on the run's
     # grid, the NumPy steps add Δt up: times a rounding apart)
     onsets = [
