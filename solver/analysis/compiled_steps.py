@@ -4,12 +4,12 @@ The link between the analysis and the compiled steppers (``solver.compiled``, wh
 only the kernels): which stepper a run takes, the formulation's parameters as the
 steppers' tuples, their frames, and their status codes as the formulations' errors.
 
-``compiled_stepper(system, settings, formulation)`` returns a stepper for systems without
-no-slip rows: ``augmented_lagrangian`` on any of them whose iteration matrices renumber
-into a band (every small system; chains, trees and meshes of any size:
-:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters)
-and ``null_space`` (its Newmark method) on dense ones; else ``None`` (the formulation's
-own step then runs). With contacts, whose state the time loop commits after every step
+``compiled_stepper(system, settings, formulation)`` returns a stepper for:
+``augmented_lagrangian`` on any system without no-slip rows whose iteration matrices
+renumber into a band (every small system; chains, trees and meshes of any size:
+:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters, the
+no-slip rows of rolling discs included) and ``null_space`` (its Newmark method, without
+no-slip rows) on dense ones; else ``None`` (the formulation's own step then runs). With contacts, whose state the time loop commits after every step
 in touch, the compiled steps run in chunks while no contact touches and one at a time
 while one does (:meth:`_CompiledStepper._chunks`).
 
@@ -53,14 +53,14 @@ RCOND = 1e-13
 
 
 def compiled_stepper(system, settings, formulation):
-    """A compiled stepper for this run, or ``None`` (a system with contacts or no-slip
-    rows, a sparse one outside the augmented Lagrangian, or one whose band would not
-    pay)."""
+    """A compiled stepper for this run, or ``None`` (a system with no-slip rows outside
+    the central differences, a sparse one outside the augmented Lagrangian, or one whose
+    band would not pay)."""
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
         return None
-    if system.m_nh:
-        return None  # no stepper imposes no-slip rows yet: the formulations' own steps
+    if system.m_nh and name != "CentralDifferences":
+        return None  # only the central differences' compiled steps impose no-slip rows yet
     if name == "CentralDifferences" and system.blocks:
         return None  # an ANCF sliding parameter has no mass: its own step (which fails)
     if name == "AugmentedLagrangian":
@@ -252,7 +252,8 @@ class CompiledCentralDifferences(_CompiledStepper):
         t = float(state.t)
         look = self.look_ahead(state)
         qd0 = _own(state.qd)
-        lam = _own(state.lam) if state.lam is not None and len(state.lam) == m else np.zeros(m)
+        # (the holonomic rows' multipliers: those of the no-slip rows follow them)
+        lam = _own(state.lam[:m]) if state.lam is not None and len(state.lam) >= m else np.zeros(m)
         power = _state_power(s, look[0], qd0, t, lam)
         settings = self.cd_settings(True)
         no_lam, want_all = np.zeros((CHUNK, 0)), np.ones(CHUNK, np.bool_)  # not read

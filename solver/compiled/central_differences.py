@@ -191,24 +191,31 @@ def _basis_solve(h, perm, phi):
 @kernel(inline="always")
 def _solve(
     P, pt, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, t, elements, f0, tol,
-    max_it,
+    max_it, lin_b, lin_c,
 ):  # fmt: skip
-    """Newton with the double null space (``ngt``: N_Gᵀ, contiguous). Returns ``(status,
-    x, its, reuse, u, σ, Vᵀ, last correction, max|Φ|)``; ``reuse``: the SVD is Φ_q's at x
-    (rounding-level last correction)."""
+    """Newton with the double null space (``ngt``: N_Gᵀ, contiguous); the rows ``lin_b x =
+    lin_c`` (the no-slip rows, none without rolling discs) stacked under the linearised
+    position constraints. Returns ``(status, x, its, reuse, u, σ, Vᵀ, last correction,
+    max|Φ|)``; ``reuse``: the SVD is Φ_q's at x (rounding-level last correction, no
+    stacked rows)."""
     n, m = P.n, P.m
+    extra = lin_c.shape[0]
+    mt = m + extra
     x = x0.copy()
     ks.normalise_parameters(P, x)
     step_size = np.inf
     worst = 0.0
-    u = np.zeros((m, m))
-    sv = np.zeros(min(m, n))
+    u = np.zeros((mt, mt))
+    sv = np.zeros(min(mt, n))
     vt = np.eye(n)
     for it in range(1, max_it + 1):
         r, a = _residual(P, pt, x, qm, target, mh, inv2h, q, t, elements, f0)
         dp = np.zeros(n)
-        if m:
+        if mt:
             phi, phiq = _position_constraints(P, pt, x, t + h)
+            if extra:
+                phi = np.concatenate((phi, mat_vec(lin_b, x) - lin_c))
+                phiq = np.vstack((phiq, lin_b))
             worst = np.abs(phi).max()
             if not np.isfinite(dot(phi, phi) + dot(r, r)):
                 return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
@@ -249,7 +256,7 @@ def _solve(
             return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
         if step_size <= tol:
             rounding = step_size <= ROUNDING * max(1.0, np.abs(x).max())
-            reuse = m > 0 and rounding and len(sv) > 0
+            reuse = m > 0 and extra == 0 and rounding and len(sv) > 0
             return OK, x, it, reuse, u, sv, vt, step_size, worst
     if not (np.isfinite(step_size) and np.isfinite(worst)):
         return NON_FINITE, x, max_it, False, u, sv, vt, step_size, worst
@@ -305,7 +312,10 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
     Row k of ``record.out`` (``step_record.StepRecord``; its ``lam`` and ``want``
     not read) gets step k's scalars (``OUT_*``), its ``q``, ``qd``, ``qdd`` its state.
     Returns ``(status, steps done, t, qm, q, qp, have_qp, su, ss, svt, have_svd, last
-    correction, max|Φ|, work, power)`` — the look-ahead after the steps taken. With
+    correction, max|Φ|, work, power)`` — the look-ahead after the steps taken. The
+    no-slip rows of rolling discs, ``B(q) (q⁺ − q⁻)/2h = 0``, are stacked under the
+    position constraints, and the reactions removed with the null space of ``[Φ_q; B]``
+    (never a look-ahead SVD then: ``have_svd`` stays false). With
     contacts the steps stop after one that ends with a contact penetrating (``CONTACT``,
     its look-ahead computed with the contacts' state committed before it, as the
     formulation's step computes it).
@@ -314,6 +324,9 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
     qm, q, qp, have_qp, su, ss, svt, have_svd = look
     out, o_q, o_qd, o_qdd, _, _ = record
     n, m = P.n, P.m
+    nh = P.rl_mk.shape[0]
+    mt = m + nh
+    still = np.zeros(n)  # (B depends on q only: markers at rest)
     inv2h = 0.5 / h
     # the force elements' power at t (the power record of each step's end after)
     # and the markers at the start of each step (the last step's at its end)
@@ -324,22 +337,29 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         t1 = t + h
         mass = ks.dense_mass(P, pt, q)
         phi_q, phiq_q = _position_constraints(P, pt, q, t1)
+        rows_q = phiq_q  # the reactions' directions: Φ_q(q) and the no-slip rows B(q)
+        lin_b = np.zeros((nh, n))
+        lin_c = np.zeros(nh)
+        if nh:  # B(q) q⁺ = B(q) q⁻
+            lin_b = ks.no_slip_matrix(P, ks.markers(P, q, still, YES), q, still)[0]
+            lin_c = mat_vec(lin_b, qm)
+            rows_q = np.vstack((phiq_q, lin_b))
         fast = False
         perm = np.arange(n)
-        if m == 0:
+        if mt == 0:
             ng = np.eye(n)
             dof = n
         else:
-            if not have_svd and m < n:
-                perm, ratio = _pivot_columns(phiq_q)
+            if not have_svd and mt < n:
+                perm, ratio = _pivot_columns(rows_q)
                 fast = ratio > PIVOT_RATIO
                 if fast:  # full row rank, far from any rank threshold: any basis will do
-                    fast, ng, _ = _basis_solve(phiq_q, perm, phi_q)
+                    fast, ng, _ = _basis_solve(rows_q, perm, np.zeros(mt))
             if fast:
-                dof = n - m
+                dof = n - mt
             else:
                 if not have_svd:
-                    su, ss, svt = np.linalg.svd(phiq_q, full_matrices=True)
+                    su, ss, svt = np.linalg.svd(rows_q, full_matrices=True)
                 rank = 0
                 if len(ss) and ss[0] > 0:
                     for i in range(len(ss)):
@@ -352,7 +372,7 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         f0 = P.gravity_q.copy()
         status, x2, its, reuse, u2, s2, vt2, corr, worst = _solve(
             P, pt, h, guess, np.ascontiguousarray(ng.T), dof, perm, fast, qm, target, mh,
-            inv2h, q, t1, elements, f0, tol, max_it,
+            inv2h, q, t1, elements, f0, tol, max_it, lin_b, lin_c,
         )  # fmt: skip
         if status != OK:
             return (status, k, t, qm, q, qp, have_qp, su, ss, svt, have_svd, corr, worst, work,
@@ -362,9 +382,9 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         mk = ks.markers(P, q, qd, YES)
         phi, phit, gamma, vals = ks.constraints(P, mk, q, qd, t1, pt.phi_r.shape[0])
         lam = np.zeros(m)
-        if drivers and m:
+        if drivers and m:  # (those of the no-slip rows do no work)
             r, _ = _residual(P, pt, x2, qm, target, mh, inv2h, q, t1, elements, f0)
-            lam = _multipliers(phiq_q, r, rtol)
+            lam = _multipliers(rows_q, r, rtol)[:m]
         p_end = ks.nonconservative_power(P, mk, q, qd, t1) if secant else 0.0
         power1 = p_end + ks.driver_power(P, lam, phit)
         work += 0.5 * (power + power1) * h
@@ -380,7 +400,10 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         out[k, OUT_T] = t1
         out[k, OUT_ITS] = its
         out[k, OUT_PHI] = np.abs(phi_q).max() if m else 0.0
-        out[k, OUT_PHIV] = np.abs(mat_vec(phiq_q, qd) + phit).max() if m else 0.0
+        phiv = np.abs(mat_vec(phiq_q, qd) + phit).max() if m else 0.0
+        if nh:  # and the no-slip rows' B q̇
+            phiv = max(phiv, np.abs(mat_vec(lin_b, qd)).max())
+        out[k, OUT_PHIV] = phiv
         out[k, OUT_KIN] = ks.kinetic_energy(P, q, qd)
         out[k, OUT_POT] = ks.potential_energy(P, q)
         out[k, OUT_ELA] = ks.elastic_energy(P, mk, q)

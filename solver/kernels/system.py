@@ -616,6 +616,23 @@ def no_slip_rows(P, mk, q, qd, count):
 
 
 @kernel
+def no_slip_matrix(P, mk, q, qd):
+    """``(B, γ, B q̇)`` of the no-slip rows at ``(q, q̇)``, ``B`` dense ``m_nh × n``
+    (markers ``mk`` with velocities; B itself depends on q only)."""
+    nh = P.rl_mk.shape[0]
+    count = 0
+    for k in range(nh):  # the centre marker's columns and the disc's Euler parameters
+        count += P.mk_ncols[P.rl_mk[k, 0]] + 4
+    rows = np.zeros(count, np.int64)
+    cols = np.zeros(count, np.int64)
+    vals = np.zeros(count)
+    gamma = np.zeros(nh)
+    speed = np.zeros(nh)
+    _no_slip_entries(P, mk, q, qd, PATTERN, rows, cols, vals, gamma, speed)
+    return scatter(rows, cols, vals, nh, P.n), gamma, speed
+
+
+@kernel
 def no_slip_evaluation(P, mk, q, qd, mu, second, mode, n1, n2):
     """The no-slip rows from Python, one compiled entry for the three passes (``mode``
     ``COUNT``, ``PATTERN`` or ``VALUES``; markers ``mk`` at ``(q, q̇)``). Without

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.analysis import simulate
+from solver.analysis import compiled_steps, simulate
 from solver.analysis.compiled_steps import compiled_stepper
 from solver.analysis.formulations import formulation_class
 from solver.mechanics.forces.contact import Contacts
@@ -183,11 +183,60 @@ def test_contacts_run_the_compiled_steps(name, t_end, formulation, monkeypatch):
             assert np.allclose(a, b, rtol=1e-6, atol=1e-8), col
 
 
+@pytest.mark.parametrize(
+    ("name", "dt", "t_end"),
+    [("bicycle_benchmark", 0.01, 2.0), ("tricycle", 1e-3, 0.3)],
+)
+def test_no_slip_rows_run_the_compiled_central_differences(name, dt, t_end, monkeypatch):
+    """Rolling discs' no-slip rows (stacked under the position constraints, their reactions
+    removed with the null space of ``[Φ_q; B]``) in the compiled central differences: the
+    NumPy steps' frames, and the wheels roll without slip. (The tricycle's steering is
+    driven: its multipliers, whose power enters the work, come from ``[Φ_q; B]``.)"""
+    model = load_model(EXAMPLES / f"{name}.json")
+    assert _stepper(model, "central_differences") is not None
+    kw = {"formulation": "central_differences", "dt": dt, "t_end": t_end, "output_dt": 10 * dt}
+    ref = _run(model, monkeypatch, False, **kw)
+
+    def numpy_rest(*args):  # a compiled step failed: the formulation would take the rest
+        raise AssertionError("a compiled step failed")
+
+    monkeypatch.setattr(compiled_steps._CompiledStepper, "_numpy_rest", numpy_rest)
+    sim = simulate.Simulation(model, simulate.settings_with(model, analysis="dynamic", **kw))
+    slip = 0.0  # B(q) q̇ at every frame: 0 to the Newton tolerance over 2Δt
+    for frame in sim:
+        b = sim.system.velocity_constraints(frame.q, frame.qd, frame.t)[0]
+        slip = max(slip, float(np.abs(b @ frame.qd).max()))
+    got = sim.result
+    assert ref.status == got.status == "ok"
+    its = ref.summary["newton_iterations"], got.summary["newton_iterations"]
+    assert abs(its[0] - its[1]) <= 2 + 0.05 * its[0]
+    assert len(ref) == len(got) == round(t_end / dt / 10) + 1
+    assert slip < 10 * model.solver.tolerance / dt
+    speed = max(np.abs(got.column(c)).max() for c in got.columns if c.endswith(".vx"))
+    assert speed > 0.1  # (it moves: the rows are not met by standing still)
+    velocity = model.solver.tolerance / dt
+    for col in ref.columns:
+        a, b = ref.column(col), got.column(col)
+        if col.startswith("constraint."):
+            assert np.all(np.abs(a - b) <= 1e-9 + 1e-3 * np.abs(a)), col
+        elif col in ("energy.work", "energy.total"):
+            assert np.allclose(a, b, rtol=1e-6, atol=1e-8), col
+        elif col.endswith((".vx", ".vy", ".vz", ".wx", ".wy", ".wz")):
+            assert np.allclose(a, b, rtol=1e-7, atol=max(1e-8, velocity)), col
+        else:
+            assert np.allclose(a, b, rtol=1e-7, atol=1e-8), col
+    if name == "tricycle":  # the driver's work enters through its multiplier
+        assert np.abs(got.column("energy.work")).max() > 1e-3
+
+
 def test_models_outside_the_compiled_path_run_their_formulation():
-    # rolling wheels; a sliding joint's massless coordinate in the central differences
-    for file in ("tricycle", "ancf_sliding_ring"):
-        model = load_model(EXAMPLES / f"{file}.json")
-        assert _stepper(model, "central_differences") is None, file
+    # rolling wheels outside the central differences; a sliding joint's massless
+    # coordinate in the central differences
+    model = load_model(EXAMPLES / "tricycle.json")
+    for formulation in ("augmented_lagrangian", "null_space"):
+        assert _stepper(model, formulation) is None, formulation
+    model = load_model(EXAMPLES / "ancf_sliding_ring.json")
+    assert _stepper(model, "central_differences") is None
     for file in (
         "four_bar_spatial",
         "flyball_governor",
