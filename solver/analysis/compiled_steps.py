@@ -18,9 +18,10 @@ returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps 
 compiled call. When a compiled step fails (no convergence, a singular matrix, non-finite
 values) the time loop takes that step from the same state, its step control retrying it
 in substeps (``solver.analysis.step_control``): the augmented Lagrangian with its compiled
-step (``_CompiledALSteps``), after which its compiled steps go on; the others with the
-NumPy formulation, which takes the rest of the run. A step that fails even in the
-smallest substeps raises the formulation's message.
+step (``_CompiledALSteps``), the others with the NumPy formulation (the central
+differences' steps one compiled step at a time until their look-ahead is for Δt again);
+the compiled steps then go on. A step that fails even in the smallest substeps raises
+the formulation's message.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ class _CompiledStepper:
             frame.iterations, its = its, 0
             yield frame, k
 
-    def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume=None, retry=None):
+    def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume, retry=None):
         """The frames of ``steps`` steps, run ``CHUNK`` at a time by
         ``advance(todo, out, bq, bqd, bqdd, want) -> (status, done)`` (``mod``'s stepper:
         rows of scalars ``mod.OUT_*`` and the states into the buffers; ``want`` the steps
@@ -143,9 +144,8 @@ class _CompiledStepper:
         the next chunk. A failed
         step is taken by the NumPy formulation from ``last_state()`` (retried in substeps
         there if need be, or by ``retry``, a formulation whose steps are the compiled
-        ones); with ``resume(state)``, which takes the stepper's state from the state
-        reached, the compiled steps go on after it, else the NumPy formulation takes the
-        rest of the run."""
+        ones); ``resume(state)`` then takes the stepper's state from the state reached,
+        and the compiled steps go on after it."""
         n = self.system.n
         contacts = self.system.force_set.contacts
         k = 0
@@ -175,9 +175,6 @@ class _CompiledStepper:
             if touch:
                 continue  # the steps in contact are taken one at a time
             if status != mod.STATUS_OK:  # the NumPy step from the same state
-                if resume is None:
-                    yield from self._numpy_rest(last_state(), k, steps, clock["work"])
-                    return
                 clock["k"] = k  # the step before the one to take
                 k = yield from self._numpy_steps(last_state(), k, clock, resume, retry)
 
@@ -226,15 +223,6 @@ class _CompiledStepper:
         clock["work"] = float(work)  # (the steppers' work leaves the contacts' out)
         return reached
 
-    def _numpy_rest(self, state: DynamicState, k: int, steps: int, work: float):
-        """Steps k+1…steps by the NumPy formulation from ``state`` (the state of step k,
-        when the work of forces and drivers was ``work``)."""
-        from solver.analysis.dynamic import numpy_frames
-
-        yield from numpy_frames(
-            self.system, self.settings, self.formulation, state, k, steps, False, work
-        )
-
 
 class CompiledCentralDifferences(_CompiledStepper):
     """``CentralDifferences.step`` compiled (see ``solver.compiled.central_differences``)."""
@@ -248,7 +236,7 @@ class CompiledCentralDifferences(_CompiledStepper):
         P, pt = s.arrays, s.patterns
         n, m = s.n, s.m
         contacts = s.force_set.contacts
-        one = _CompiledCDSteps(self) if len(contacts) else None  # the steps in touch
+        one = _CompiledCDSteps(self)  # the steps in touch, and those after a failed one
         t = float(state.t)
         look = self.look_ahead(state)
         qd0 = _own(state.qd)
@@ -266,10 +254,12 @@ class CompiledCentralDifferences(_CompiledStepper):
             """No contact touches, and the look-ahead is for dt (not that of the last
             substep of a retried step; a chunk's state, without one, has it for dt): the
             compiled chunks can go on."""
-            return contacts.quiet() and getattr(st.carry, "h", h) == h
+            return (not len(contacts) or contacts.quiet()) and getattr(st.carry, "h", h) == h
 
+        failed = False  # the last chunk stopped at a failed step: the time loop takes it
         while k < steps:
-            if one is not None and not free(last):  # one at a time, contacts committed
+            if failed or not free(last):  # one at a time, contacts committed
+                failed = False
                 ended: list = []
                 own = isinstance(last.carry, CDLookahead)
                 here = last if own else self._look_state(t, look, last.qd, last.qdd)
@@ -294,8 +284,8 @@ class CompiledCentralDifferences(_CompiledStepper):
             work, power = float(res[13]), float(res[14])
             rows = out[:done].tolist()
             want = self._wanted(k, todo, steps)
-            touch = one is not None and status == ccd.CONTACT
-            if one is not None:
+            touch = len(contacts) > 0 and status == ccd.CONTACT
+            if len(contacts):
                 yield from self._between_contacts(ccd, rows, bq, bqd, bqdd, k, want, touch)
             else:
                 yield from self._frames(rows, bq, bqd, bqdd, ccd, k, want)
@@ -305,10 +295,10 @@ class CompiledCentralDifferences(_CompiledStepper):
                 last = DynamicState(t, qm, qd0, bqdd[done - 1].copy())
             if touch:
                 continue  # the steps in contact are taken one at a time
-            if status != ccd.OK:  # the NumPy step from the same look-ahead: its error or its result
-                here = self._look_state(t, look, last.qd, last.qdd)
-                yield from self._numpy_rest(here, k, steps, work)
-                return
+            if status != ccd.OK:  # the time loop's step from the same look-ahead: the
+                # formulation's (its error, or substeps), then the compiled steps again
+                last = self._look_state(t, look, last.qd, last.qdd)
+                failed = True
 
     def _look_state(self, t: float, look: tuple, qd, qdd) -> DynamicState:
         """The state at ``t`` with the look-ahead ``look`` (``cd_steps``') as its
@@ -374,8 +364,9 @@ class CompiledCentralDifferences(_CompiledStepper):
 
 class _CompiledCDSteps:
     """The compiled central-difference step as a formulation's ``step(state, h)``, one
-    step per call: the steps of a system with contacts while one touches (those the time
-    loop takes one at a time, :meth:`CompiledCentralDifferences.frames`).
+    step per call: the steps the time loop takes one at a time
+    (:meth:`CompiledCentralDifferences.frames`: those of a system with contacts while one
+    touches, and those after a failed step until the look-ahead is for Δt again).
     A step without a look-ahead for ``h`` (a substep after a failure) or one that fails
     compiled is the NumPy formulation's (which names what failed, and whose failure the
     step control retries in substeps)."""
