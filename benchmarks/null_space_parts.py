@@ -40,6 +40,7 @@ from solver.kernels.system import constraints, dense_forces, markers, mass
 from solver.mechanics.system import MultibodySystem
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+NO_MU = np.zeros(0)  # the no-slip rows' multipliers: none here
 DEFAULT = ["negrut_double_pendulum", "slider_crank_planar", "spinning_top", "andrews_squeezer"]
 
 
@@ -107,7 +108,7 @@ def _derivatives(P, pt, x, v, a, t, w, rank, reps):
     mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
     s = 0.0
     for _ in range(reps):
-        k, c, hd, hdd = cns._derivatives(P, pt, mk, x, v, a, t, lam)
+        k, c, hd, hdd, _ = cns._derivatives(P, pt, mk, x, v, a, t, lam, NO_MU)
         s += k[2].shape[0]
     return s
 
@@ -115,11 +116,30 @@ def _derivatives(P, pt, x, v, a, t, w, rank, reps):
 @njit
 def _correction(P, pt, coef, x, v, a, t, w, rank, reps):
     mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
-    der = cns._derivatives(P, pt, mk, x, v, a, t, lam)
+    der = cns._derivatives(P, pt, mk, x, v, a, t, lam, NO_MU)
     s = 0.0
     for _ in range(reps):
         ok, dx, dv, da = cns._correction(
-            coef, x, v, a, x, v, a, phi, hq, phit, gamma, mass, f, lam, der, null, pm, sp, w
+            coef,
+            x,
+            v,
+            a,
+            x,
+            v,
+            a,
+            phi,
+            hq,
+            phit,
+            gamma,
+            mass,
+            f,
+            lam,
+            der,
+            null,
+            pm,
+            sp,
+            w,
+            (np.zeros((0, x.shape[0])), NO_MU),
         )
         s += dx[0]
     return s
@@ -128,7 +148,7 @@ def _correction(P, pt, coef, x, v, a, t, w, rank, reps):
 @njit
 def _step(P, pt, coef, w, tol, max_it, h, t, x, v, a, rank, reps):
     mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
-    der = cns._derivatives(P, pt, mk, x, v, a, t, lam)
+    der = cns._derivatives(P, pt, mk, x, v, a, t, lam, NO_MU)
     s = 0.0
     for _ in range(reps):
         res = cns.ns_step(

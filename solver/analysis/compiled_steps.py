@@ -7,9 +7,9 @@ steppers' tuples, their frames, and their status codes as the formulations' erro
 ``compiled_stepper(system, settings, formulation)`` returns a stepper for:
 ``augmented_lagrangian`` on any system without no-slip rows whose iteration matrices
 renumber into a band (every small system; chains, trees and meshes of any size:
-:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters, the
-no-slip rows of rolling discs included) and ``null_space`` (its Newmark method, without
-no-slip rows) on dense ones; else ``None`` (the formulation's own step then runs). With contacts, whose state the time loop commits after every step
+:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters) and
+``null_space`` (its Newmark method) on dense ones, the no-slip rows of rolling discs
+included; else ``None`` (the formulation's own step then runs). With contacts, whose state the time loop commits after every step
 in touch, the compiled steps run in chunks while no contact touches and one at a time
 while one does (:meth:`_CompiledStepper._chunks`).
 
@@ -54,14 +54,13 @@ RCOND = 1e-13
 
 
 def compiled_stepper(system, settings, formulation):
-    """A compiled stepper for this run, or ``None`` (a system with no-slip rows outside
-    the central differences, a sparse one outside the augmented Lagrangian, or one whose
-    band would not pay)."""
+    """A compiled stepper for this run, or ``None`` (a system with no-slip rows in the
+    augmented Lagrangian, a sparse one outside it, or one whose band would not pay)."""
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
         return None
-    if system.m_nh and name != "CentralDifferences":
-        return None  # only the central differences' compiled steps impose no-slip rows yet
+    if system.m_nh and name == "AugmentedLagrangian":
+        return None  # its compiled steps do not impose no-slip rows yet
     if name == "CentralDifferences" and system.blocks:
         return None  # an ANCF sliding parameter has no mass: its own step (which fails)
     if name == "AugmentedLagrangian":

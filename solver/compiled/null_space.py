@@ -2,7 +2,7 @@
 
 The steps of :class:`solver.analysis.formulations.null_space_newmark.NewmarkNullSpace`
 (the null-space Newmark thesis, ch. 5–7; a run starts with the formulation's own
-``start``) for dense models without contacts and rolling rows: every Newton iteration
+``start``) for dense models: every Newton iteration
 linearising the constraints at position, velocity and acceleration level at the iterate,
 the orthonormal null space ``N`` of ``Φ_q`` and the minimum-norm particular solutions (in
 the metric of the Euler-parameter ``weights``) where ``Φ_q`` has full row rank by the
@@ -10,7 +10,10 @@ SVD's own rank rules from the LU with partial pivoting of its sparse entries
 (:func:`lu_spaces`), else from a
 Householder QR (:func:`qr_spaces`), else from the SVD as the NumPy step (the same subspace
 and solutions either way), the d×d reduced equations of motion, the Euler-parameter
-renormalisation and the same convergence test; the rank rules of ``SVDSpaces`` (the rank
+renormalisation and the same convergence test; with rolling discs, the multipliers
+``[λ; μ]`` of ``[Φ_q; B]`` by least squares and the reduced equations along the
+directions of N that keep the no-slip rows ``B ẋ = 0``, with ``B ẋ = 0`` on the
+integrator's velocity (:func:`_correction`); the rank rules of ``SVDSpaces`` (the rank
 on the manifold at the start of the step as a cap, singular values below
 ``CONDITION_FLOOR`` of the largest left out of the step's solves). Not computed here: the
 reduced system's highest frequency (the NumPy step's ``NewmarkReport.omega_max``).
@@ -56,6 +59,8 @@ from solver.kernels.system import (
     driver_power,
     markers,
     mass,
+    no_slip_matrix,
+    no_slip_second_matrices,
     nonconservative_power,
     renormalise_parameters,
     scatter,
@@ -77,6 +82,9 @@ STATUS_CONTACT = 5  # the last step ends with a contact penetrating: its state i
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
 N_OUT = 9
 EPS = np.finfo(np.float64).eps
+#: singular values of ``B N`` below this fraction of the largest count as zero
+#: (``no_slip.RANK_TOLERANCE``)
+NO_SLIP_RANK = 1e-10
 #: ``keep`` of :func:`spaces` for no limit (a NumPy integer: a literal ``-1`` would make Numba
 #: compile the solves once more for that value)
 KEEP_ALL = np.int64(-1)
@@ -364,11 +372,42 @@ def _lsq_t(sp, w, g):
     return mat_t_vec(sp[3], z[: b.shape[0]])
 
 
+@kernel
+def _stacked_lsq_t(pr, pc, hv, m, bmat, g):
+    """Minimum-norm least-squares ``(λ, μ)`` with ``Φ_qᵀλ + Bᵀμ = g`` (``Φ_q`` from its
+    entries, m rows; ``B`` the no-slip rows, dense), as ``no_slip.multipliers``."""
+    nh, n = bmat.shape
+    a = np.zeros((n, m + nh))
+    for e in range(hv.shape[0]):
+        a[pc[e], pr[e]] += hv[e]
+    for i in range(nh):
+        for j in range(n):
+            a[j, m + i] = bmat[i, j]
+    nu = np.linalg.lstsq(a, g, rcond=EPS * max(n, m + nh))[0]
+    return nu[:m].copy(), nu[m:].copy()
+
+
+@kernel
+def _null_columns(a):
+    """An orthonormal basis (columns) of the null space of ``a`` by SVD, singular values
+    below ``NO_SLIP_RANK`` of the largest counting as zero (``no_slip.null_space``)."""
+    if a.shape[0] == 0:
+        return np.eye(a.shape[1])
+    _, sv, vt = np.linalg.svd(a)
+    rank = 0
+    if sv.shape[0] and sv[0] > 0.0:
+        for i in range(sv.shape[0]):
+            if sv[i] > NO_SLIP_RANK * sv[0]:
+                rank += 1
+    return np.ascontiguousarray(vt[rank:].T)
+
+
 @kernel(inline="always")
-def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
-    """``(K, C, Ḣ, Ḧ)`` of ``Linearisation.derivatives``, compressed
-    (``solver.compiled.compressed``): ``K = ∂(M q̈)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q``,
-    ``C = −∂Q/∂q̇``, ``Ḣ = ∂(Φ_q q̇)/∂q``, ``Ḧ = ∂(Φ_q q̈)/∂q``."""
+def _derivatives(P, pt, mk, q, qd, qdd, t, lam, mu):
+    """``(K, C, Ḣ, Ḧ, D)`` of ``Linearisation.derivatives``, compressed
+    (``solver.compiled.compressed``): ``K = ∂(M q̈)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q (+
+    ∂(Bᵀμ)/∂q)``, ``C = −∂Q/∂q̇``, ``Ḣ = ∂(Φ_q q̇)/∂q``, ``Ḧ = ∂(Φ_q q̈)/∂q`` and the
+    no-slip rows' ``D = ∂(B q̇)/∂q`` at fixed q̇ (m_nh rows: none without rolling discs)."""
     n, m = P.n, P.m
     nk, nd = pt.hk_r.shape[0], pt.hd_r.shape[0]
     kv, dv = second_order(P, mk, q, qd, t, lam, YES, nk, nd)
@@ -379,18 +418,25 @@ def _derivatives(P, pt, mk, q, qd, qdd, t, lam):
     hdd = scatter(pt.hd_r, pt.hd_c, dv2, m, n)
     _, kq, kqd = dense_forces(P, pt, mk, q, qd, t, YES, YES)
     k = dense_mass_times_jacobian(P, pt, q, qdd) - kq + k_lam
-    return compress(k), compress(-kqd), compress(hd), compress(hdd)
+    if P.rl_mk.shape[0]:
+        k_b, d_b = no_slip_second_matrices(P, mk, q, qd, mu)
+        k += k_b
+        return compress(k), compress(-kqd), compress(hd), compress(hdd), compress(d_b)
+    return compress(k), compress(-kqd), compress(hd), compress(hdd), zeros(0, n)
 
 
 @kernel
 def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, der,
-                null, pm, sp, w):  # fmt: skip
-    """``NewmarkNullSpace._correction`` without rolling rows: ``(ok, δx, δẋ, δẍ)``.
-    ``hq``, ``mass``: the entries ``(rows, cols, values)`` of ``Φ_q`` and ``M``; ``der``:
-    ``(K, C, Ḣ, Ḧ)`` of :func:`_derivatives`. (Sums are formed in loops into few arrays: the
-    step's time is in its small arrays.)"""
+                null, pm, sp, w, nos):  # fmt: skip
+    """``NewmarkNullSpace._correction``: ``(ok, δx, δẋ, δẍ)``. ``hq``, ``mass``: the
+    entries ``(rows, cols, values)`` of ``Φ_q`` and ``M``; ``der``: ``(K, C, Ḣ, Ḧ, D)`` of
+    :func:`_derivatives`; ``nos``: the no-slip rows ``(B, μ)`` (B dense, none without
+    rolling discs): the dynamics along the directions Z of N that keep ``B ẋ = 0``, and
+    ``B ẋ = 0`` on the integrator's velocity. (Sums are formed in loops into few arrays:
+    the step's time is in its small arrays.)"""
     a0, a1, a2, a5, a6, a7 = coef
-    k, c, hd, hdd = der
+    k, c, hd, hdd, dnh = der
+    bmat, mu = nos
     hr, hc, hv = hq
     mr, mc, mv = mass
     n, d = null.shape
@@ -477,6 +523,8 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
     gc = rows_vec(c, uc)
     gk = rows_vec(k, p)
     gl = entries_mat_t_vec(hr, hc, hv, lam, n)
+    if mu.shape[0]:
+        gl += mat_t_vec(bmat, mu)
     for i in range(n):
         g[i] += gc[i] + gk[i] - f[i] + gl[i]
     rhs = np.zeros(d)
@@ -485,6 +533,30 @@ def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam
         for i in range(n):
             acc += null[i, j] * g[i]
         rhs[j] = -acc
+    if mu.shape[0]:  # [Zᵀ A; B(a₅ N + V) + D N] α = [Zᵀ rhs; −(B(ẋ + v + N b₀) + D p)]
+        z = _null_columns(mat_mat(bmat, null))
+        nz, nh = z.shape[1], mu.shape[0]
+        if nz + nh != d:  # the rows do not fix the velocities: no square system
+            return False, p, p, p
+        stacked = np.empty((d, d))
+        rhs2 = np.empty(d)
+        za = mat_t_mat(z, a)
+        zr = mat_t_vec(z, rhs)
+        rows_v = mat_mat(bmat, a5 * null + vv) + rows_mat(dnh, null)
+        u = qd + vp
+        for i in range(n):
+            for j in range(d):
+                u[i] += null[i, j] * b0[j]
+        rv = mat_vec(bmat, u) + rows_vec(dnh, p)
+        for i in range(nz):
+            rhs2[i] = zr[i]
+            for j in range(d):
+                stacked[i, j] = za[i, j]
+        for i in range(nh):
+            rhs2[nz + i] = -rv[i]
+            for j in range(d):
+                stacked[nz + i, j] = rows_v[i, j]
+        a, rhs = stacked, rhs2
     alpha = np.zeros(d)
     if d:
         piv, ok = lu_factor(a)
@@ -569,6 +641,7 @@ def ns_step(
     refreshed them yet: they shape the iteration, not the solution it converges to."""
     t1 = t + h
     n, m = P.n, P.m
+    nh = P.rl_mk.shape[0]
     x, v, a = x0.copy(), v0.copy(), a0.copy()
     renormalise_parameters(P, x, v, a)
     err = np.inf
@@ -604,16 +677,22 @@ def ns_step(
             try_lu = False
             lu_failed = True
         ma = entries_mat_vec(pt.mass_r, pt.mass_c, mv, a, n)
-        lam = _lsq_t(sp, w, f - ma) if m else np.zeros(0)
+        bmat = np.zeros((nh, n))
+        mu = np.zeros(nh)
+        if nh:  # rolling without slip: [λ; μ] of [Φ_q; B]
+            bmat = no_slip_matrix(P, mk, x, v)[0]
+            lam, mu = _stacked_lsq_t(pr, pc, hv, m, bmat, f - ma)
+        else:
+            lam = _lsq_t(sp, w, f - ma) if m else np.zeros(0)
         # refresh_needed, or a third iteration on earlier steps' matrices
         slow = not err <= np.sqrt(tol) * scale or (it > 2 and not fresh)
         if (it == 1 and not reuse) or (it > 1 and slow):
-            der = _derivatives(P, pt, mk, x, v, a, t1, lam)
+            der = _derivatives(P, pt, mk, x, v, a, t1, lam, mu)
             fresh = True
             first = first or it == 1
         ok, dx, dv, da = _correction(
             coef, x, v, a, xn, vn, an, phi, (pr, pc, hv), phit, gamma,
-            (pt.mass_r, pt.mass_c, mv), f, lam, der, null, pm, sp, w,
+            (pt.mass_r, pt.mass_c, mv), f, lam, der, null, pm, sp, w, (bmat, mu),
         )  # fmt: skip
         if not ok:
             return STATUS_SINGULAR, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
@@ -701,7 +780,7 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     # the force elements' power at the start (the power record of each step's end after)
     mk0 = markers(P, q, qd, YES)  # at the start of each step: its power and secant work
     p_start = nonconservative_power(P, mk0, q, qd, t) if secant else 0.0
-    der = (zeros(n, n), zeros(n, n), zeros(m, n), zeros(m, n))
+    der = (zeros(n, n), zeros(n, n), zeros(m, n), zeros(m, n), zeros(P.rl_mk.shape[0], n))
     have = False
     age = 0
     reuse_ok = True

@@ -633,6 +633,19 @@ def no_slip_matrix(P, mk, q, qd):
 
 
 @kernel
+def no_slip_second_matrices(P, mk, q, qd, mu):
+    """``(∂(Bᵀμ)/∂q, ∂(B q̇)/∂q)`` of the no-slip rows, dense ``n × n`` and ``m_nh × n``
+    (markers ``mk`` at ``(q, q̇)``; the first at fixed μ, the second at fixed q̇)."""
+    i0 = np.zeros(0, np.int64)
+    v0 = np.zeros(0)
+    n1, n2 = _no_slip_second_entries(P, mk, q, qd, mu, COUNT, i0, i0, v0, i0, i0, v0)
+    kr, kc, kv = np.zeros(n1, np.int64), np.zeros(n1, np.int64), np.zeros(n1)
+    dr, dc, dv = np.zeros(n2, np.int64), np.zeros(n2, np.int64), np.zeros(n2)
+    _no_slip_second_entries(P, mk, q, qd, mu, PATTERN, kr, kc, kv, dr, dc, dv)
+    return scatter(kr, kc, kv, P.n, P.n), scatter(dr, dc, dv, P.rl_mk.shape[0], P.n)
+
+
+@kernel
 def no_slip_evaluation(P, mk, q, qd, mu, second, mode, n1, n2):
     """The no-slip rows from Python, one compiled entry for the three passes (``mode``
     ``COUNT``, ``PATTERN`` or ``VALUES``; markers ``mk`` at ``(q, q̇)``). Without

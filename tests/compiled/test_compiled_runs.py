@@ -183,24 +183,28 @@ def test_contacts_run_the_compiled_steps(name, t_end, formulation, monkeypatch):
             assert np.allclose(a, b, rtol=1e-6, atol=1e-8), col
 
 
+@pytest.mark.parametrize("formulation", ["central_differences", "null_space"])
 @pytest.mark.parametrize(
     ("name", "dt", "t_end"),
     [("bicycle_benchmark", 0.01, 2.0), ("tricycle", 1e-3, 0.3)],
 )
-def test_no_slip_rows_run_the_compiled_central_differences(name, dt, t_end, monkeypatch):
-    """Rolling discs' no-slip rows (stacked under the position constraints, their reactions
-    removed with the null space of ``[Φ_q; B]``) in the compiled central differences: the
-    NumPy steps' frames, and the wheels roll without slip. (The tricycle's steering is
-    driven: its multipliers, whose power enters the work, come from ``[Φ_q; B]``.)"""
+def test_no_slip_rows_run_compiled(name, dt, t_end, formulation, monkeypatch):
+    """Rolling discs' no-slip rows in the compiled steps: the NumPy steps' frames, and the
+    wheels roll without slip. The central differences stack ``B(q) q⁺ = B(q) q⁻`` under
+    the position constraints and remove the reactions with the null space of ``[Φ_q; B]``;
+    the null-space Newmark method takes ``[λ; μ]`` by least squares, adds ``∂(Bᵀμ)/∂q``
+    to K and solves along the directions of N that keep ``B ẋ = 0`` with ``B ẋ = 0`` on
+    the integrator's velocity. (The tricycle's steering is driven: its multipliers, whose
+    power enters the work, come from ``[Φ_q; B]``.)"""
     model = load_model(EXAMPLES / f"{name}.json")
-    assert _stepper(model, "central_differences") is not None
-    kw = {"formulation": "central_differences", "dt": dt, "t_end": t_end, "output_dt": 10 * dt}
+    assert _stepper(model, formulation) is not None
+    kw = {"formulation": formulation, "dt": dt, "t_end": t_end, "output_dt": 10 * dt}
     ref = _run(model, monkeypatch, False, **kw)
 
     def own_step(*args):  # a compiled step failed: the formulation would take it
         raise AssertionError("a compiled step failed")
 
-    monkeypatch.setattr(formulation_class("central_differences"), "step", own_step)
+    monkeypatch.setattr(formulation_class(formulation), "step", own_step)
     sim = simulate.Simulation(model, simulate.settings_with(model, analysis="dynamic", **kw))
     slip = 0.0  # B(q) q̇ at every frame: 0 to the Newton tolerance over 2Δt
     for frame in sim:
@@ -209,8 +213,12 @@ def test_no_slip_rows_run_the_compiled_central_differences(name, dt, t_end, monk
     got = sim.result
     assert ref.status == got.status == "ok"
     its = ref.summary["newton_iterations"], got.summary["newton_iterations"]
-    assert abs(its[0] - its[1]) <= 2 + 0.05 * its[0]
+    if formulation == "null_space":  # (a better predictor: no more iterations)
+        assert its[1] <= its[0] + 2 + 0.05 * its[0]
+    else:
+        assert abs(its[0] - its[1]) <= 2 + 0.05 * its[0]
     assert len(ref) == len(got) == round(t_end / dt / 10) + 1
+    # (the Newmark velocity holds B ẋ = 0 at its convergence: within the tolerance over dt)
     assert slip < 10 * model.solver.tolerance / dt
     speed = max(np.abs(got.column(c)).max() for c in got.columns if c.endswith(".vx"))
     assert speed > 0.1  # (it moves: the rows are not met by standing still)
@@ -230,11 +238,10 @@ def test_no_slip_rows_run_the_compiled_central_differences(name, dt, t_end, monk
 
 
 def test_models_outside_the_compiled_path_run_their_formulation():
-    # rolling wheels outside the central differences; a sliding joint's massless
-    # coordinate in the central differences
+    # rolling wheels in the augmented Lagrangian; a sliding joint's massless coordinate in
+    # the central differences
     model = load_model(EXAMPLES / "tricycle.json")
-    for formulation in ("augmented_lagrangian", "null_space"):
-        assert _stepper(model, formulation) is None, formulation
+    assert _stepper(model, "augmented_lagrangian") is None
     model = load_model(EXAMPLES / "ancf_sliding_ring.json")
     assert _stepper(model, "central_differences") is None
     for file in (
