@@ -121,24 +121,11 @@ def _correction(P, pt, coef, x, v, a, t, w, rank, reps):
     for _ in range(reps):
         ok, dx, dv, da = cns._correction(
             coef,
-            x,
-            v,
-            a,
-            x,
-            v,
-            a,
-            phi,
-            hq,
-            phit,
-            gamma,
-            mass,
-            f,
-            lam,
+            (x, v, a),
+            (x, v, a),
+            (phi, hq, phit, gamma, mass, f, lam),
             der,
-            null,
-            pm,
-            sp,
-            w,
+            (null, pm, sp, w),
             (np.zeros((0, x.shape[0])), NO_MU),
         )
         s += dx[0]
@@ -146,15 +133,14 @@ def _correction(P, pt, coef, x, v, a, t, w, rank, reps):
 
 
 @njit
-def _step(P, pt, coef, w, tol, max_it, h, t, x, v, a, rank, reps):
+def _step(P, pt, settings, t, x, v, a, rank, reps):
+    w, h = settings.w, settings.h
     mk, phi, hq, phit, gamma, mass, f, null, pm, sp, lam = _state(P, pt, x, v, a, t, w, rank)
     der = cns._derivatives(P, pt, mk, x, v, a, t, lam, NO_MU)
     s = 0.0
     for _ in range(reps):
-        res = cns.ns_step(
-            P, pt, coef, w, CONDITION_FLOOR, tol, max_it, h, t, x, v, a, rank, der, True, True,
-            x + h * v + 0.5 * h * h * a, v + h * a, a,
-        )  # fmt: skip
+        guess = (x + h * v + 0.5 * h * h * a, v + h * a, a)
+        res = cns.ns_step(P, pt, settings, t, (x, v, a), rank, der, True, True, guess)
         s += res[1]
     return s
 
@@ -217,7 +203,8 @@ def measure(name: str, reps: int, advance: int) -> dict:
         row["multipliers"] = _best(_multipliers, (P, pt, x, v, a, t, w, rank), reps)
         row["derivatives"] = _best(_derivatives, (P, pt, x, v, a, t, w, rank), reps)
         row["correction"] = _best(_correction, (P, pt, coef, x, v, a, t, w, rank), reps)
-        row["ns_step"] = _best(_step, (P, pt, coef, w, tol, max_it, h, t, x, v, a, rank), reps)
+        ns = cns.NSSettings(coef, w, CONDITION_FLOOR, tol, max_it, h, False, False)
+        row["ns_step"] = _best(_step, (P, pt, ns, t, x, v, a, rank), reps)
         chunk = min(advance, max(50, reps // 10))
         best = np.inf
         for _ in range(5):

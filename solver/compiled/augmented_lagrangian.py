@@ -275,13 +275,11 @@ def converged_after_modified(err_q, last_q, tol_q, err_phi, last_phi, tol):
 
 
 @kernel(inline="always")
-def al_step(
-    P, pt, lay, sch, pen, m_ref, tol, max_it, h, t1, q0, qd0, qdd0, a0, lam_star0, extrap,
-    index1, jac_every,
-):  # fmt: skip
-    """One step from ``(q, q̇, q̈, a, λ*)`` to the time ``t1``: ``AugmentedLagrangian.step`` (Newton from
-    the Newmark predictor when ``extrap``, else from ``q``), its matrices in the band
-    layout ``lay`` (:mod:`solver.compiled.band`).
+def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
+    """One step from ``start = (q, q̇, q̈, a, λ*)`` to the time ``t1`` (``settings``:
+    :class:`ALSettings`, its step ``h``): ``AugmentedLagrangian.step`` (Newton from the
+    Newmark predictor when ``extrap``, else from ``q``), its matrices in the band layout
+    ``lay`` (:mod:`solver.compiled.band`).
 
     Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t, markers)``
     (the last four at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``); λ
@@ -293,6 +291,9 @@ def al_step(
     After a failure only the first three count (every failure returns the same types: one
     compilation)."""
     n, m = P.n, P.m
+    sch, pen, m_ref, h = settings.sch, settings.pen, settings.m_ref, settings.h
+    tol, max_it = settings.tol, settings.max_it
+    q0, qd0, qdd0, a0, lam_star0 = start
     nm, nk, nc = pt.mass_r.shape[0], pt.fk_r.shape[0], pt.fc_r.shape[0]
     none = np.int64(0)  # not a literal: one compiled signature for every callee
     fixed, ratio_first, ratio_growth, ratio_max, ratio_p, contraction, damping_factor = pen
@@ -516,7 +517,7 @@ def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record
     With contacts the steps stop after one that ends with a contact penetrating
     (``STATUS_CONTACT``, ``done`` counting it): the time loop commits their state there.
     """
-    sch, pen, m_ref, tol, max_it, h, secant, multipliers = settings
+    h, secant, multipliers = settings.h, settings.secant, settings.multipliers
     q, qd, qdd, a, lam_star, lam, extrap = state
     out, out_q, out_qd, out_qdd, out_lam, want = record
     t = t0 + k0 * h
@@ -534,24 +535,7 @@ def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record
         t1 = t0 + (k0 + k + 1) * h
         index1 = multipliers or drivers or k == n_steps - 1
         status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit, mk1 = al_step(
-            P,
-            pt,
-            lay,
-            sch,
-            pen,
-            m_ref,
-            tol,
-            max_it,
-            h,
-            t1,
-            q,
-            qd,
-            qdd,
-            a,
-            lam_star,
-            extrap[0],
-            index1,
-            jac_every,
+            P, pt, lay, settings, t1, (q, qd, qdd, a, lam_star), extrap[0], index1, jac_every
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE

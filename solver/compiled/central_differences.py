@@ -92,10 +92,26 @@ def _forces(P, pt, q, v, t, elements, need_jacobian):
     return out, jac
 
 
+class CDResidual(NamedTuple):
+    """A step's residual ``R(x) = M/h² (x − target) − Q̃(q, (x − qm)/2h, t)``, positions
+    fixed at ``q = q(t)`` (:func:`_residual`): ``qm`` q(t − h), ``target`` 2q − qm, ``mh``
+    M(q)/h², ``inv2h`` 1/2h (1/s), ``t`` (s), ``elements`` (the model has force elements)
+    and ``f0`` the constant Q̃ of a model without rigid bodies and force elements."""
+
+    qm: np.ndarray
+    target: np.ndarray
+    mh: np.ndarray
+    inv2h: float
+    q: np.ndarray
+    t: float
+    elements: bool
+    f0: np.ndarray
+
+
 @kernel
-def _residual(P, pt, x, qm, target, mh, inv2h, q, t, elements, f0):
-    """``R = M/h² (x − target) − Q̃`` and ``A = ∂R/∂x`` (``Q̃ = f0`` when constant: no
-    rigid body and no force element)."""
+def _residual(P, pt, x, res):
+    """``R`` and ``A = ∂R/∂x`` of the residual ``res`` (:class:`CDResidual`) at ``x``."""
+    qm, target, mh, inv2h, q, t, elements, f0 = res
     if len(P.rig_off) == 0 and not elements:
         return mat_vec(mh, x - target) - f0, mh.copy()
     v = (x - qm) * inv2h
@@ -189,16 +205,19 @@ def _basis_solve(h, perm, phi):
 
 
 @kernel(inline="always")
-def _solve(
-    P, pt, h, x0, ngt, dof, perm, fast_step, qm, target, mh, inv2h, q, t, elements, f0, tol,
-    max_it, lin_b, lin_c,
-):  # fmt: skip
-    """Newton with the double null space (``ngt``: N_Gᵀ, contiguous); the rows ``lin_b x =
-    lin_c`` (the no-slip rows, none without rolling discs) stacked under the linearised
-    position constraints. Returns ``(status, x, its, reuse, u, σ, Vᵀ, last correction,
-    max|Φ|)``; ``reuse``: the SVD is Φ_q's at x (rounding-level last correction, no
-    stacked rows)."""
+def _solve(P, pt, h, x0, basis, res, newton, linear):
+    """Newton with the double null space from ``x0`` for ``res`` (:class:`CDResidual`, at
+    ``t = res.t``; the constraints at ``t + h``): ``basis = (N_Gᵀ contiguous, s, the column
+    order of Φ_q(q)'s elimination, whether its columns serve H)``, ``newton = (tolerance,
+    iterations)``; the rows ``linear = (B, c)``, ``B x = c`` (the no-slip rows, none without
+    rolling discs), stacked under the linearised position constraints. Returns ``(status,
+    x, its, reuse, u, σ, Vᵀ, last correction, max|Φ|)``; ``reuse``: the SVD is Φ_q's at x
+    (rounding-level last correction, no stacked rows)."""
     n, m = P.n, P.m
+    ngt, dof, perm, fast_step = basis
+    tol, max_it = newton
+    lin_b, lin_c = linear
+    t = res.t
     extra = lin_c.shape[0]
     mt = m + extra
     x = x0.copy()
@@ -209,7 +228,7 @@ def _solve(
     sv = np.zeros(min(mt, n))
     vt = np.eye(n)
     for it in range(1, max_it + 1):
-        r, a = _residual(P, pt, x, qm, target, mh, inv2h, q, t, elements, f0)
+        r, a = _residual(P, pt, x, res)
         dp = np.zeros(n)
         if mt:
             phi, phiq = _position_constraints(P, pt, x, t + h)
@@ -370,10 +389,11 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         target = 2.0 * q - qm
         mh = mass / (h * h)
         f0 = P.gravity_q.copy()
+        res = CDResidual(qm, target, mh, inv2h, q, t1, elements, f0)
+        basis = (np.ascontiguousarray(ng.T), dof, perm, fast)
         status, x2, its, reuse, u2, s2, vt2, corr, worst = _solve(
-            P, pt, h, guess, np.ascontiguousarray(ng.T), dof, perm, fast, qm, target, mh,
-            inv2h, q, t1, elements, f0, tol, max_it, lin_b, lin_c,
-        )  # fmt: skip
+            P, pt, h, guess, basis, res, (tol, max_it), (lin_b, lin_c)
+        )
         if status != OK:
             return (status, k, t, qm, q, qp, have_qp, su, ss, svt, have_svd, corr, worst, work,
                     power)  # fmt: skip
@@ -383,7 +403,7 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         phi, phit, gamma, vals = ks.constraints(P, mk, q, qd, t1, pt.phi_r.shape[0])
         lam = np.zeros(m)
         if drivers and m:  # (those of the no-slip rows do no work)
-            r, _ = _residual(P, pt, x2, qm, target, mh, inv2h, q, t1, elements, f0)
+            r, _ = _residual(P, pt, x2, res)
             lam = _multipliers(rows_q, r, rtol)[:m]
         p_end = ks.nonconservative_power(P, mk, q, qd, t1) if secant else 0.0
         power1 = p_end + ks.driver_power(P, lam, phit)

@@ -426,15 +426,21 @@ def _derivatives(P, pt, mk, q, qd, qdd, t, lam, mu):
 
 
 @kernel
-def _correction(coef, q, qd, qdd, xn, vn, an, phi, hq, phit, gamma, mass, f, lam, der,
-                null, pm, sp, w, nos):  # fmt: skip
-    """``NewmarkNullSpace._correction``: ``(ok, δx, δẋ, δẍ)``. ``hq``, ``mass``: the
-    entries ``(rows, cols, values)`` of ``Φ_q`` and ``M``; ``der``: ``(K, C, Ḣ, Ḧ, D)`` of
-    :func:`_derivatives`; ``nos``: the no-slip rows ``(B, μ)`` (B dense, none without
-    rolling discs): the dynamics along the directions Z of N that keep ``B ẋ = 0``, and
-    ``B ẋ = 0`` on the integrator's velocity. (Sums are formed in loops into few arrays:
-    the step's time is in its small arrays.)"""
+def _correction(coef, iterate, start, ev, der, space, nos):
+    """``NewmarkNullSpace._correction``: ``(ok, δx, δẋ, δẍ)`` at ``iterate = (x, ẋ, ẍ)``
+    from ``start = (x_n, ẋ_n, ẍ_n)`` (``coef``: the scheme's ``(a₀, a₁, a₂, a₅, a₆, a₇)``).
+    ``ev = (Φ, Φ_q, Φ_t, γ, M, Q, λ)`` at the iterate, ``Φ_q`` and ``M`` as their entries
+    ``(rows, cols, values)``; ``der``: ``(K, C, Ḣ, Ḧ, D)`` of :func:`_derivatives`;
+    ``space = (N, Pm, sp, w)`` of :func:`step_spaces` and the metric's weights; ``nos``:
+    the no-slip rows ``(B, μ)`` (B dense, none without rolling discs): the dynamics along
+    the directions Z of N that keep ``B ẋ = 0``, and ``B ẋ = 0`` on the integrator's
+    velocity. (Sums are formed in loops into few arrays: the step's time is in its small
+    arrays.)"""
     a0, a1, a2, a5, a6, a7 = coef
+    q, qd, qdd = iterate
+    xn, vn, an = start
+    phi, hq, phit, gamma, mass, f, lam = ev
+    null, pm, sp, w = space
     k, c, hd, hdd, dnh = der
     bmat, mu = nos
     hr, hc, hv = hq
@@ -627,22 +633,23 @@ def _stopped(status, it, err, x, v, a, m, rank, der, first, fresh, lu_failed):
 
 
 @kernel(inline="always")
-def ns_step(
-    P, pt, coef, w, floor, tol, max_it, h, t, xn, vn, an, rank, der, reuse, try_lu, x0, v0, a0,
-):  # fmt: skip
-    """One step from ``(t, q, q̇, q̈)`` with ``rank`` the rank of ``Φ_q`` on the manifold
-    at ``xn``; ``der`` the derivative matrices of an earlier iterate, taken for the first
-    iteration if ``reuse``; ``try_lu``: whether to try the LU path; ``(x0, v0, a0)`` the
-    predictor (renormalised here). Returns ``(status, iterations,
+def ns_step(P, pt, settings, t, start, rank, der, reuse, try_lu, guess):
+    """One step of ``settings.h`` from ``start = (q, q̇, q̈)`` at ``t`` (``settings``:
+    :class:`NSSettings`) with ``rank`` the rank of ``Φ_q`` on the manifold at q; ``der``
+    the derivative matrices of an earlier iterate, taken for the first iteration if
+    ``reuse``; ``try_lu``: whether to try the LU path; ``guess = (x, ẋ, ẍ)`` the predictor
+    (renormalised here). Returns ``(status, iterations,
     error, q, q̇, q̈, λ, rank there, der, refreshed first, refreshed, LU failed)``.
 
     The derivative matrices are refreshed in every iteration until the corrections fall
     below ``√tol`` (``refresh_needed``), and in the third iteration if the step has not
     refreshed them yet: they shape the iteration, not the solution it converges to."""
+    coef, w, floor, h = settings.coef, settings.w, settings.floor, settings.h
+    tol, max_it = settings.tol, settings.max_it
     t1 = t + h
     n, m = P.n, P.m
     nh = P.rl_mk.shape[0]
-    x, v, a = x0.copy(), v0.copy(), a0.copy()
+    x, v, a = guess[0].copy(), guess[1].copy(), guess[2].copy()
     renormalise_parameters(P, x, v, a)
     err = np.inf
     working = KEEP_ALL
@@ -690,10 +697,8 @@ def ns_step(
             der = _derivatives(P, pt, mk, x, v, a, t1, lam, mu)
             fresh = True
             first = first or it == 1
-        ok, dx, dv, da = _correction(
-            coef, x, v, a, xn, vn, an, phi, (pr, pc, hv), phit, gamma,
-            (pt.mass_r, pt.mass_c, mv), f, lam, der, null, pm, sp, w, (bmat, mu),
-        )  # fmt: skip
+        ev = (phi, (pr, pc, hv), phit, gamma, (pt.mass_r, pt.mass_c, mv), f, lam)
+        ok, dx, dv, da = _correction(coef, (x, v, a), start, ev, der, (null, pm, sp, w), (bmat, mu))
         if not ok:
             return STATUS_SINGULAR, it, err, x, v, a, lam, here, der, first, fresh, lu_failed
         x1, v1, a1 = dx, dv, da  # the corrections' own arrays: the new iterate in place
@@ -769,7 +774,13 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     iterations (where the iteration is all but linear), until a step on them takes more
     iterations than the last step that refreshed them there; then every step refreshes
     them."""
-    coef, w, floor, tol, max_it, h, secant, drivers = settings
+    coef, max_it, h, secant, drivers = (
+        settings.coef,
+        settings.max_it,
+        settings.h,
+        settings.secant,
+        settings.drivers,
+    )
     q, qd, qdd, lam, past, memo = state
     out, out_q, out_qd, out_qdd, _, want = record
     t = t0
@@ -794,10 +805,10 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
         reuse = have and reuse_ok and age < DERIVATIVE_AGE and last_its <= 2
         xc, vc, xe, ve, ae = predictors(q, qd, qdd, past, h, beta, gamma)
         use = memo[0] >= 2 and memo[1] == 1
+        guess = (xe, ve, ae) if use else (xc, vc, qdd)
         status, it, err, q1, qd1, qdd1, lam1, rank1, der, first, fresh, lu_failed = ns_step(
-            P, pt, coef, w, floor, tol, max_it, h, t, q, qd, qdd, rank, der, reuse, lu_rest == 0,
-            xe if use else xc, ve if use else vc, ae if use else qdd,
-        )  # fmt: skip
+            P, pt, settings, t, (q, qd, qdd), rank, der, reuse, lu_rest == 0, guess
+        )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE
         if status != STATUS_OK:
