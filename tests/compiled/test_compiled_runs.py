@@ -344,7 +344,7 @@ def test_a_failing_step_reports_the_numpy_message(monkeypatch, formulation):
     t = 1.2 s: without step control the compiled run fails at the same step with the NumPy
     formulation's message and keeps the same frames; with it (the default) both take the
     failed steps in substeps and reach the end together (the augmented Lagrangian's
-    substeps are its compiled steps, and its compiled steps go on after them)."""
+    substeps are its compiled steps; the compiled steps of each go on after them)."""
     model = MODELS["double_four_bar"]
     kw = {"formulation": formulation, "dt": 2e-2, "t_end": 2.0, "output_dt": 2e-2}
     model.solver.max_iterations = 3
@@ -355,8 +355,20 @@ def test_a_failing_step_reports_the_numpy_message(monkeypatch, formulation):
         assert ref.status == got.status == "failed"
         assert got.message == ref.message and "did not converge" in got.message
         assert len(got) == len(ref) == (60 if formulation == "central_differences" else 35)
+        failed_at = float(got.column("t")[-1])
         del model.solver.parameters["step_control"]
         ref = _run(model, monkeypatch, False, **kw)
+        chunks = []  # (start, steps) of the compiled calls
+        if formulation == "central_differences":
+            from solver.compiled import central_differences as ccd
+
+            real = ccd.cd_steps
+
+            def logged(*args):
+                chunks.append((args[3], args[8]))
+                return real(*args)
+
+            monkeypatch.setattr(ccd, "cd_steps", logged)
         got = _run(model, monkeypatch, True, **kw)
     finally:
         model.solver.max_iterations = 25
@@ -364,6 +376,8 @@ def test_a_failing_step_reports_the_numpy_message(monkeypatch, formulation):
     assert ref.status == got.status == "ok", (ref.message, got.message)
     assert got.summary["retried_steps"] == ref.summary["retried_steps"] >= 1
     assert len(got) == len(ref) == 101
+    if formulation == "central_differences":  # whole chunks again after the retried steps
+        assert any(t > failed_at + 0.1 and steps > 1 for t, steps in chunks), chunks
     for col in ("crank1.x", "crank1.y", "coupler1.x"):
         # 25 steps retried through the singular positions: rounding, amplified there by
         # 1/σ_min(Φ_q)², moves the two runs apart within the Newton tolerance (6e-9 m)
