@@ -5,11 +5,11 @@ only the kernels): which stepper a run takes, the formulation's parameters as th
 steppers' tuples, their frames, and their status codes as the formulations' errors.
 
 ``compiled_stepper(system, settings, formulation)`` returns a stepper for:
-``augmented_lagrangian`` on any system without no-slip rows whose iteration matrices
-renumber into a band (every small system; chains, trees and meshes of any size:
-:func:`band_layout`), ``central_differences`` (standard DIMCD with Euler parameters) and
-``null_space`` (its Newmark method) on dense ones, the no-slip rows of rolling discs
-included; else ``None`` (the formulation's own step then runs). With contacts, whose state the time loop commits after every step
+``augmented_lagrangian`` on any system whose iteration matrices renumber into a band
+(every small system; chains, trees and meshes of any size: :func:`band_layout`),
+``central_differences`` (standard DIMCD with Euler parameters) and ``null_space`` (its
+Newmark method) on dense ones, the no-slip rows of rolling discs included; else ``None``
+(the formulation's own step then runs). With contacts, whose state the time loop commits after every step
 in touch, the compiled steps run in chunks while no contact touches and one at a time
 while one does (:meth:`_CompiledStepper._chunks`).
 
@@ -54,13 +54,11 @@ RCOND = 1e-13
 
 
 def compiled_stepper(system, settings, formulation):
-    """A compiled stepper for this run, or ``None`` (a system with no-slip rows in the
-    augmented Lagrangian, a sparse one outside it, or one whose band would not pay)."""
+    """A compiled stepper for this run, or ``None`` (a sparse system outside the augmented
+    Lagrangian, or one whose band would not pay)."""
     name = type(formulation).__name__
     if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
         return None
-    if system.m_nh and name == "AugmentedLagrangian":
-        return None  # its compiled steps do not impose no-slip rows yet
     if name == "CentralDifferences" and system.blocks:
         return None  # an ANCF sliding parameter has no mass: its own step (which fails)
     if name == "AugmentedLagrangian":
@@ -448,7 +446,12 @@ def band_layout(system):
     all."""
     pt = system.packed_patterns
     start = _entries_at_start(system) if system.blocks else None
-    return band_of_patterns(pt, system.n, system.m, always=not system.sparse, order=start)
+    no_slip = None
+    if system.m_nh:  # B, ∂(Bᵀμ)/∂q, ∂(B q̇)/∂q
+        no_slip = tuple((p.rows, p.cols) for p in system.no_slip_patterns)
+    return band_of_patterns(
+        pt, system.n, system.m, always=not system.sparse, order=start, no_slip=no_slip
+    )
 
 
 def _entries_at_start(system):
@@ -491,17 +494,40 @@ def _union(pt, m: int):
     return rows, cols, lists, ptr, order
 
 
-def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None):
+def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None, no_slip=None):
     """The reverse Cuthill–McKee band layout of the union of the patterns ``pt``
     (``solver.kernels.system.Patterns``) of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``,
-    ``∂(Φ_qᵀλ)/∂q``, ``∂(M a)/∂q`` and ``Φ_qᵀΦ_q`` (``n`` coordinates, ``m`` rows), with the
-    storage index of every entry; ``None`` when the band would not pay, unless ``always``.
-    ``order``: other patterns (a part of ``pt``'s) to take the renumbering from; the band
-    is still wide enough for every entry of ``pt``."""
+    ``∂(Φ_qᵀλ)/∂q``, ``∂(M a)/∂q`` and ``JᵀJ`` (``n`` coordinates, ``m`` rows of Φ_q), with
+    the storage index of every entry; ``None`` when the band would not pay, unless
+    ``always``. ``order``: other patterns (a part of ``pt``'s) to take the renumbering from;
+    the band is still wide enough for every entry of ``pt``. ``no_slip``: the patterns
+    ``(rows, cols)`` of the no-slip rows' ``B``, ``∂(Bᵀμ)/∂q`` and ``D = ∂(B q̇)/∂q``
+    (``MultibodySystem.no_slip_patterns``), whose rows J stacks under Φ_q's and whose
+    ``∂(Bᵀμ)/∂q`` and ``BᵀD`` the band holds too; ``None`` without rolling discs."""
     from solver.analysis.banded import BandLayout
     from solver.compiled.band import Band
 
-    rows, cols, lists, ptr, order_phi = _union(pt, m)
+    i0 = np.zeros(0, np.int64)
+    (b_r, b_c), (k_r, k_c), (d_r, d_c) = no_slip or ((i0, i0), (i0, i0), (i0, i0))
+    b_r, b_c, k_r, k_c, d_r, d_c = (np.asarray(x, np.int64) for x in (b_r, b_c, k_r, k_c, d_r, d_c))
+    nh = int(b_r.max()) + 1 if len(b_r) else 0
+    if np.any(np.diff(b_r) < 0) or np.any(np.diff(d_r) < 0):
+        raise ValueError("the no-slip rows' entries must come row by row")
+    b_ptr = np.searchsorted(b_r, np.arange(nh + 1)).astype(np.int64)
+    d_ptr = np.searchsorted(d_r, np.arange(nh + 1)).astype(np.int64)
+    pairs = [
+        (np.repeat(b_c[b_ptr[k] : b_ptr[k + 1]], d_ptr[k + 1] - d_ptr[k]),
+         np.tile(d_c[d_ptr[k] : d_ptr[k + 1]], b_ptr[k + 1] - b_ptr[k]))
+        for k in range(nh)
+    ]  # fmt: skip
+    bd_r = np.concatenate([r for r, _ in pairs] + [i0]).astype(np.int64)
+    bd_c = np.concatenate([c for _, c in pairs] + [i0]).astype(np.int64)
+    j_r = np.concatenate([np.asarray(pt.phi_r, np.int64), b_r + m])
+    j_c = np.concatenate([np.asarray(pt.phi_c, np.int64), b_c])
+    stacked = pt._replace(phi_r=j_r, phi_c=j_c)
+    rows, cols, lists, ptr, order_phi = _union(stacked, m + nh)
+    rows = np.concatenate([rows, k_r, bd_r])
+    cols = np.concatenate([cols, k_c, bd_c])
     perm = None
     if order is not None:
         perm = BandLayout.build(*_union(order, m)[:2], n, always=True).perm
@@ -509,22 +535,45 @@ def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None):
     if layout is None:
         return None
     slots = [layout.slots(r, c).astype(np.int64) for r, c in lists]
-    ic = layout.inv[np.asarray(pt.phi_c, np.int64)].astype(np.int64)
-    return Band(layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order_phi)
+    ic = layout.inv[j_c].astype(np.int64)
+    nk_s = layout.slots(k_r, k_c).astype(np.int64)
+    bd_s = layout.slots(bd_r, bd_c).astype(np.int64)
+    return Band(
+        layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order_phi, j_r, j_c, nk_s, bd_s,
+        b_ptr, d_ptr,
+    )  # fmt: skip
 
 
-def _al_state(state: DynamicState, n: int, m: int):
+def _al_state(state: DynamicState, n: int, m: int, nh: int = 0):
     """The compiled augmented Lagrangian's state arrays from a ``DynamicState`` (its own
-    copies): ``q, q̇, q̈, a, λ, λ*`` and the predictor's flag (one boolean in an array)."""
+    copies): ``q, q̇, q̈, a, λ, λ*`` and the predictor's flag (one boolean in an array); with
+    ``nh`` no-slip rows λ and λ* hold those of ``[Φ_q; B]``, ``[λ; μ]`` (the formulation's
+    ``mu_star`` after its ``lam_star``)."""
     q, qd = _own(state.q), _own(state.qd)
     qdd = _own(state.qdd) if state.qdd is not None else np.zeros(n)
     carry = state.carry if isinstance(state.carry, ALCarry) else ALCarry()
     a = _own(qdd if carry.a is None else carry.a)
-    lam = _own(state.lam) if state.lam is not None else np.zeros(m)
+    lam = np.zeros(m + nh)
+    if state.lam is not None and len(state.lam) == m + nh:
+        lam[:] = state.lam
     star = state.lam if carry.lam_star is None else carry.lam_star
-    lam_star = np.zeros(m) if star is None else _own(star[:m])
+    lam_star = np.zeros(m + nh)
+    if star is not None and len(star) >= m:
+        lam_star[:m] = star[:m]
+    if nh:  # the formulation's own rule for μ*
+        mu = carry.mu_star
+        if mu is None and state.lam is not None:
+            mu = state.lam[m:]
+        if mu is not None and len(mu) == nh:
+            lam_star[m:] = mu
     extrap = np.array([bool(carry.extrapolate)])  # the predictor
     return q, qd, qdd, a, lam, lam_star, extrap
+
+
+def _al_carry(a, lam_star, m: int, extrapolate: bool) -> ALCarry:
+    """The formulation's ``ALCarry`` of the compiled state (λ* split into ``[λ*; μ*]``)."""
+    mu = lam_star[m:].copy() if len(lam_star) > m else None
+    return ALCarry(a=a, lam_star=lam_star[:m].copy(), mu_star=mu, extrapolate=extrapolate)
 
 
 class CompiledAugmentedLagrangian(_CompiledStepper):
@@ -541,11 +590,11 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         f, s = self.formulation, self.system
         P, pt = s.arrays, s.patterns
         h = self.settings.dt
-        n, m = s.n, s.m
+        n, m, nh = s.n, s.m, s.m_nh
         sch, pen = al_parameters(f.params)
         t = start = float(state.t)  # step k ends at start + k h (al_steps)
-        q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
-        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam)}
+        q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m, nh)
+        clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam[:m])}
         settings = cal.ALSettings(
             sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
             s.nonconservative, False,
@@ -557,7 +606,8 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         def advance(todo, out, bq, bqd, bqdd, want):
             status, done, t1, it, err = cal.al_steps(
                 P, pt, self.layout, settings, start, clock["k"], todo, clock["work"],
-                clock["power"], arrays, StepRecord(out, bq, bqd, bqdd, np.zeros((todo, m)), want),
+                clock["power"], arrays,
+                StepRecord(out, bq, bqd, bqdd, np.zeros((todo, m + nh)), want),
             )  # fmt: skip
             if status == cal.STATUS_NEWTON:  # the same step would fail again: not retried whole
                 retry.failed = (
@@ -569,15 +619,15 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
 
         def last_state():
             retry.end = start + (clock["k"] + 1) * h  # the step to take ends on the grid
-            carry = ALCarry(a=a.copy(), lam_star=lam_star.copy(), extrapolate=bool(extrap[0]))
+            carry = _al_carry(a.copy(), lam_star, m, bool(extrap[0]))
             return DynamicState(clock["t"], q.copy(), qd.copy(), qdd.copy(), lam.copy(), 0, carry)
 
         def resume(state: DynamicState) -> None:
             mine = (q, qd, qdd, a, lam, lam_star, extrap)  # the arrays al_steps overwrites
-            for own, new in zip(mine, _al_state(state, n, m), strict=True):
+            for own, new in zip(mine, _al_state(state, n, m, nh), strict=True):
                 own[:] = new
             t1 = float(state.t)
-            clock["power"] = _state_power(s, q, qd, t1, lam)
+            clock["power"] = _state_power(s, q, qd, t1, lam[:m])
 
         yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry)
 
@@ -611,8 +661,8 @@ class _CompiledALSteps:
 
         st = self.stepper
         f, s = st.formulation, st.system
-        n, m = s.n, s.m
-        q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m)
+        n, m, nh = s.n, s.m, s.m_nh
+        q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m, nh)
         out = np.zeros((1, cal.N_OUT))
         z = np.zeros((1, n))
         t0, k0 = float(state.t), 0
@@ -623,7 +673,7 @@ class _CompiledALSteps:
             self.sch, self.pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations),
             float(h), False, False,
         )  # fmt: skip
-        record = StepRecord(out, z, z.copy(), z.copy(), np.zeros((1, m)), np.ones(1, np.bool_))
+        record = StepRecord(out, z, z.copy(), z.copy(), np.zeros((1, m + nh)), np.ones(1, np.bool_))
         arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
         status, _, t1, it, err = cal.al_steps(
             s.arrays, s.patterns, st.layout, settings, t0, k0, 1, 0.0, 0.0, arrays, record
@@ -639,7 +689,7 @@ class _CompiledALSteps:
                     state.iterations, state.carry,
                 )  # fmt: skip
             return f.step(state, h)
-        carry = ALCarry(a=a, lam_star=lam_star, extrapolate=bool(extrap[0]))
+        carry = _al_carry(a, lam_star, m, bool(extrap[0]))
         t = float(out[0, cal.OUT_T])
         return DynamicState(t, q, qd, qdd, lam, int(out[0, cal.OUT_ITS]), carry)
 

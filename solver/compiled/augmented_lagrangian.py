@@ -2,8 +2,8 @@
 
 A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLagrangian`'s
 ``step`` (a run starts with its NumPy ``start``, once) for the models
-:func:`solver.mechanics.packing.pack` accepts (no rolling rows, so no velocity-level
-multipliers μ): the same Newmark/generalized-α update, the same starting point (the Newmark
+:func:`solver.mechanics.packing.pack` accepts: the same Newmark/generalized-α update, the
+same starting point (the Newmark
 predictor or the last positions, whichever came closer to the previous step's solution),
 the same Newton iteration on positions with the exact tangent (and the same damping of
 corrections that do not contract)
@@ -18,6 +18,13 @@ projections of velocities and accelerations (``trapezoidal.constrained_solve``: 
 index-1 multipliers ``λ = λ* + σ + ρ`` (ρ from the remainder ``Q − M q̈ − Φ_qᵀ (λ* + σ)``,
 projected with the same factorisation). Each step returns the same state: ``q, q̇, q̈, λ``
 and what the formulation carries to its next step, ``a`` and ``λ*`` (its ``ALCarry``).
+
+The no-slip rows ``B q̇ = 0`` of rolling discs are rows of ``J = [Φ_q; B]`` (the layout's
+``j_r``): their residual is ``B q̇`` (the Newmark velocity of the iterate), penalised with
+``α_v = α/γ'`` so that their term in the tangent, ``α_v (γ'/β') BᵀB``, is Φ_q's
+``α BᵀB/β'``; their multipliers μ* are updated as λ* (``μ* ← μ* + α_v B q̇``), their
+``∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q`` enter the tangent, and the projections and the
+multipliers are those of J, ``λ`` being ``[λ; μ]``.
 
 Linear algebra in band storage (:mod:`solver.compiled.band`): the iteration and projection
 matrices are assembled from the entry values of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``, ``∂(Φ_qᵀλ)/∂q``,
@@ -54,6 +61,8 @@ from solver.kernels.system import (
     markers,
     mass,
     mass_times_jacobian,
+    no_slip_rows,
+    no_slip_second_values,
     nonconservative_power,
     potential_energy,
     secant_work_at,
@@ -125,9 +134,9 @@ def acceleration_variable(sch, qdd1, qdd, a):
 # ---- the constrained solve / projections (trapezoidal.constrained_solve) ------------------
 @kernel
 def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iterations):
-    """``(x, σ, iterations)`` with ``M x + Φ_qᵀ σ = f``, ``Φ_q x = g`` (``M`` and ``Φ_q``
-    as entry values of the patterns ``pt``); ``fac`` and ``last`` are the Cholesky factor of
-    ``M + α Φ_qᵀΦ_q`` in the band layout ``lay`` (:func:`projector`). Iterated on increments
+    """``(x, σ, iterations)`` with ``M x + Jᵀ σ = f``, ``J x = g`` (``M`` as entry values of
+    the pattern ``pt``, ``J = [Φ_q; B]`` of ``lay.j_r``); ``fac`` and ``last`` are the
+    Cholesky factor of ``M + α JᵀJ`` in the band layout ``lay`` (:func:`projector`). Iterated on increments
     from ``x0`` and ``σ = 0``; stops when
     ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing. In place on a few
     vectors: the iteration runs several times per step."""
@@ -140,19 +149,19 @@ def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, ma
     r = np.empty(n)
     work = np.empty(n)
     prev = np.inf
-    _residual(pt, jvals, x, g, res)
+    _residual(lay, jvals, x, g, res)
     for it in range(1, max_iterations + 1):
         for i in range(m):
             s[i] = sigma[i] + alpha * res[i]
         r[:] = f
         band.add_mat_vec(pt.mass_r, pt.mass_c, mvals, x, -1.0, r)
-        band.add_mat_t_vec(pt.phi_r, pt.phi_c, jvals, s, -1.0, r)
+        band.add_mat_t_vec(lay.j_r, lay.j_c, jvals, s, -1.0, r)
         band.cholesky_solve_into(fac, last, lay.perm, lay.b, r, work, r)
         for i in range(n):
             x[i] += r[i]
         if m == 0:
             return x, sigma, it
-        _residual(pt, jvals, x, g, res)
+        _residual(lay, jvals, x, g, res)
         err = 0.0
         for i in range(m):
             sigma[i] += alpha * res[i]
@@ -166,16 +175,16 @@ def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, ma
 
 
 @kernel
-def _residual(pt, jvals, x, g, out):
-    """``out = Φ_q x − g``."""
+def _residual(lay, jvals, x, g, out):
+    """``out = J x − g`` (``J``: ``lay.j_r``, ``lay.j_c``)."""
     for i in range(g.shape[0]):
         out[i] = -g[i]
-    band.add_mat_vec(pt.phi_r, pt.phi_c, jvals, x, 1.0, out)
+    band.add_mat_vec(lay.j_r, lay.j_c, jvals, x, 1.0, out)
 
 
 @kernel
 def projector(lay, pt, mvals, jvals, alpha_p):
-    """Cholesky factor of ``M + α_p Φ_qᵀ Φ_q`` (symmetric, positive definite unless a
+    """Cholesky factor of ``M + α_p JᵀJ`` (symmetric, positive definite unless a
     direction has neither mass nor a constraint) in the band layout: ``(factor, its columns'
     last non-zeros, ok)`` (``band.cholesky_factor``)."""
     ab = np.zeros(lay.perm.shape[0] * lay.ldab)
@@ -227,10 +236,45 @@ def _no_markers():
 
 
 @kernel(inline="always")
-def _constraints(P, pt, q, qd, t):
+def _constraints(P, pt, lay, q, qd, t):
+    """``(markers, Φ, J's entry values, [Φ; B q̇], Φ_t, [γ; γ_B])`` at ``(q, q̇, t)``: the
+    no-slip rows B of rolling discs stacked under the constraints (``lay.j_r``; without
+    them J is Φ_q, and the stacked arrays are Φ's and γ's)."""
     mk = markers(P, q, qd, YES)
     phi, phit, gamma, jvals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
-    return mk, phi, jvals, phit, gamma
+    if P.rl_mk.shape[0] == 0:
+        return mk, phi, jvals, phi, phit, gamma
+    bvals, gamma_b, speed = no_slip_rows(P, mk, q, qd, lay.j_r.shape[0] - jvals.shape[0])
+    return (
+        mk, phi, np.concatenate((jvals, bvals)), np.concatenate((phi, speed)), phit,
+        np.concatenate((gamma, gamma_b)),
+    )  # fmt: skip
+
+
+@kernel(inline="always")
+def _weighted(lam_star, alpha, gp, pa, m):
+    """``Λ* + w Φ_all``: the multipliers of J's rows with the weights α on Φ's and
+    ``α_v = α/γ'`` on the no-slip rows' ``B q̇`` (whose ``α_v BᵀB q̇`` adds ``α BᵀB/β'``
+    to the tangent, as Φ's rows do)."""
+    out = np.empty(pa.shape[0])
+    for i in range(m):
+        out[i] = lam_star[i] + alpha * pa[i]
+    if pa.shape[0] > m:
+        alpha_v = alpha / gp if gp != 0.0 else 0.0
+        for i in range(m, pa.shape[0]):
+            out[i] = lam_star[i] + alpha_v * pa[i]
+    return out
+
+
+@kernel(inline="always")
+def _violation(pa, m, h):
+    """``max(|Φ|, h |B q̇|)`` (the convergence test's constraint error)."""
+    err = max_abs(pa[:m])
+    for i in range(m, pa.shape[0]):
+        e = h * abs(pa[i])
+        if e > err or e != e:
+            err = e
+    return err
 
 
 #: a correction computed with the last tangent is applied as an iteration only if it and
@@ -318,17 +362,18 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
     qdd = qdd0
     phi = np.zeros(m)
     phit = np.zeros(m)
+    nj = lam_star0.shape[0]  # J's rows: Φ_q's and the no-slip rows'
     mk = _no_markers()  # (what a failure before the first evaluation returns)
     while True:
         if slider_off_beam(P, q) >= 0:
             return STATUS_OFF_BEAM, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-        mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
+        mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, lay, q, qd, t1)
         if have_fac:  # multiplier update with Φ at the new positions
-            lam_star = lam_star + alpha * phi
+            lam_star = _weighted(lam_star, alpha, gp, pa, m)
         mvals = mass(P, q, nm)
         last_phi = err_phi
-        err_phi = max_abs(phi)
+        err_phi = _violation(pa, m, h)
         # Q, and its Jacobians in the same pass where a tangent is sure or likely to be
         # formed (``jac_every``)
         jac_now = (jac_every or not have_fac) and it < max_it
@@ -338,8 +383,8 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
             # the next correction with the last tangent and its α: below the tolerance,
             # apply it and stop; if the one after it should be below (the same rate of
             # shrinking), apply it as a modified Newton iteration (``modified_newton``)
-            lam = lam_star + alpha * phi
-            res = base + entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
+            lam = _weighted(lam_star, alpha, gp, pa, m)
+            res = base + entries_mat_t_vec(lay.j_r, lay.j_c, jvals, lam, n)
             dq = -lu_solve(lu, piv, lay, res / bp)
             last = err_q
             err_q = max_abs(dq)
@@ -350,8 +395,8 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
             if done:
                 q = q + dq
                 qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-                mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
-                lam_star = lam_star + alpha * phi
+                mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, lay, q, qd, t1)
+                lam_star = _weighted(lam_star, alpha, gp, pa, m)
                 converged = True
                 break
             if not reused and it < max_it:
@@ -366,13 +411,18 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
             alpha = fixed
         else:
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
-        lam = lam_star + alpha * phi
-        res = (base + entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)) / bp
+        lam = _weighted(lam_star, alpha, gp, pa, m)
+        res = (base + entries_mat_t_vec(lay.j_r, lay.j_c, jvals, lam, n)) / bp
         if not jac_now:  # the Jacobians at this state, not computed above
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
-        hv, _ = second_order(P, mk, q, qd, t1, lam, NO, pt.hk_r.shape[0], none)
+        hv, _ = second_order(P, mk, q, qd, t1, lam[:m], NO, pt.hk_r.shape[0], none)
         lu = tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
+        if nj > m:  # ∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q, μ = μ* + α_v B q̇ (over β')
+            kb, db = no_slip_second_values(P, mk, q, qd, lam[m:], lay.nk_s.shape[0], lay.d_ptr[-1])
+            band.add_entries(lu, lay.nk_s, kb, 1.0 / bp)
+            bvals = jvals[jvals.shape[0] - lay.b_ptr[-1] :]
+            band.add_row_products(lu, lay, bvals, db, alpha / (gp * bp))
         piv, ok = lu_factor(lu, lay)
         if not ok:
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
@@ -403,12 +453,15 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
         return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     ptol = 1e-4 * tol
     mqd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qd, n)
+    gv = np.zeros(nj)  # J q̇ = [−Φ_t; 0]
+    for i in range(m):
+        gv[i] = -phit[i]
     qd, _, _ = constrained_solve(
-        pfac, plast, lay, pt, mvals, jvals, mqd, -phit, alpha_p, ptol, qd, PROJECTION_ITERATIONS
+        pfac, plast, lay, pt, mvals, jvals, mqd, gv, alpha_p, ptol, qd, PROJECTION_ITERATIONS
     )
     if not all_finite(qd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
-    mk, phi, jvals, phit, gamma = _constraints(P, pt, q, qd, t1)
+    mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, lay, q, qd, t1)
     mqdd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
     qdd, sigma, _ = constrained_solve(
         pfac, plast, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
@@ -423,14 +476,16 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
         rest = (
             f
             - entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
-            - entries_mat_t_vec(pt.phi_r, pt.phi_c, jvals, lam, n)
+            - entries_mat_t_vec(lay.j_r, lay.j_c, jvals, lam, n)
         )
         _, rho, _ = constrained_solve(
-            pfac, plast, lay, pt, mvals, jvals, rest, np.zeros(m), alpha_p, ptol, np.zeros(n),
+            pfac, plast, lay, pt, mvals, jvals, rest, np.zeros(nj), alpha_p, ptol, np.zeros(n),
             PROJECTION_ITERATIONS,
         )  # fmt: skip
         lam = lam + rho
-    phiv = entries_mat_vec(pt.phi_r, pt.phi_c, jvals, qd, m) + phit
+    phiv = entries_mat_vec(lay.j_r, lay.j_c, jvals, qd, nj)  # [Φ_q q̇ + Φ_t; B q̇]
+    for i in range(m):
+        phiv[i] += phit[i]
     return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam, phi, phiv, phit, mk
 
 

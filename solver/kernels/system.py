@@ -646,6 +646,17 @@ def no_slip_second_matrices(P, mk, q, qd, mu):
 
 
 @kernel
+def no_slip_second_values(P, mk, q, qd, mu, n1, n2):
+    """The entry values of ``∂(Bᵀμ)/∂q`` (``n1``) and ``∂(B q̇)/∂q`` (``n2``) of the no-slip
+    rows, in their patterns' order (markers ``mk`` at ``(q, q̇)``)."""
+    i0 = np.zeros(0, np.int64)
+    kv = np.zeros(n1)
+    dv = np.zeros(n2)
+    _no_slip_second_entries(P, mk, q, qd, mu, VALUES, i0, i0, kv, i0, i0, dv)
+    return kv, dv
+
+
+@kernel
 def no_slip_evaluation(P, mk, q, qd, mu, second, mode, n1, n2):
     """The no-slip rows from Python, one compiled entry for the three passes (``mode``
     ``COUNT``, ``PATTERN`` or ``VALUES``; markers ``mk`` at ``(q, q̇)``). Without
