@@ -435,9 +435,10 @@ def _frame(row, q, qd, qdd, mod) -> Frame:
 
 
 def band_layout(system):
-    """The band layout (``solver.compiled.band.Band``) of the system's iteration matrices
-    (:func:`band_of_patterns`), or ``None`` for a sparse system whose band would not pay (a
-    general sparse LU serves it better); small (dense) systems always get one.
+    """The band layout of the system's iteration matrices and its rows ``J = [Φ_q; B]``,
+    ``(Band, Rows)`` of :func:`band_and_rows`, or ``None`` for a sparse system whose band
+    would not pay (a general sparse LU serves it better); small (dense) systems always get
+    one.
 
     An ANCF sliding joint's entries span its whole beam (its element changes during the
     run), of which only the element it is on holds values: the renumbering follows the
@@ -449,7 +450,7 @@ def band_layout(system):
     no_slip = None
     if system.m_nh:  # B, ∂(Bᵀμ)/∂q, ∂(B q̇)/∂q
         no_slip = tuple((p.rows, p.cols) for p in system.no_slip_patterns)
-    return band_of_patterns(
+    return band_and_rows(
         pt, system.n, system.m, always=not system.sparse, order=start, no_slip=no_slip
     )
 
@@ -494,7 +495,13 @@ def _union(pt, m: int):
     return rows, cols, lists, ptr, order
 
 
-def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None, no_slip=None):
+def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None):
+    """:func:`band_and_rows`' band layout alone, for systems without no-slip rows."""
+    out = band_and_rows(pt, n, m, always, order)
+    return None if out is None else out[0]
+
+
+def band_and_rows(pt, n: int, m: int, always: bool = True, order=None, no_slip=None):
     """The reverse Cuthill–McKee band layout of the union of the patterns ``pt``
     (``solver.kernels.system.Patterns``) of ``M``, ``∂Q/∂q``, ``∂Q/∂q̇``,
     ``∂(Φ_qᵀλ)/∂q``, ``∂(M a)/∂q`` and ``JᵀJ`` (``n`` coordinates, ``m`` rows of Φ_q), with
@@ -503,9 +510,10 @@ def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None, no_sli
     the band is still wide enough for every entry of ``pt``. ``no_slip``: the patterns
     ``(rows, cols)`` of the no-slip rows' ``B``, ``∂(Bᵀμ)/∂q`` and ``D = ∂(B q̇)/∂q``
     (``MultibodySystem.no_slip_patterns``), whose rows J stacks under Φ_q's and whose
-    ``∂(Bᵀμ)/∂q`` and ``BᵀD`` the band holds too; ``None`` without rolling discs."""
+    ``∂(Bᵀμ)/∂q`` and ``BᵀD`` the band holds too; ``None`` without rolling discs.
+    Returns ``(Band, Rows)`` (``solver.compiled.band``) or ``None``."""
     from solver.analysis.banded import BandLayout
-    from solver.compiled.band import Band
+    from solver.compiled.band import Band, Rows
 
     i0 = np.zeros(0, np.int64)
     (b_r, b_c), (k_r, k_c), (d_r, d_c) = no_slip or ((i0, i0), (i0, i0), (i0, i0))
@@ -538,10 +546,8 @@ def band_of_patterns(pt, n: int, m: int, always: bool = True, order=None, no_sli
     ic = layout.inv[j_c].astype(np.int64)
     nk_s = layout.slots(k_r, k_c).astype(np.int64)
     bd_s = layout.slots(bd_r, bd_c).astype(np.int64)
-    return Band(
-        layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order_phi, j_r, j_c, nk_s, bd_s,
-        b_ptr, d_ptr,
-    )  # fmt: skip
+    band = Band(layout.perm, layout.b, layout.ldab, *slots, ic, ptr, order_phi)
+    return band, Rows(j_r, j_c, nk_s, bd_s, b_ptr, d_ptr)
 
 
 def _al_state(state: DynamicState, n: int, m: int, nh: int = 0):

@@ -19,8 +19,8 @@ index-1 multipliers ``λ = λ* + σ + ρ`` (ρ from the remainder ``Q − M q̈ 
 projected with the same factorisation). Each step returns the same state: ``q, q̇, q̈, λ``
 and what the formulation carries to its next step, ``a`` and ``λ*`` (its ``ALCarry``).
 
-The no-slip rows ``B q̇ = 0`` of rolling discs are rows of ``J = [Φ_q; B]`` (the layout's
-``j_r``): their residual is ``B q̇`` (the Newmark velocity of the iterate), penalised with
+The no-slip rows ``B q̇ = 0`` of rolling discs are rows of ``J = [Φ_q; B]`` (``band.Rows``,
+passed beside the ``band.Band``: :func:`al_steps` takes the pair): their residual is ``B q̇`` (the Newmark velocity of the iterate), penalised with
 ``α_v = α/γ'`` so that their term in the tangent, ``α_v (γ'/β') BᵀB``, is Φ_q's
 ``α BᵀB/β'``; their multipliers μ* are updated as λ* (``μ* ← μ* + α_v B q̇``), their
 ``∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q`` enter the tangent, and the projections and the
@@ -133,10 +133,13 @@ def acceleration_variable(sch, qdd1, qdd, a):
 
 # ---- the constrained solve / projections (trapezoidal.constrained_solve) ------------------
 @kernel
-def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, max_iterations):
+def constrained_solve(
+    fac, last, lay, pt, jr, jc, mvals, jvals, f, g, alpha, tol, x0, max_iterations
+):
     """``(x, σ, iterations)`` with ``M x + Jᵀ σ = f``, ``J x = g`` (``M`` as entry values of
-    the pattern ``pt``, ``J = [Φ_q; B]`` of ``lay.j_r``); ``fac`` and ``last`` are the
-    Cholesky factor of ``M + α JᵀJ`` in the band layout ``lay`` (:func:`projector`). Iterated on increments
+    the pattern ``pt``, ``J = [Φ_q; B]`` of the entries ``(jr, jc, jvals)``); ``fac`` and
+    ``last`` are the Cholesky factor of ``M + α JᵀJ`` in the band layout ``lay``
+    (:func:`projector`). Iterated on increments
     from ``x0`` and ``σ = 0``; stops when
     ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing. In place on a few
     vectors: the iteration runs several times per step."""
@@ -149,19 +152,19 @@ def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, ma
     r = np.empty(n)
     work = np.empty(n)
     prev = np.inf
-    _residual(lay, jvals, x, g, res)
+    _residual(jr, jc, jvals, x, g, res)
     for it in range(1, max_iterations + 1):
         for i in range(m):
             s[i] = sigma[i] + alpha * res[i]
         r[:] = f
         band.add_mat_vec(pt.mass_r, pt.mass_c, mvals, x, -1.0, r)
-        band.add_mat_t_vec(lay.j_r, lay.j_c, jvals, s, -1.0, r)
+        band.add_mat_t_vec(jr, jc, jvals, s, -1.0, r)
         band.cholesky_solve_into(fac, last, lay.perm, lay.b, r, work, r)
         for i in range(n):
             x[i] += r[i]
         if m == 0:
             return x, sigma, it
-        _residual(lay, jvals, x, g, res)
+        _residual(jr, jc, jvals, x, g, res)
         err = 0.0
         for i in range(m):
             sigma[i] += alpha * res[i]
@@ -174,12 +177,24 @@ def constrained_solve(fac, last, lay, pt, mvals, jvals, f, g, alpha, tol, x0, ma
     return x, sigma, max_iterations
 
 
+@kernel(inline="always")
+def _project(proj, jvals, f, g, x0):
+    """``(x, σ)`` of :func:`constrained_solve` with the step's projector ``proj = (factor,
+    its columns' last non-zeros, layout, patterns, J's rows and columns, M's values,
+    α_p, tolerance)`` and J's values ``jvals``, from ``x0``."""
+    fac, last, lay, pt, jr, jc, mvals, alpha_p, ptol = proj
+    x, sigma, _ = constrained_solve(
+        fac, last, lay, pt, jr, jc, mvals, jvals, f, g, alpha_p, ptol, x0, PROJECTION_ITERATIONS
+    )
+    return x, sigma
+
+
 @kernel
-def _residual(lay, jvals, x, g, out):
-    """``out = J x − g`` (``J``: ``lay.j_r``, ``lay.j_c``)."""
+def _residual(jr, jc, jvals, x, g, out):
+    """``out = J x − g`` (``J``'s entries ``(jr, jc, jvals)``)."""
     for i in range(g.shape[0]):
         out[i] = -g[i]
-    band.add_mat_vec(lay.j_r, lay.j_c, jvals, x, 1.0, out)
+    band.add_mat_vec(jr, jc, jvals, x, 1.0, out)
 
 
 @kernel
@@ -236,15 +251,15 @@ def _no_markers():
 
 
 @kernel(inline="always")
-def _constraints(P, pt, lay, q, qd, t):
+def _constraints(P, pt, rows, q, qd, t):
     """``(markers, Φ, J's entry values, [Φ; B q̇], Φ_t, [γ; γ_B])`` at ``(q, q̇, t)``: the
-    no-slip rows B of rolling discs stacked under the constraints (``lay.j_r``; without
+    no-slip rows B of rolling discs stacked under the constraints (``rows``: ``band.Rows``; without
     them J is Φ_q, and the stacked arrays are Φ's and γ's)."""
     mk = markers(P, q, qd, YES)
     phi, phit, gamma, jvals = constraints(P, mk, q, qd, t, pt.phi_r.shape[0])
     if P.rl_mk.shape[0] == 0:
         return mk, phi, jvals, phi, phit, gamma
-    bvals, gamma_b, speed = no_slip_rows(P, mk, q, qd, lay.j_r.shape[0] - jvals.shape[0])
+    bvals, gamma_b, speed = no_slip_rows(P, mk, q, qd, rows.j_r.shape[0] - jvals.shape[0])
     return (
         mk, phi, np.concatenate((jvals, bvals)), np.concatenate((phi, speed)), phit,
         np.concatenate((gamma, gamma_b)),
@@ -319,11 +334,11 @@ def converged_after_modified(err_q, last_q, tol_q, err_phi, last_phi, tol):
 
 
 @kernel(inline="always")
-def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
+def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     """One step from ``start = (q, q̇, q̈, a, λ*)`` to the time ``t1`` (``settings``:
     :class:`ALSettings`, its step ``h``): ``AugmentedLagrangian.step`` (Newton from the
     Newmark predictor when ``extrap``, else from ``q``), its matrices in the band layout
-    ``lay`` (:mod:`solver.compiled.band`).
+    of ``layout = (Band, Rows)`` (:mod:`solver.compiled.band`).
 
     Returns ``(status, iterations, error, q, q̇, q̈, a, λ*, λ, Φ, Φ_q q̇ + Φ_t, Φ_t, markers)``
     (the last four at the new state; ``error`` is the Newton failure's ``max(|Δq|, |Φ|)``); λ
@@ -335,6 +350,8 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
     After a failure only the first three count (every failure returns the same types: one
     compilation)."""
     n, m = P.n, P.m
+    lay, rows = layout
+    jr, jc = rows.j_r, rows.j_c
     sch, pen, m_ref, h = settings.sch, settings.pen, settings.m_ref, settings.h
     tol, max_it = settings.tol, settings.max_it
     q0, qd0, qdd0, a0, lam_star0 = start
@@ -368,7 +385,7 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
         if slider_off_beam(P, q) >= 0:
             return STATUS_OFF_BEAM, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-        mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, lay, q, qd, t1)
+        mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, rows, q, qd, t1)
         if have_fac:  # multiplier update with Φ at the new positions
             lam_star = _weighted(lam_star, alpha, gp, pa, m)
         mvals = mass(P, q, nm)
@@ -384,7 +401,7 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
             # apply it and stop; if the one after it should be below (the same rate of
             # shrinking), apply it as a modified Newton iteration (``modified_newton``)
             lam = _weighted(lam_star, alpha, gp, pa, m)
-            res = base + entries_mat_t_vec(lay.j_r, lay.j_c, jvals, lam, n)
+            res = base + entries_mat_t_vec(jr, jc, jvals, lam, n)
             dq = -lu_solve(lu, piv, lay, res / bp)
             last = err_q
             err_q = max_abs(dq)
@@ -395,7 +412,7 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
             if done:
                 q = q + dq
                 qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
-                mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, lay, q, qd, t1)
+                mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, rows, q, qd, t1)
                 lam_star = _weighted(lam_star, alpha, gp, pa, m)
                 converged = True
                 break
@@ -412,17 +429,19 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
         else:
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
         lam = _weighted(lam_star, alpha, gp, pa, m)
-        res = (base + entries_mat_t_vec(lay.j_r, lay.j_c, jvals, lam, n)) / bp
+        res = (base + entries_mat_t_vec(jr, jc, jvals, lam, n)) / bp
         if not jac_now:  # the Jacobians at this state, not computed above
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
         hv, _ = second_order(P, mk, q, qd, t1, lam[:m], NO, pt.hk_r.shape[0], none)
         lu = tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
         if nj > m:  # ∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q, μ = μ* + α_v B q̇ (over β')
-            kb, db = no_slip_second_values(P, mk, q, qd, lam[m:], lay.nk_s.shape[0], lay.d_ptr[-1])
-            band.add_entries(lu, lay.nk_s, kb, 1.0 / bp)
-            bvals = jvals[jvals.shape[0] - lay.b_ptr[-1] :]
-            band.add_row_products(lu, lay, bvals, db, alpha / (gp * bp))
+            kb, db = no_slip_second_values(
+                P, mk, q, qd, lam[m:], rows.nk_s.shape[0], rows.d_ptr[-1]
+            )
+            band.add_entries(lu, rows.nk_s, kb, 1.0 / bp)
+            bvals = jvals[jvals.shape[0] - rows.b_ptr[-1] :]
+            band.add_row_products(lu, rows, bvals, db, alpha / (gp * bp))
         piv, ok = lu_factor(lu, lay)
         if not ok:
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
@@ -456,16 +475,13 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
     gv = np.zeros(nj)  # J q̇ = [−Φ_t; 0]
     for i in range(m):
         gv[i] = -phit[i]
-    qd, _, _ = constrained_solve(
-        pfac, plast, lay, pt, mvals, jvals, mqd, gv, alpha_p, ptol, qd, PROJECTION_ITERATIONS
-    )
+    proj = (pfac, plast, lay, pt, jr, jc, mvals, alpha_p, ptol)
+    qd, _ = _project(proj, jvals, mqd, gv, qd)
     if not all_finite(qd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
-    mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, lay, q, qd, t1)
+    mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, rows, q, qd, t1)
     mqdd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
-    qdd, sigma, _ = constrained_solve(
-        pfac, plast, lay, pt, mvals, jvals, mqdd, gamma, alpha_p, ptol, qdd, PROJECTION_ITERATIONS
-    )
+    qdd, sigma = _project(proj, jvals, mqdd, gamma, qdd)
     if not all_finite(qdd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     a1 = acceleration_variable(sch, qdd, qdd0, a0)
@@ -476,14 +492,11 @@ def al_step(P, pt, lay, settings, t1, start, extrap, index1, jac_every):
         rest = (
             f
             - entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n)
-            - entries_mat_t_vec(lay.j_r, lay.j_c, jvals, lam, n)
+            - entries_mat_t_vec(jr, jc, jvals, lam, n)
         )
-        _, rho, _ = constrained_solve(
-            pfac, plast, lay, pt, mvals, jvals, rest, np.zeros(nj), alpha_p, ptol, np.zeros(n),
-            PROJECTION_ITERATIONS,
-        )  # fmt: skip
+        _, rho = _project(proj, jvals, rest, np.zeros(nj), np.zeros(n))
         lam = lam + rho
-    phiv = entries_mat_vec(lay.j_r, lay.j_c, jvals, qd, nj)  # [Φ_q q̇ + Φ_t; B q̇]
+    phiv = entries_mat_vec(jr, jc, jvals, qd, nj)  # [Φ_q q̇ + Φ_t; B q̇]
     for i in range(m):
         phiv[i] += phit[i]
     return STATUS_OK, it, 0.0, q, qd, qdd, a1, lam_star, lam, phi, phiv, phit, mk
@@ -547,12 +560,13 @@ class ALArrays(NamedTuple):
 
 
 @kernel
-def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record):
+def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, record):
     """Advance ``n_steps`` steps of size ``h`` from step ``k0`` of a run that started at
     ``t0``: step ``k`` ends at ``t0 + (k0 + k + 1) h`` (times on the run's grid, no rounding
     carried from step to step or from a retried step's substeps; ``k0 = 0`` from ``t0``).
 
-    ``settings``: :class:`ALSettings`; ``state``: :class:`ALArrays`, overwritten with each
+    ``layout``: ``(band.Band, band.Rows)`` (``compiled_steps.band_layout``); ``settings``:
+    :class:`ALSettings`; ``state``: :class:`ALArrays`, overwritten with each
     accepted step's; ``record``: ``step_record.StepRecord``. Row
     ``k`` of ``out`` gets step ``k``'s scalars (columns ``OUT_*``: time, iterations,
     ``max |Φ|``, ``max |Φ_q q̇ + Φ_t|``, kinetic, gravitational and elastic energies, the
@@ -590,7 +604,7 @@ def al_steps(P, pt, lay, settings, t0, k0, n_steps, work0, power0, state, record
         t1 = t0 + (k0 + k + 1) * h
         index1 = multipliers or drivers or k == n_steps - 1
         status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit, mk1 = al_step(
-            P, pt, lay, settings, t1, (q, qd, qdd, a, lam_star), extrap[0], index1, jac_every
+            P, pt, layout, settings, t1, (q, qd, qdd, a, lam_star), extrap[0], index1, jac_every
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE

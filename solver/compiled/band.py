@@ -44,16 +44,24 @@ class Band(NamedTuple):
     fc_s: np.ndarray  # … of ∂Q/∂q̇
     hk_s: np.ndarray  # … of ∂(Φ_qᵀλ)/∂q
     rb_s: np.ndarray  # … of ∂(M a)/∂q
-    phi_ic: np.ndarray  # renumbered column of every entry of J (below)
+    #: renumbered column of every entry of ``J = [Φ_q; B]`` (Φ_q's entries, then those of
+    #: the no-slip rows B of rolling discs: :class:`Rows`)
+    phi_ic: np.ndarray
     phi_ptr: np.ndarray  # (rows + 1,) int64: the entries of row r are phi_ord[ptr[r]:ptr[r+1]]
     phi_ord: np.ndarray
-    #: the entries ``(rows, cols)`` of ``J = [Φ_q; B]``: Φ_q's, then those of the no-slip
-    #: rows B of rolling discs (none without them), their rows after Φ_q's
+
+
+class Rows(NamedTuple):
+    """The rows ``J = [Φ_q; B]`` of a band layout (kept apart from :class:`Band`, whose
+    arrays every call that takes the layout counts in and out): their entries ``(j_r,
+    j_c)``, Φ_q's then the no-slip rows' (their rows after Φ_q's; none without rolling
+    discs), and the storage index of every entry of the no-slip rows' ``∂(Bᵀμ)/∂q``
+    (``nk_s``) and of every product ``B[k, i] D[k, j]`` (``bd_s``, D = ∂(B q̇)/∂q: by row
+    k, B's entries of the row, then D's; ``b_ptr``, ``d_ptr``: the entries of each row)."""
+
     j_r: np.ndarray
     j_c: np.ndarray
-    nk_s: np.ndarray  # storage index of every entry of the no-slip rows' ∂(Bᵀμ)/∂q
-    #: storage index of every product ``B[k, i] D[k, j]`` (D = ∂(B q̇)/∂q), by row k, B's
-    #: entries of the row, then D's (``b_ptr``, ``d_ptr``: the entries of each row)
+    nk_s: np.ndarray
     bd_s: np.ndarray
     b_ptr: np.ndarray
     d_ptr: np.ndarray
@@ -68,8 +76,8 @@ def add_entries(ab, slots, vals, coef):
 
 @kernel(full_optimisation=True)
 def add_gram(ab, lay, vals, weight):
-    """``ab += weight · JᵀJ`` (renumbered) from the entry values of ``J`` (``lay.j_r``,
-    ``lay.j_c``: Φ_q and the no-slip rows): per row,
+    """``ab += weight · JᵀJ`` (renumbered) from the entry values of ``J`` (Φ_q and the
+    no-slip rows, :class:`Rows`): per row,
     the products of its non-zero entries (a rigid marker's rows carry three zeros of the
     identity block each)."""
     kv = 2 * lay.b
@@ -96,15 +104,15 @@ def add_gram(ab, lay, vals, weight):
 
 
 @kernel(full_optimisation=True)
-def add_row_products(ab, lay, bvals, dvals, coef):
+def add_row_products(ab, rows, bvals, dvals, coef):
     """``ab += coef · Bᵀ D`` (renumbered) from the entry values of ``B`` and ``D`` in the
-    order of the layout's ``b_ptr`` and ``d_ptr`` (row by row: ``bd_s``)."""
+    order of the :class:`Rows` ``rows``' ``b_ptr`` and ``d_ptr`` (row by row: ``bd_s``)."""
     e = 0
-    for k in range(lay.b_ptr.shape[0] - 1):
-        for a in range(lay.b_ptr[k], lay.b_ptr[k + 1]):
+    for k in range(rows.b_ptr.shape[0] - 1):
+        for a in range(rows.b_ptr[k], rows.b_ptr[k + 1]):
             va = coef * bvals[a]
-            for c in range(lay.d_ptr[k], lay.d_ptr[k + 1]):
-                ab[lay.bd_s[e]] += va * dvals[c]
+            for c in range(rows.d_ptr[k], rows.d_ptr[k + 1]):
+                ab[rows.bd_s[e]] += va * dvals[c]
                 e += 1
 
 
