@@ -9,9 +9,9 @@ steppers' tuples, their frames, and their status codes as the formulations' erro
 (every small system; chains, trees and meshes of any size: :func:`band_layout`),
 ``central_differences`` (standard DIMCD with Euler parameters) and ``null_space`` (its
 Newmark method) on dense ones, the no-slip rows of rolling discs included; else ``None``
-(the formulation's own step then runs). With contacts, whose state the time loop commits after every step
-in touch, the compiled steps run in chunks while no contact touches and one at a time
-while one does (:meth:`_CompiledStepper._chunks`).
+(the formulation's own step then runs). With contacts, whose state the time loop commits
+after every step in touch, the compiled steps run in chunks while no contact touches and
+one at a time while one does (:meth:`_CompiledStepper._chunks`).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
