@@ -839,11 +839,12 @@ def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
 
 
 def saddle_layout(system):
-    """The storage layout ``[b, perm, slots]`` of the saddle-point matrix ``[[M, Φ_qᵀ, Bᵀ],
-    [Φ_q, −μI, 0], [B, 0, −μI]]`` (``k = n + m + m_nh`` unknowns) for
+    """The storage layout ``[b, perm, slots, dense]`` of the saddle-point matrix ``[[M, Φ_qᵀ,
+    Bᵀ], [Φ_q, −μI, 0], [B, 0, −μI]]`` (``k = n + m + m_nh`` unknowns) for
     ``solver.compiled.lagrange_baumgarte.lb_accelerations``: band storage under the reverse
-    Cuthill–McKee renumbering ``perm`` with half-bandwidth ``b``, and the storage index of
-    every entry (``slots``)."""
+    Cuthill–McKee renumbering ``perm`` with half-bandwidth ``b``, the storage index of
+    every entry (``slots``) and its index ``r k + c`` in the dense matrix (``dense``, for
+    the least-squares solve of a singular one)."""
     from solver.analysis.banded import BandLayout
 
     pt = system.packed_patterns
@@ -860,7 +861,8 @@ def saddle_layout(system):
     rows = np.concatenate([r for r, _ in pairs])
     cols = np.concatenate([c for _, c in pairs])
     layout = BandLayout.build(rows, cols, k, always=True)
-    return np.concatenate([[layout.b], layout.perm, layout.slots(rows, cols)]).astype(np.int64)
+    parts = [[layout.b], layout.perm, layout.slots(rows, cols), rows * k + cols]
+    return np.concatenate(parts).astype(np.int64)
 
 
 def al_parameters(params: dict) -> tuple[tuple, tuple]:

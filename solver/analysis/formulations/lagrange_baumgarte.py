@@ -4,10 +4,15 @@ The accelerations come from (Villar Alegría (2018) §1.7, eq. 52 and 56)
 
     [[M, Φ_qᵀ], [Φ_q, 0]] [q̈; λ] = [Q; γ − 2α Φ̇ − β² Φ],   Φ̇ = Φ_q q̇ + Φ_t,
 
-and ``y = [q, q̇]`` is integrated by scipy's adaptive explicit Runge–Kutta (RK45, RK23 or
-DOP853; tolerances ``rtol``, ``atol``). The integrator chooses its own steps; the
-formulation returns the state at every multiple of ``dt`` from the integrator's dense
-output, so ``dt`` only sets the output grid and the energy bookkeeping. With α = β = 0
+and ``y = [q, q̇]`` is integrated by an adaptive explicit Runge–Kutta pair (``RK45``:
+Dormand–Prince 5(4), ``RK23``: Bogacki–Shampine 3(2), ``DOP853``; tolerances ``rtol``,
+``atol``). RK45 and RK23 run compiled, step after step in one call on the compiled
+accelerations (``solver.analysis.compiled_runge_kutta``); DOP853, sparse systems, ANCF
+sliding joints and saddle-point matrices the kernel declines (singular without
+regularisation) take SciPy's integrator of the same name. The integrator chooses its own
+steps; the formulation returns the state at every multiple of ``dt`` from the
+integrator's dense output, so ``dt`` only sets the output grid and the energy
+bookkeeping. With α = β = 0
 the constraints drift; α, β > 0 (default 5, as Flores suggests) damp the drift.
 Redundant constraints are tolerated (least-squares saddle-point solve). Every internal
 step the integrator accepts is handed to the contacts (``force_set.accept``), which commit
@@ -49,6 +54,9 @@ SINGULAR_RATIO = 1e-3
 #: Augmented-Lagrangian steps per output step while bridging a singular position.
 BRIDGE_SUBSTEPS = 10
 INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
+FAILED_HINT = (
+    "loosen rtol/atol, check the model for very stiff springs, or use an implicit formulation"
+)
 
 
 @dataclass
@@ -108,6 +116,8 @@ class LagrangeBaumgarte(Formulation):
     _mu = 0.0  # Tikhonov regularisation of the saddle-point solve (1/kg)
     _power: float | None = None  # the last P while the work is integrated, else None
     _compiled = None  # the kernels' accelerations (compiled_steps.lb_right_hand_side)
+    _rk = None  # the compiled integrator (compiled_runge_kutta.CompiledRungeKutta) or None
+    ode = None  # SciPy's integrator, where the compiled one does not take the run
     _dense = None  # (integrator, its t, its dense output) of the last step interpolated
 
     def start(self, state: DynamicState) -> DynamicState:
@@ -119,21 +129,54 @@ class LagrangeBaumgarte(Formulation):
 
         a, b = self.params["baumgarte_alpha"], self.params["baumgarte_beta"]
         self._compiled = lb_right_hand_side(self.system, float(a), float(b), self._mu)
+        self._rank = self._conditioned_rank(state.q, state.t)
+        self._rk = self._compiled_integrator()
         self._start_ode(state.t, state.q, state.qd, 0.0)
         state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
-        self._rank = self._conditioned_rank(state.q, state.t)
         return state
 
-    def _start_ode(self, t: float, q: np.ndarray, qd: np.ndarray, work: float) -> None:
-        cls = INTEGRATORS[self.params["integrator"]]
+    def _t_bound(self) -> float:
+        return self.settings.t_end * (1.0 + 1e-9) + 1e-12
+
+    def _compiled_integrator(self):
+        """The compiled Runge–Kutta loop of this run (``solver.analysis.compiled_runge_kutta``),
+        or ``None``: SciPy's integrator (``DOP853``, a sparse system, an ANCF sliding
+        joint, whose position the right-hand side checks)."""
+        from solver.analysis.compiled_runge_kutta import CompiledRungeKutta, tableau
+        from solver.compiled.lagrange_baumgarte import RKSettings
+
+        tab = tableau(self.params["integrator"])
+        if self._compiled is None or self.system.blocks or tab is None:
+            return None
+        p = self.params
+        cfg = RKSettings(
+            float(p["rtol"]), float(p["atol"]), self._t_bound(), float(p["baumgarte_alpha"]),
+            float(p["baumgarte_beta"]), float(self._mu), 0.0,
+            -1 if self._rank is None else int(self._rank), SINGULAR_RATIO, False,
+            self._power is not None,
+        )  # fmt: skip
+        return CompiledRungeKutta(self.system, tab, cfg)
+
+    def _start_ode(self, t: float, q, qd, work: float, first_step: float | None = None) -> None:
+        """The integrator from ``(t, q, q̇)`` with the work ``work`` done (J): the compiled
+        one while it takes the run, else SciPy's (from ``first_step``, s, if given)."""
         y0 = np.concatenate([q, qd, [work] if self._power is not None else []])
+        self.ode = None
+        if self._rk is not None:
+            if self._rk.start(t, y0):
+                return
+            self._rk = None  # singular saddle-point matrix: the least-squares solve
+        cls = INTEGRATORS[self.params["integrator"]]
+        if first_step is not None:
+            first_step = min(first_step, self._t_bound() - t)
         self.ode = cls(
             self._rhs,
             t,
             y0,
-            t_bound=self.settings.t_end * (1.0 + 1e-9) + 1e-12,
+            t_bound=self._t_bound(),
             rtol=self.params["rtol"],
             atol=self.params["atol"],
+            first_step=first_step,
         )
 
     def _interpolant(self, ode):
@@ -211,6 +254,10 @@ class LagrangeBaumgarte(Formulation):
     def step(self, state: DynamicState, h: float) -> DynamicState:
         if self._bridging:
             return self._bridge(state, h)
+        if self.ode is None:
+            done = self._compiled_step(state, h)
+            if done is not None:
+                return done
         target = state.t + h
         ode, n = self.ode, self.system.n
         evaluations = ode.nfev
@@ -218,9 +265,7 @@ class LagrangeBaumgarte(Formulation):
             message = ode.step()
             if ode.status == "failed":
                 raise SimulationError(
-                    ode.t,
-                    f"the adaptive Runge–Kutta integrator failed ({message})",
-                    "loosen rtol/atol, check the model for very stiff springs, or use an implicit formulation",
+                    ode.t, f"the adaptive Runge–Kutta integrator failed ({message})", FAILED_HINT
                 )
             if len(self.system.force_set.contacts):
                 ms = self.system.marker_state(ode.y[:n], ode.y[n : 2 * n])
@@ -229,10 +274,68 @@ class LagrangeBaumgarte(Formulation):
                 self._bridging = True
                 return self._bridge(state, h)
         y = self._interpolant(ode)(target) if ode.t > target else ode.y.copy()
-        q, qd = y[:n], y[n : 2 * n]
-        qdd, lam = self.accelerations(target, q, qd)
+        return self._output(target, y, ode.nfev - evaluations)
+
+    def _output(self, t: float, y: np.ndarray, evaluations: int) -> DynamicState:
+        """The output state at ``t`` from the integrator's ``y`` there."""
+        n = self.system.n
+        q, qd = y[:n].copy(), y[n : 2 * n].copy()
+        qdd, lam = self.accelerations(t, q, qd)
         carry = LBCarry(
-            work=float(y[2 * n]) if self._power is not None else None,
-            evaluations=ode.nfev - evaluations,
+            work=float(y[2 * n]) if self._power is not None else None, evaluations=evaluations
         )
-        return DynamicState(target, q, qd, qdd, lam, iterations=0, carry=carry)
+        return DynamicState(t, q, qd, qdd, lam, iterations=0, carry=carry)
+
+    def _compiled_step(self, state: DynamicState, h: float) -> DynamicState | None:
+        """:meth:`step` by the compiled integrator, the contacts committing the accepted
+        states where one penetrates or touches (one compiled call per accepted step
+        while any touches); ``None`` when its saddle-point matrix turned singular (SciPy's
+        integrator then goes on from its last accepted state)."""
+        from solver.compiled import lagrange_baumgarte as clb
+
+        rk, s = self._rk, self.system
+        contacts = s.force_set.contacts
+        n = s.n
+        target = state.t + h
+        evaluations = rk.clock[clb.NFEV]
+        done = 0
+        while not done:
+            status, done = rk.advance(target, bool(len(contacts)) and not contacts.quiet())
+            if len(contacts):
+                self._commit(status)
+            if status == clb.STATUS_SMALL:
+                raise SimulationError(
+                    float(rk.clock[clb.T]),
+                    "the adaptive Runge–Kutta integrator failed (the step size fell below the "
+                    "spacing of the floating-point numbers)",
+                    FAILED_HINT,
+                )
+            if status == clb.STATUS_SINGULAR:  # this output step, bridged instead
+                self._bridging = True
+                return self._bridge(state, h)
+            if status == clb.STATUS_DECLINE:
+                y, t = rk.y, float(rk.clock[clb.T])
+                work = float(y[2 * n]) if self._power is not None else 0.0
+                self._rk = None
+                self._start_ode(t, y[:n], y[n : 2 * n], work, float(rk.clock[clb.H_ABS]))
+                return None
+        return self._output(target, rk.out[0], int(rk.clock[clb.NFEV] - evaluations))
+
+    def _commit(self, status: int) -> None:
+        """Hand the states the compiled integrator accepted in its last call to the
+        contacts: the one it stopped at (a contact penetrating, or the one step taken
+        while one touches) to ``accept``, the others (no contact penetrating, none touching
+        before) to ``idle``."""
+        from solver.compiled import lagrange_baumgarte as clb
+
+        rk, s = self._rk, self.system
+        accepted = int(rk.clock[clb.ACCEPTED])
+        if not accepted:
+            return
+        times = [float(t) for t in rk.clock[clb.TIMES + 3 - min(accepted, 3) : clb.TIMES + 3]]
+        if status not in (clb.STATUS_CONTACT, clb.STATUS_STEP):
+            s.force_set.contacts.idle(times)
+            return
+        s.force_set.contacts.idle(times[:-1])
+        n = s.n
+        s.force_set.accept(s.marker_state(rk.y[:n], rk.y[n : 2 * n]), times[-1])

@@ -1,0 +1,89 @@
+"""The compiled Runge–Kutta integrator of ``lagrange_baumgarte`` (RK45 and RK23).
+
+:class:`CompiledRungeKutta` keeps the integrator's state between the formulation's output
+steps and advances it with :func:`solver.compiled.lagrange_baumgarte.rk_advance`: the
+explicit embedded pair (Dormand–Prince 5(4) for ``RK45``, Bogacki–Shampine 3(2) for
+``RK23``; the tableaux and continuous extensions SciPy defines for its integrators of
+those names), its standard step size control and its dense output, on the compiled
+accelerations. A run whose saddle-point matrix turns singular (redundant constraints)
+hands over to SciPy's integrator of the same name on the formulation's least-squares
+accelerations (:meth:`LagrangeBaumgarte._start_ode`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.analysis.compiled_steps import RCOND, saddle_layout
+
+
+def tableau(integrator: str):
+    """The ``RKTableau`` of SciPy's explicit integrator ``integrator`` (``RK45``,
+    ``RK23``), or ``None`` for one the compiled loop does not take (``DOP853``, whose
+    dense output needs more stages)."""
+    from scipy.integrate import RK23, RK45
+
+    from solver.compiled.lagrange_baumgarte import RKTableau
+
+    cls = {"RK45": RK45, "RK23": RK23}.get(integrator)
+    if cls is None:
+        return None
+
+    def own(x):
+        return np.array(x, dtype=np.float64, order="C", copy=True)
+
+    s = len(cls.B)
+    a = np.zeros((s, s))
+    a[:, : np.shape(cls.A)[1]] = cls.A
+    return RKTableau(
+        own(a), own(cls.B), own(cls.C), own(cls.E), own(cls.P), int(cls.error_estimator_order)
+    )
+
+
+class CompiledRungeKutta:
+    """The integrator of ``y = [q, q̇(, W)]`` for one run: ``start(t, y)`` (false when the
+    compiled accelerations decline there), then ``advance(target, single)``; ``state``
+    (``solver.compiled.lagrange_baumgarte.RKState``: ``y``, its derivative ``f``, the
+    ``clock``, the last step's stages) holds the last accepted step's."""
+
+    def __init__(self, system, tab, cfg) -> None:
+        """``tab`` from :func:`tableau`, ``cfg`` the ``RKSettings`` of the run (its
+        ``rcond`` replaced by the saddle-point solve's)."""
+        from solver.compiled.lagrange_baumgarte import CLOCK
+
+        self.system, self.tab = system, tab
+        self.layout = saddle_layout(system)
+        self.cfg = cfg._replace(rcond=RCOND)
+        self.clock = np.zeros(CLOCK)
+        self.state = None
+        self.out = np.zeros((1, 0))
+        self.target = np.zeros(1)
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.state.y
+
+    def start(self, t: float, y: np.ndarray) -> bool:
+        from solver.compiled.lagrange_baumgarte import RKState, T, rk_start
+
+        s = self.system
+        y = np.array(y, dtype=np.float64, order="C", copy=True)
+        k = np.zeros((self.tab.b.size + 1, y.size))
+        self.state = RKState(y, np.zeros_like(y), self.clock, k, y.copy())
+        self.out = np.zeros((1, y.size))
+        self.clock[:] = 0.0
+        self.clock[T] = float(t)
+        return bool(rk_start(s.arrays, s.patterns, self.layout, self.tab, self.cfg, self.state))
+
+    def advance(self, target: float, single: bool) -> tuple[int, int]:
+        """``rk_advance`` towards ``target``: ``(status, 1 if the state at target is in
+        self.out[0] else 0)``; ``single`` stops after one accepted step."""
+        from solver.compiled.lagrange_baumgarte import rk_advance
+
+        s = self.system
+        self.target[0] = target
+        cfg = self.cfg._replace(single=bool(single))
+        status, done = rk_advance(
+            s.arrays, s.patterns, self.layout, self.tab, cfg, self.state, self.target, self.out
+        )
+        return int(status), int(done)
