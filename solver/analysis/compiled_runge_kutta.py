@@ -5,9 +5,7 @@ steps and advances it with :func:`solver.compiled.lagrange_baumgarte.rk_advance`
 explicit embedded pair (Dormand–Prince 5(4) for ``RK45``, Bogacki–Shampine 3(2) for
 ``RK23``; the tableaux and continuous extensions SciPy defines for its integrators of
 those names), its standard step size control and its dense output, on the compiled
-accelerations. A run whose saddle-point matrix turns singular (redundant constraints)
-hands over to SciPy's integrator of the same name on the formulation's least-squares
-accelerations (:meth:`LagrangeBaumgarte._start_ode`).
+accelerations; :meth:`CompiledRungeKutta.evaluate` gives those accelerations alone.
 """
 
 from __future__ import annotations
@@ -41,43 +39,66 @@ def tableau(integrator: str):
 
 
 class CompiledRungeKutta:
-    """The integrator of ``y = [q, q̇(, W)]`` for one run: ``start(t, y)`` (false when the
-    compiled accelerations decline there), then ``advance(target, single)``; ``state``
-    (``solver.compiled.lagrange_baumgarte.RKState``: ``y``, its derivative ``f``, the
-    ``clock``, the last step's stages) holds the last accepted step's."""
+    """The integrator of ``y = [q, q̇(, W)]`` for one run: ``start(t, y)``, then
+    ``advance(target, single)``; ``state`` (``solver.compiled.lagrange_baumgarte.RKState``:
+    ``y``, its derivative ``f``, the ``clock``, the last step's stages) holds the last
+    accepted step's, ``out`` (``RKOutput``) the state at the last target."""
 
     def __init__(self, system, tab, cfg) -> None:
         """``tab`` from :func:`tableau`, ``cfg`` the ``RKSettings`` of the run (its
         ``rcond`` replaced by the saddle-point solve's)."""
-        from solver.compiled.lagrange_baumgarte import CLOCK
+        from solver.compiled.lagrange_baumgarte import CLOCK, RKOutput
 
         self.system, self.tab = system, tab
         self.layout = saddle_layout(system)
         self.cfg = cfg._replace(rcond=RCOND)
         self.clock = np.zeros(CLOCK)
         self.state = None
-        self.out = np.zeros((1, 0))
+        self._scratch = None  # the state :meth:`evaluate` sets
+        n, m = system.n, system.m + system.m_nh
+        self.out = RKOutput(np.zeros((1, 0)), np.zeros((1, n)), np.zeros((1, m)), np.zeros(1))
         self.target = np.zeros(1)
 
     @property
     def y(self) -> np.ndarray:
         return self.state.y
 
-    def start(self, t: float, y: np.ndarray) -> bool:
-        from solver.compiled.lagrange_baumgarte import RKState, T, rk_start
+    def start(self, t: float, y: np.ndarray) -> None:
+        """From ``(t, y)``: the next :meth:`advance` starts the integrator there."""
+        from solver.compiled.lagrange_baumgarte import RKState, T
 
-        s = self.system
         y = np.array(y, dtype=np.float64, order="C", copy=True)
         k = np.zeros((self.tab.b.size + 1, y.size))
         self.state = RKState(y, np.zeros_like(y), self.clock, k, y.copy())
-        self.out = np.zeros((1, y.size))
+        self.out = self.out._replace(y=np.zeros((1, y.size)))
         self.clock[:] = 0.0
         self.clock[T] = float(t)
-        return bool(rk_start(s.arrays, s.patterns, self.layout, self.tab, self.cfg, self.state))
+
+    def evaluate(self, t: float, q: np.ndarray, qd: np.ndarray):
+        """``(q̈, λ, P)`` at ``(t, q, q̇)`` (copies), without a step: the state at an output
+        time that is its own (in a state of its own, kept for the next call)."""
+        from solver.compiled.lagrange_baumgarte import CLOCK, H_ABS, RKState, T, rk_advance
+
+        n, s = self.system.n, self.system
+        if self._scratch is None:
+            y = np.zeros(2 * n + (1 if self.cfg.work else 0))
+            clock = np.zeros(CLOCK)
+            clock[H_ABS] = 1.0  # (started: no step size to estimate)
+            self._scratch = RKState(y, y.copy(), clock, np.zeros((1, y.size)), y.copy())
+        st = self._scratch
+        st.y[:n] = q
+        st.y[n : 2 * n] = qd
+        st.clock[T] = t
+        self.target[0] = t
+        out = self.out
+        if out.y.shape[1] != st.y.size:
+            out = self.out = out._replace(y=np.zeros((1, st.y.size)))
+        rk_advance(s.arrays, s.patterns, self.layout, self.tab, self.cfg, st, self.target, out)
+        return out.qdd[0].copy(), out.lam[0].copy(), float(out.power[0])
 
     def advance(self, target: float, single: bool) -> tuple[int, int]:
         """``rk_advance`` towards ``target``: ``(status, 1 if the state at target is in
-        self.out[0] else 0)``; ``single`` stops after one accepted step."""
+        self.out else 0)``; ``single`` stops after one accepted step."""
         from solver.compiled.lagrange_baumgarte import rk_advance
 
         s = self.system

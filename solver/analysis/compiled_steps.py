@@ -814,26 +814,21 @@ class _CompiledNSSteps:
 
 def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
     """The compiled accelerations of ``lagrange_baumgarte`` for this system
-    (``solver.compiled.lagrange_baumgarte``), as ``rhs(q, q̇, t) -> (q̈, λ, P) or None``
-    (``None``: a singular saddle-point matrix, for the formulation's least-squares solve),
-    or ``None`` for a sparse system."""
+    (``solver.compiled.lagrange_baumgarte``: its integrator's state at its own time), as
+    ``rhs(q, q̇, t) -> (q̈, λ, P)``, or ``None`` for a sparse system."""
     if system.sparse:
         return None
-    from solver.compiled.lagrange_baumgarte import lb_accelerations
+    from solver.analysis.compiled_runge_kutta import CompiledRungeKutta, tableau
+    from solver.compiled.lagrange_baumgarte import RKSettings
 
-    P, pt = system.arrays, system.patterns
-    layout = saddle_layout(system)
+    cfg = RKSettings(1.0, 1.0, np.inf, alpha, beta, mu, RCOND, -1, 0.0, False, False)
+    evaluator = CompiledRungeKutta(system, tableau("RK45"), cfg)
     blocks = bool(system.blocks)
 
     def rhs(q, qd, t):
         if blocks:  # an ANCF sliding joint off its beam: the run's error
             system.check_blocks(q, t)
-        q = np.ascontiguousarray(q, dtype=float)
-        qd = np.ascontiguousarray(qd, dtype=float)
-        ok, qdd, lam, power = lb_accelerations(
-            P, pt, layout, q, qd, float(t), alpha, beta, mu, RCOND
-        )
-        return (qdd, lam, float(power)) if ok else None
+        return evaluator.evaluate(float(t), q, qd)
 
     return rhs
 

@@ -19,14 +19,15 @@ matrix. When its pivots say it is (numerically) singular, ``|U_ii|`` below ``rco
 times the largest (redundant constraints, a singular position), the least-squares solve
 of the dense matrix (LAPACK's ``gelsd``, singular values below ``rcond`` times the
 largest dropped) gives the accelerations and the minimum-norm multipliers, as
-``solver.analysis.linalg.saddle_solve`` does; without regularisation (μ = 0) the kernel
-declines there and the formulation's solve takes over. SI units;
-``M q̈ = Q − Φ_qᵀ λ − Bᵀ λ_nh``.
+``solver.analysis.linalg.saddle_solve`` does. SI units; ``M q̈ = Q − Φ_qᵀ λ − Bᵀ λ_nh``.
 
 The explicit embedded Runge–Kutta pairs integrate ``y = [q, q̇(, W)]`` on it
-(:func:`rk_start`, :func:`rk_advance`), with the work W of forces and drivers as one more
-state, step after step in one call until the output times are passed, a contact
-penetrates or Φ_q loses rank.
+(:func:`rk_advance`), with the work W of forces and drivers as one more state, step after
+step in one call until the output times are passed, a contact penetrates or Φ_q loses
+rank. It is the one compiled entry of the formulation (every kernel called from Python
+is compiled with all it calls): an output time at the state's own time gives the
+accelerations there, without a step, which serves SciPy's integrators as their
+right-hand side (``solver.analysis.compiled_steps.lb_right_hand_side``).
 """
 
 from __future__ import annotations
@@ -63,15 +64,14 @@ def _dense_saddle(layout, k, ns, mvals, jvals, bvals, mu):
     return a.reshape((k, k))
 
 
-@kernel
+@kernel(inline="always")
 def lb_accelerations(P, pt, layout, q, qd, t, alpha, beta, mu, rcond):
-    """``(ok, q̈, λ, P)`` at ``(q, q̇, t)``: the accelerations, multipliers (holonomic rows,
+    """``(q̈, λ, P)`` at ``(q, q̇, t)``: the accelerations, multipliers (holonomic rows,
     then no-slip rows) and the power of the force elements and drivers (``state_power``;
     W); the saddle-point matrix stored as ``layout`` says: ``[b, perm (k), slots, dense]``,
     the half-bandwidth, the renumbering, the storage index of every entry and its dense
-    index (see the module docstring; one array, so that a call from Python checks one
-    argument). ``ok`` false when the matrix is singular to ``rcond`` and ``μ = 0`` (the
-    other values are then zeros)."""
+    index (see the module docstring). Non-finite values where the matrix or the
+    right-hand side has some."""
     n, m = P.n, P.m
     nh = P.rl_mk.shape[0]
     k = n + m + nh
@@ -129,13 +129,15 @@ def lb_accelerations(P, pt, layout, q, qd, t, alpha, beta, mu, rcond):
     sol = np.empty(k)
     if ok and small > rcond * big:
         band.lu_solve_into(a, piv, perm, b, rhs, np.empty(k), sol)
-    elif mu > 0.0:  # the least-squares solve of the dense matrix
-        sol = np.linalg.lstsq(_dense_saddle(layout, k, ns, mvals, jvals, bvals, mu), rhs, rcond)[0]
-    else:
-        return False, np.zeros(n), np.zeros(m + nh), 0.0
+    else:  # the least-squares solve of the dense matrix
+        dense = _dense_saddle(layout, k, ns, mvals, jvals, bvals, mu)
+        if np.all(np.isfinite(dense)) and np.all(np.isfinite(rhs)):
+            sol = np.linalg.lstsq(dense, rhs, rcond)[0]
+        else:  # (a Runge–Kutta stage far off: its error estimate rejects the step)
+            sol[:] = np.nan
     qdd = sol[:n].copy()
     lam = sol[n:].copy()
-    return True, qdd, lam, state_power(P, mk, q, qd, t, lam, phit)
+    return qdd, lam, state_power(P, mk, q, qd, t, lam, phit)
 
 
 #: the step control's safety factor and the bounds of the factor a step size changes by
@@ -143,19 +145,18 @@ SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 #: what :func:`rk_advance` returns: all outputs written; stopped after an accepted step
 #: that ends with a contact penetrating (the time loop commits it), or after the one
 #: accepted step of a ``single`` call; the step size fell below the spacing of the
-#: floating-point numbers at ``t``; Φ_q lost rank (``RKSettings.rank``); the saddle-point
-#: matrix is singular at a right-hand side (the formulation's least-squares solve takes
-#: over from the last accepted state)
-STATUS_OK, STATUS_CONTACT, STATUS_STEP, STATUS_SMALL, STATUS_SINGULAR, STATUS_DECLINE = range(6)
-#: fields of the integrator's ``clock``: the time and next step size, the size of the
-#: last accepted step (0: none yet), the right-hand sides evaluated, the steps a call
-#: accepted, and the times of the last three (oldest first; fewer when fewer were)
+#: floating-point numbers at ``t``; Φ_q lost rank (``RKSettings.rank``)
+STATUS_OK, STATUS_CONTACT, STATUS_STEP, STATUS_SMALL, STATUS_SINGULAR = range(5)
+#: fields of the integrator's ``clock``: the time and next step size (0: not started),
+#: the size of the last accepted step (0: none yet), the right-hand sides evaluated, the
+#: steps a call accepted, and the times of the last three (oldest first; fewer when
+#: fewer were)
 T, H_ABS, H_LAST, NFEV, ACCEPTED, TIMES = 0, 1, 2, 3, 4, 5
 CLOCK = TIMES + 3
 
 
 class RKTableau(NamedTuple):
-    """An explicit embedded Runge–Kutta pair with its continuous extension: ``a`` (s × s−1,
+    """An explicit embedded Runge–Kutta pair with its continuous extension: ``a`` (s × s,
     lower triangle), ``b`` and ``c`` (s) the Butcher tableau of the s stages; ``e`` (s+1)
     the weights of the error estimate over the stages and the right-hand side at the end;
     ``p`` (s+1 × d) the dense output's polynomial coefficients; ``order`` that of the
@@ -171,11 +172,10 @@ class RKTableau(NamedTuple):
 
 class RKSettings(NamedTuple):
     """What :func:`rk_advance` keeps over a run: the relative and absolute tolerances, the
-    time it never steps past (s), the stabilisation's α and β, the regularisation μ (1/kg),
-    the pivot ratio ``rcond`` of a singular saddle-point matrix, the conditioned rank of
-    Φ_q to hold (−1: no check) and the ratio of its singular values that counts,
-    ``single`` (stop after each accepted step), ``work`` (the state's last component
-    is the work of forces and drivers)."""
+    time it never steps past (s), the stabilisation's α and β, the regularisation μ
+    (1/kg), the pivot ratio ``rcond`` of a singular saddle-point matrix, the conditioned rank of Φ_q to hold (−1: no check) and
+    the ratio of its singular values that counts, ``single`` (stop after each accepted
+    step), ``work`` (the state's last component is the work of forces and drivers)."""
 
     rtol: float
     atol: float
@@ -202,65 +202,40 @@ class RKState(NamedTuple):
     y_old: np.ndarray
 
 
-@kernel
+class RKOutput(NamedTuple):
+    """Where :func:`rk_advance` writes the state at its output times, a row each: ``y``,
+    the accelerations ``qdd``, the multipliers ``lam`` (holonomic, then no-slip) and the
+    power of the force elements and drivers (W)."""
+
+    y: np.ndarray
+    qdd: np.ndarray
+    lam: np.ndarray
+    power: np.ndarray
+
+
+@kernel(inline="always")
 def _derivative(P, pt, layout, cfg, y, t, out):
-    """``out = ẏ`` at ``(t, y)``, ``y = [q, q̇(, W)]``; false when the saddle-point matrix is
-    singular (``out`` then unchanged)."""
+    """``out = ẏ`` at ``(t, y)``, ``y = [q, q̇(, W)]``; returns ``(q̈, λ, P)``."""
     n = P.n
     q = y[:n].copy()
     qd = y[n : 2 * n].copy()
-    ok, qdd, _, power = lb_accelerations(
+    qdd, lam, power = lb_accelerations(
         P, pt, layout, q, qd, t, cfg.alpha, cfg.beta, cfg.mu, cfg.rcond
     )
-    if not ok:
-        return False
     for i in range(n):
         out[i] = qd[i]
         out[n + i] = qdd[i]
     if cfg.work:
         out[2 * n] = power
-    return True
+    return qdd, lam, power
 
 
-@kernel
+@kernel(inline="always")
 def _rms(x):
     return np.sqrt(np.sum(x * x) / x.shape[0])
 
 
-@kernel
-def rk_start(P, pt, layout, tab, cfg, state):
-    """The integrator's start at ``(clock[T], y)`` (``state``: :class:`RKState`): ``f = ẏ``
-    there and the first step size into ``clock[H_ABS]`` (Hairer, Nørsett and Wanner's
-    estimate from ẏ and one more right-hand side, for the error estimate's order). False
-    when the saddle-point matrix is singular there."""
-    y, f, clock = state.y, state.f, state.clock
-    t = clock[T]
-    clock[NFEV] = 0.0
-    clock[ACCEPTED] = 0.0
-    clock[H_LAST] = 0.0
-    if not _derivative(P, pt, layout, cfg, y, t, f):
-        return False
-    clock[NFEV] = 1.0
-    span = cfg.t_bound - t
-    scale = cfg.atol + np.abs(y) * cfg.rtol
-    d0 = _rms(y / scale)
-    d1 = _rms(f / scale)
-    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-    h0 = min(h0, span)
-    f1 = np.empty_like(f)
-    if not _derivative(P, pt, layout, cfg, y + h0 * f, t + h0, f1):
-        return False
-    clock[NFEV] = 2.0
-    d2 = _rms((f1 - f) / scale) / h0
-    if d1 <= 1e-15 and d2 <= 1e-15:
-        h1 = max(1e-6, h0 * 1e-3)
-    else:
-        h1 = (0.01 / max(d1, d2)) ** (1.0 / (tab.order + 1))
-    clock[H_ABS] = min(100.0 * h0, h1, span)
-    return True
-
-
-@kernel
+@kernel(inline="always")
 def _conditioned_rank(P, pt, q, qd, t, ratio):
     """The singular values of Φ_q at ``(q, t)`` above ``ratio`` times the largest."""
     n, m = P.n, P.m
@@ -277,7 +252,7 @@ def _conditioned_rank(P, pt, q, qd, t, ratio):
     return count
 
 
-@kernel
+@kernel(inline="always")
 def _dense_output(tab, k, y_old, h, x, out):
     """The continuous extension over the last step (from ``y_old``, size ``h``, stages and
     end slope ``k``) at the fraction ``x`` of it, into ``out``."""
@@ -294,104 +269,143 @@ def _dense_output(tab, k, y_old, h, x, out):
         out[c] = y_old[c] + h * acc
 
 
+#: what :func:`rk_advance` evaluates next (a stage ``i`` of a step is ``i ≥ 1``): the
+#: state at an output time (or, with none due, the first stage of a new step), then the
+#: derivative at the start and at the trial point of the first step size's estimate
+_OUTPUT, _START, _GUESS = -1, -2, -3
+
+
 @kernel
-def rk_advance(P, pt, layout, tab, cfg, state, targets, out_y):
+def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
     """Integrate ``ẏ`` (:func:`_derivative`) from ``(clock[T], y)`` (``state``:
-    :class:`RKState`, overwritten with each accepted step's) until every time of
-    ``targets`` (increasing, after the start of the last step) is passed, writing the
-    state at ``targets[j]`` into row ``j`` of ``out_y`` (the continuous extension of the
-    step that passes it). The step size control is the standard one (Hairer, Nørsett and Wanner,
-    *Solving Ordinary Differential Equations I*, §II.4): a step is accepted when the RMS
-    norm of its error estimate, scaled by ``atol + rtol·max(|y|, |y_new|)``, is below
-    one; the next size is the last times ``SAFETY·err^(−1/(order+1))``, between
-    ``MIN_FACTOR`` and ``MAX_FACTOR`` (at most 1 after a rejection in the same step).
-    Returns ``(status, outputs written)`` (``STATUS_*``); ``clock`` counts the right-hand
-    sides and the accepted steps of the call and keeps the last three accepted times."""
+    :class:`RKState`, overwritten with each accepted step's; started first where
+    ``clock[H_ABS]`` is 0) until every time of ``targets`` (increasing, after the start of
+    the last step) is passed, writing the state at ``targets[j]`` into row ``j`` of
+    ``out`` (:class:`RKOutput`; the continuous extension of the step that passes it, and
+    the accelerations there). Returns ``(status, outputs written)`` (``STATUS_*``);
+    ``clock`` counts the right-hand sides and the accepted steps of the call and keeps the
+    last three accepted times.
+
+    The first step size is Hairer, Nørsett and Wanner's estimate from ẏ at the start and
+    one more right-hand side (*Solving Ordinary Differential Equations I*, §II.4), the
+    step size control the standard one: a step is accepted when the RMS norm of its
+    error estimate, scaled by ``atol + rtol·max(|y|, |y_new|)``, is below one; the next
+    size is the last times ``SAFETY·err^(−1/(order+1))``, between ``MIN_FACTOR`` and
+    ``MAX_FACTOR`` (at most 1 after a rejection in the same step; a non-finite
+    right-hand side makes ``err`` NaN: the smallest factor). Every right-hand side is
+    evaluated at one place of the loop (a state machine, ``_OUTPUT`` …): the
+    accelerations are compiled once into this kernel."""
     y, f, clock, k, y_old = state
     n = P.n
     ny = y.shape[0]
     s = tab.b.shape[0]
-    yi = np.empty(ny)
-    y_new = np.empty(ny)
-    t = clock[T]
-    h_abs = clock[H_ABS]
-    h_last = clock[H_LAST]
-    nfev = clock[NFEV]
-    accepted = 0
+    trial = np.empty_like(k)  # the stages of a step until it is accepted
+    y_new = np.empty_like(y)
+    yi = np.empty_like(y)
+    slope = np.empty_like(y)
+    scale = np.empty_like(y)
     clock[ACCEPTED] = 0.0
     nt = targets.shape[0]
     j = 0
     status = STATUS_OK
-    trial = np.empty((s + 1, ny))  # the stages of a step until it is accepted
+    t = clock[T]
+    h_abs = clock[H_ABS]
+    h = h0 = d1 = ti = t_new = 0.0
+    rejected = False
+    phase = _OUTPUT if h_abs > 0.0 else _START
     while True:
-        while j < nt and targets[j] <= t:
-            if h_last > 0.0 and targets[j] < t:
-                _dense_output(tab, k, y_old, h_last, (targets[j] - (t - h_last)) / h_last, yi)
-                out_y[j] = yi
-            else:
-                out_y[j] = y
-            j += 1
-        if j == nt or status != STATUS_OK:
-            break
-        min_step = 10.0 * abs(np.nextafter(t, np.inf) - t)
-        rejected = False
-        while True:  # one accepted step
-            if h_abs < min_step:
-                status = STATUS_SMALL
+        # the point of the next right-hand side
+        if phase == _OUTPUT:
+            if j < nt and targets[j] <= t:
+                h_last = clock[H_LAST]
+                if h_last > 0.0 and targets[j] < t:
+                    x = (targets[j] - (t - h_last)) / h_last
+                    _dense_output(tab, k, y_old, h_last, x, yi)
+                else:
+                    yi[:] = y
+                ti = targets[j]
+            elif j == nt or status != STATUS_OK:
                 break
-            t_new = min(t + h_abs, cfg.t_bound)
-            h = t_new - t
-            h_abs = abs(h)
-            trial[0] = f
-            declined = False
-            for i in range(1, s):
-                for c in range(ny):
-                    acc = 0.0
-                    for m in range(i):
-                        acc += tab.a[i, m] * trial[m, c]
-                    yi[c] = y[c] + h * acc
-                nfev += 1.0
-                if not _derivative(P, pt, layout, cfg, yi, t + tab.c[i] * h, trial[i]):
-                    declined = True
+            else:  # a step (again, after a rejection)
+                if h_abs < 10.0 * abs(np.nextafter(t, np.inf) - t):
+                    status = STATUS_SMALL
                     break
-            if declined:
-                status = STATUS_DECLINE
-                break
+                t_new = min(t + h_abs, cfg.t_bound)
+                h = t_new - t
+                h_abs = abs(h)
+                trial[0] = f
+                phase = 1
+        if phase >= 1:
+            w = tab.b if phase == s else tab.a[phase]
             for c in range(ny):
                 acc = 0.0
-                for i in range(s):
-                    acc += tab.b[i] * trial[i, c]
-                y_new[c] = y[c] + h * acc
-            nfev += 1.0
-            if not _derivative(P, pt, layout, cfg, y_new, t_new, trial[s]):
-                status = STATUS_DECLINE
-                break
-            err = 0.0
-            for c in range(ny):
-                acc = 0.0
-                for i in range(s + 1):
-                    acc += tab.e[i] * trial[i, c]
-                scale = cfg.atol + max(abs(y[c]), abs(y_new[c])) * cfg.rtol
-                err += (acc * h / scale) ** 2
-            err = np.sqrt(err / ny)
-            grow = SAFETY * err ** (-1.0 / (tab.order + 1))
-            if err < 1.0:
-                factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, grow)
-                if rejected:
-                    factor = min(1.0, factor)
-                h_abs *= factor
-                break
-            h_abs *= grow if grow > MIN_FACTOR else MIN_FACTOR  # (NaN: the smallest factor)
+                for m in range(phase):
+                    acc += w[m] * trial[m, c]
+                yi[c] = y[c] + h * acc
+            ti = t_new if phase == s else t + tab.c[phase] * h
+        elif phase == _START:
+            yi[:] = y
+            ti = t
+        elif phase == _GUESS:
+            yi[:] = y + h0 * f
+            ti = t + h0
+        qdd, lam, power = _derivative(P, pt, layout, cfg, yi, ti, slope)
+        # what it gives
+        if phase == _OUTPUT:
+            out.y[j] = yi
+            out.qdd[j] = qdd
+            out.lam[j] = lam
+            out.power[j] = power
+            j += 1
+            continue
+        clock[NFEV] += 1.0
+        if phase == _START:
+            f[:] = slope
+            scale[:] = cfg.atol + np.abs(y) * cfg.rtol
+            d0 = _rms(y / scale)
+            d1 = _rms(f / scale)
+            h0 = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, cfg.t_bound - t)
+            phase = _GUESS
+            continue
+        if phase == _GUESS:
+            d2 = _rms((slope - f) / scale) / h0
+            if d1 <= 1e-15 and d2 <= 1e-15:
+                h1 = max(1e-6, h0 * 1e-3)
+            else:
+                h1 = (0.01 / max(d1, d2)) ** (1.0 / (tab.order + 1))
+            h_abs = min(100.0 * h0, h1, cfg.t_bound - t)
+            clock[H_LAST] = 0.0
+            phase = _OUTPUT
+            continue
+        trial[phase] = slope
+        if phase < s:
+            phase += 1
+            continue
+        y_new[:] = yi  # the step's end and its error estimate
+        err = 0.0
+        for c in range(ny):
+            acc = 0.0
+            for i in range(s + 1):
+                acc += tab.e[i] * trial[i, c]
+            sc = cfg.atol + max(abs(y[c]), abs(y_new[c])) * cfg.rtol
+            err += (acc * h / sc) ** 2
+        err = np.sqrt(err / ny)
+        grow = SAFETY * err ** (-1.0 / (tab.order + 1))
+        phase = _OUTPUT
+        if not err < 1.0:
+            h_abs *= grow if grow > MIN_FACTOR else MIN_FACTOR
             rejected = True
-        if status != STATUS_OK:
-            break
+            continue
+        factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, grow)
+        h_abs *= min(1.0, factor) if rejected else factor
+        rejected = False
         y_old[:] = y
         y[:] = y_new
-        f[:] = trial[s]
+        f[:] = slope
         k[:] = trial
-        h_last = h
         t = t_new
-        accepted += 1
+        clock[H_LAST] = h
+        clock[ACCEPTED] += 1.0
         clock[TIMES] = clock[TIMES + 1]
         clock[TIMES + 1] = clock[TIMES + 2]
         clock[TIMES + 2] = t
@@ -408,7 +422,4 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out_y):
             status = STATUS_STEP
     clock[T] = t
     clock[H_ABS] = h_abs
-    clock[H_LAST] = h_last
-    clock[NFEV] = nfev
-    clock[ACCEPTED] = accepted
     return status, j

@@ -2,8 +2,8 @@
 (``solver.compiled.lagrange_baumgarte.rk_advance``) against SciPy's integrator of the same
 name on the same accelerations: the same steps and outputs on a smooth run (RK45 and RK23,
 outputs inside steps that span several), the same bounces where a contact commits its
-state at the accepted steps, the least-squares solve of a singular saddle-point matrix in
-the kernel, and the hand-over to SciPy where the kernel declines."""
+state at the accepted steps, and the least-squares solve of a singular saddle-point
+matrix in the kernel."""
 
 from __future__ import annotations
 
@@ -93,42 +93,16 @@ def test_singular_saddle_point_solved_in_the_kernel(monkeypatch):
     assert np.abs(_positions(got) - a).max() < 1e-8 * max(1.0, np.abs(a).max())
 
 
-def test_declined_at_the_start_scipy_takes_the_run(monkeypatch):
-    """Without regularisation Bricard's singular matrix is the NumPy solve's (the kernel
-    declines): SciPy's integrator takes the run from the start."""
-    model = load_model(EXAMPLES / "bricard.json")
+def test_dop853_takes_scipys_integrator_on_the_compiled_accelerations(monkeypatch):
+    """DOP853 (not compiled): SciPy's integrator, whose right-hand side is the compiled
+    accelerations."""
+    model = load_model(EXAMPLES / "heavy_top.json")
     started = _taken(monkeypatch)
-    got = simulate(model, formulation=LB, t_end=0.05, parameters={"regularisation": 0.0})
+    got = simulate(model, formulation=LB, t_end=0.05)
     assert got.status == "ok", got.message
-    assert started[0]._rk is None and started[0].ode is not None
-
-
-def test_declined_mid_run_scipy_goes_on(monkeypatch):
-    """When the kernel declines in a run (``STATUS_DECLINE``, before a step: here at its
-    first call from the 50th on whose output is not yet passed), SciPy's integrator goes
-    on from the last accepted state with the step size reached: the same motion as
-    SciPy's throughout, within the tolerances."""
-    from solver.analysis import compiled_runge_kutta as crk
-
-    model = load_model(EXAMPLES / "four_bar_spatial.json")
-    kw = dict(dt=1e-3, t_end=0.2)
-    ref = _scipy(monkeypatch, model, **kw)
-    calls = []
-    advance = crk.CompiledRungeKutta.advance
-
-    def declines(self, target, single):
-        calls.append(target)
-        if len(calls) >= 50 and self.clock[clb.T] < target:
-            return clb.STATUS_DECLINE, 0
-        return advance(self, target, single)
-
-    monkeypatch.setattr(crk.CompiledRungeKutta, "advance", declines)
-    started = _taken(monkeypatch)
-    got = simulate(model, formulation=LB, **kw)
-    assert got.status == "ok", got.message
-    assert len(calls) >= 50 and started[0]._rk is None and started[0].ode is not None
-    a = _positions(ref)
-    assert np.abs(_positions(got) - a).max() < 1e-7 * max(1.0, np.abs(a).max())
+    lb = started[0]
+    assert lb.params["integrator"] == "DOP853"
+    assert lb._rk is None and lb.ode is not None and lb._compiled is not None
 
 
 def test_a_step_size_below_the_spacing_is_an_error(monkeypatch):

@@ -7,9 +7,9 @@ The accelerations come from (Villar Alegría (2018) §1.7, eq. 52 and 56)
 and ``y = [q, q̇]`` is integrated by an adaptive explicit Runge–Kutta pair (``RK45``:
 Dormand–Prince 5(4), ``RK23``: Bogacki–Shampine 3(2), ``DOP853``; tolerances ``rtol``,
 ``atol``). RK45 and RK23 run compiled, step after step in one call on the compiled
-accelerations (``solver.analysis.compiled_runge_kutta``); DOP853, sparse systems, ANCF
-sliding joints and saddle-point matrices the kernel declines (singular without
-regularisation) take SciPy's integrator of the same name. The integrator chooses its own
+accelerations (``solver.analysis.compiled_runge_kutta``); DOP853, sparse systems and
+ANCF sliding joints take SciPy's integrator of the same name (on the compiled
+accelerations but for sparse systems). The integrator chooses its own
 steps; the formulation returns the state at every multiple of ``dt`` from the
 integrator's dense output, so ``dt`` only sets the output grid and the energy
 bookkeeping. With α = β = 0
@@ -85,11 +85,10 @@ class LagrangeBaumgarte(Formulation):
 
     def accelerations(self, t: float, q: np.ndarray, qd: np.ndarray):
         if self._compiled is not None:
-            out = self._compiled(q, qd, t)
-            if out is not None:
-                if self._power is not None:
-                    self._power = out[2]
-                return out[0], out[1]
+            qdd, lam, power = self._compiled(q, qd, t)
+            if self._power is not None:
+                self._power = power
+            return qdd, lam
         s = self.system
         ms = s.marker_state(q, qd)
         c = s.constraints(q, qd, t, ms)
@@ -132,7 +131,11 @@ class LagrangeBaumgarte(Formulation):
         self._rank = self._conditioned_rank(state.q, state.t)
         self._rk = self._compiled_integrator()
         self._start_ode(state.t, state.q, state.qd, 0.0)
-        state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
+        if self._rk is None:
+            state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
+        else:  # (the compiled integrator starts here)
+            self._rk.advance(state.t, False)
+            state.qdd, state.lam = self._rk.out.qdd[0].copy(), self._rk.out.lam[0].copy()
         return state
 
     def _t_bound(self) -> float:
@@ -157,18 +160,14 @@ class LagrangeBaumgarte(Formulation):
         )  # fmt: skip
         return CompiledRungeKutta(self.system, tab, cfg)
 
-    def _start_ode(self, t: float, q, qd, work: float, first_step: float | None = None) -> None:
+    def _start_ode(self, t: float, q, qd, work: float) -> None:
         """The integrator from ``(t, q, q̇)`` with the work ``work`` done (J): the compiled
-        one while it takes the run, else SciPy's (from ``first_step``, s, if given)."""
+        one where it takes the run, else SciPy's."""
         y0 = np.concatenate([q, qd, [work] if self._power is not None else []])
-        self.ode = None
         if self._rk is not None:
-            if self._rk.start(t, y0):
-                return
-            self._rk = None  # singular saddle-point matrix: the least-squares solve
+            self._rk.start(t, y0)
+            return
         cls = INTEGRATORS[self.params["integrator"]]
-        if first_step is not None:
-            first_step = min(first_step, self._t_bound() - t)
         self.ode = cls(
             self._rhs,
             t,
@@ -176,7 +175,6 @@ class LagrangeBaumgarte(Formulation):
             t_bound=self._t_bound(),
             rtol=self.params["rtol"],
             atol=self.params["atol"],
-            first_step=first_step,
         )
 
     def _interpolant(self, ode):
@@ -254,10 +252,8 @@ class LagrangeBaumgarte(Formulation):
     def step(self, state: DynamicState, h: float) -> DynamicState:
         if self._bridging:
             return self._bridge(state, h)
-        if self.ode is None:
-            done = self._compiled_step(state, h)
-            if done is not None:
-                return done
+        if self._rk is not None:
+            return self._compiled_step(state, h)
         target = state.t + h
         ode, n = self.ode, self.system.n
         evaluations = ode.nfev
@@ -274,30 +270,29 @@ class LagrangeBaumgarte(Formulation):
                 self._bridging = True
                 return self._bridge(state, h)
         y = self._interpolant(ode)(target) if ode.t > target else ode.y.copy()
-        return self._output(target, y, ode.nfev - evaluations)
-
-    def _output(self, t: float, y: np.ndarray, evaluations: int) -> DynamicState:
-        """The output state at ``t`` from the integrator's ``y`` there."""
-        n = self.system.n
         q, qd = y[:n].copy(), y[n : 2 * n].copy()
-        qdd, lam = self.accelerations(t, q, qd)
+        qdd, lam = self.accelerations(target, q, qd)
+        return self._output(target, y, qdd, lam, ode.nfev - evaluations)
+
+    def _output(self, t: float, y, qdd, lam, evaluations: int) -> DynamicState:
+        """The output state at ``t`` from the integrator's ``y`` and the accelerations and
+        multipliers there."""
+        n = self.system.n
         carry = LBCarry(
             work=float(y[2 * n]) if self._power is not None else None, evaluations=evaluations
         )
-        return DynamicState(t, q, qd, qdd, lam, iterations=0, carry=carry)
+        return DynamicState(t, y[:n].copy(), y[n : 2 * n].copy(), qdd, lam, 0, carry)
 
-    def _compiled_step(self, state: DynamicState, h: float) -> DynamicState | None:
+    def _compiled_step(self, state: DynamicState, h: float) -> DynamicState:
         """:meth:`step` by the compiled integrator, the contacts committing the accepted
         states where one penetrates or touches (one compiled call per accepted step
-        while any touches); ``None`` when its saddle-point matrix turned singular (SciPy's
-        integrator then goes on from its last accepted state)."""
+        while any touches)."""
         from solver.compiled import lagrange_baumgarte as clb
 
         rk, s = self._rk, self.system
         contacts = s.force_set.contacts
-        n = s.n
         target = state.t + h
-        evaluations = rk.clock[clb.NFEV]
+        before = rk.clock[clb.NFEV]
         done = 0
         while not done:
             status, done = rk.advance(target, bool(len(contacts)) and not contacts.quiet())
@@ -313,13 +308,8 @@ class LagrangeBaumgarte(Formulation):
             if status == clb.STATUS_SINGULAR:  # this output step, bridged instead
                 self._bridging = True
                 return self._bridge(state, h)
-            if status == clb.STATUS_DECLINE:
-                y, t = rk.y, float(rk.clock[clb.T])
-                work = float(y[2 * n]) if self._power is not None else 0.0
-                self._rk = None
-                self._start_ode(t, y[:n], y[n : 2 * n], work, float(rk.clock[clb.H_ABS]))
-                return None
-        return self._output(target, rk.out[0], int(rk.clock[clb.NFEV] - evaluations))
+        out, evaluations = rk.out, int(rk.clock[clb.NFEV] - before)
+        return self._output(target, out.y[0], out.qdd[0].copy(), out.lam[0].copy(), evaluations)
 
     def _commit(self, status: int) -> None:
         """Hand the states the compiled integrator accepted in its last call to the
