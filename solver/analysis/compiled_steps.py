@@ -815,9 +815,7 @@ class _CompiledNSSteps:
 def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
     """The compiled accelerations of ``lagrange_baumgarte`` for this system
     (``solver.compiled.lagrange_baumgarte``: its integrator's state at its own time), as
-    ``rhs(q, q̇, t) -> (q̈, λ, P)``, or ``None`` for a sparse system."""
-    if system.sparse:
-        return None
+    ``rhs(q, q̇, t) -> (q̈, λ, P)``."""
     from solver.analysis.compiled_runge_kutta import CompiledRungeKutta, tableau
     from solver.compiled.lagrange_baumgarte import RKSettings
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.analysis.compiled_steps import lb_right_hand_side, saddle_layout
+from solver.analysis.compiled_steps import saddle_layout
 from solver.analysis.dynamic import initial_state
 from solver.analysis.formulations import formulation_class
+from solver.analysis.kinematics import all_velocity_rows
+from solver.analysis.linalg import saddle_solve
+from solver.analysis.power import PowerMeter
 from solver.analysis.simulate import settings_with
 from solver.analysis.warmup import warm_model_data
 from solver.mechanics.system import MultibodySystem
@@ -31,14 +34,24 @@ def _started(model, **params):
 
 
 def _numpy(formulation, t, q, qd):
-    """The formulation's own (NumPy) accelerations and power at a state."""
-    kept = formulation._compiled
-    formulation._compiled = None
-    try:
-        qdd, lam = formulation.accelerations(t, q, qd)
-        return qdd, lam, formulation._power
-    finally:
-        formulation._compiled = kept
+    """The accelerations, multipliers and power from the system's own matrices, by the
+    NumPy saddle-point solve (the reference): ``[[M, Jᵀ], [J, −μI]] [q̈; λ] = [Q; γ −
+    2α Φ̇ − β² Φ; γ_nh − α B q̇]`` with ``J = [Φ_q; B]``."""
+    s = formulation.system
+    ms = s.marker_state(q, qd)
+    c = s.constraints(q, qd, t, ms)
+    a, b = formulation.params["baumgarte_alpha"], formulation.params["baumgarte_beta"]
+    rhs = c.gamma - 2.0 * a * (c.phi_q @ qd + c.phi_t) - b * b * c.phi
+    rows = c.phi_q
+    if s.m_nh:
+        rows, _, gamma_all = all_velocity_rows(s, q, qd, t, c=c, ms=ms)
+        rhs = np.concatenate([rhs, gamma_all[s.m :] - a * (rows[s.m :] @ qd)])
+    mu = formulation._mu
+    qdd, lam = saddle_solve(s.mass(q), rows, s.forces(q, qd, t, ms), rhs, mu)
+    power = None
+    if formulation._power is not None:
+        power = PowerMeter(s).power(q, qd, t, ms, c, lam, qdd)
+    return qdd, lam, power
 
 
 def _states(system, state, count, seed):
@@ -126,12 +139,13 @@ def test_band_of_independent_pendulums():
     assert sorted(layout[1:21]) == list(range(20))
 
 
-def test_not_for_sparse_systems():
-    """Flexible bodies' elements are kernels too; a sparse system leaves the right-hand
-    side to the formulation (its sparse saddle-point solve)."""
-    from tests.compiled.models import flexible_data
+def test_sparse_systems_too():
+    """A system above the sparse threshold (a 48-link chain, n = 336) renumbers into a
+    band like the small ones: the kernel's accelerations are the sparse NumPy solve's."""
+    from benchmarks.chain import chain_data
 
-    system = MultibodySystem(model_from_data(flexible_data()))
-    assert lb_right_hand_side(system, 5.0, 5.0, 0.0) is not None  # kernels' beams
-    system.sparse = True
-    assert lb_right_hand_side(system, 5.0, 5.0, 0.0) is None
+    data = chain_data(48)
+    data["bodies"][-1]["velocity"] = [0.0, 0.3, -0.2]
+    system, formulation, state = _started(model_from_data(data))
+    assert system.sparse
+    _agree(formulation, system, state, count=2)

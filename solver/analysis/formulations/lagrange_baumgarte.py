@@ -7,9 +7,8 @@ The accelerations come from (Villar Alegría (2018) §1.7, eq. 52 and 56)
 and ``y = [q, q̇]`` is integrated by an adaptive explicit Runge–Kutta pair (``RK45``:
 Dormand–Prince 5(4), ``RK23``: Bogacki–Shampine 3(2), ``DOP853``; tolerances ``rtol``,
 ``atol``). RK45 and RK23 run compiled, step after step in one call on the compiled
-accelerations (``solver.analysis.compiled_runge_kutta``); DOP853, sparse systems and
-ANCF sliding joints take SciPy's integrator of the same name (on the compiled
-accelerations but for sparse systems). The integrator chooses its own
+accelerations (``solver.analysis.compiled_runge_kutta``); DOP853 and ANCF sliding
+joints take SciPy's integrator of the same name, on the same compiled accelerations. The integrator chooses its own
 steps; the formulation returns the state at every multiple of ``dt`` from the
 integrator's dense output, so ``dt`` only sets the output grid and the energy
 bookkeeping. With α = β = 0
@@ -44,8 +43,7 @@ from scipy.integrate import DOP853, RK23, RK45
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import mass_scale
-from solver.analysis.kinematics import all_velocity_rows
-from solver.analysis.linalg import dense, saddle_solve
+from solver.analysis.linalg import dense
 from solver.analysis.power import PowerMeter
 
 #: A singular value of Φ_q that falls below this fraction of the largest during a run
@@ -84,23 +82,11 @@ class LagrangeBaumgarte(Formulation):
     }
 
     def accelerations(self, t: float, q: np.ndarray, qd: np.ndarray):
-        if self._compiled is not None:
-            qdd, lam, power = self._compiled(q, qd, t)
-            if self._power is not None:
-                self._power = power
-            return qdd, lam
-        s = self.system
-        ms = s.marker_state(q, qd)
-        c = s.constraints(q, qd, t, ms)
-        a, b = self.params["baumgarte_alpha"], self.params["baumgarte_beta"]
-        rhs = c.gamma - 2.0 * a * (c.phi_q @ qd + c.phi_t) - b * b * c.phi
-        rows = c.phi_q
-        if s.m_nh:  # rolling without slip: B q̈ = γ_nh − α B q̇ (first-order stabilisation)
-            rows, _, gamma_all = all_velocity_rows(s, q, qd, t, c=c, ms=ms)
-            rhs = np.concatenate([rhs, gamma_all[s.m :] - a * (rows[s.m :] @ qd)])
-        qdd, lam = saddle_solve(s.mass(q), rows, s.forces(q, qd, t, ms), rhs, self._mu)
+        """``(q̈, λ)`` at ``(t, q, q̇)`` (compiled: ``solver.compiled.lagrange_baumgarte``);
+        the power of forces and drivers into ``_power`` while the work is integrated."""
+        qdd, lam, power = self._compiled(q, qd, t)
         if self._power is not None:
-            self._power = self._meter.power(q, qd, t, ms, c, lam, qdd)
+            self._power = power
         return qdd, lam
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
@@ -114,7 +100,7 @@ class LagrangeBaumgarte(Formulation):
     _rank: int | None = None  # conditioned rank of Φ_q at the start (dense systems)
     _mu = 0.0  # Tikhonov regularisation of the saddle-point solve (1/kg)
     _power: float | None = None  # the last P while the work is integrated, else None
-    _compiled = None  # the kernels' accelerations (compiled_steps.lb_right_hand_side)
+    _compiled = None  # the accelerations (compiled_steps.lb_right_hand_side), from start
     _rk = None  # the compiled integrator (compiled_runge_kutta.CompiledRungeKutta) or None
     ode = None  # SciPy's integrator, where the compiled one does not take the run
     _dense = None  # (integrator, its t, its dense output) of the last step interpolated
@@ -143,13 +129,13 @@ class LagrangeBaumgarte(Formulation):
 
     def _compiled_integrator(self):
         """The compiled Runge–Kutta loop of this run (``solver.analysis.compiled_runge_kutta``),
-        or ``None``: SciPy's integrator (``DOP853``, a sparse system, an ANCF sliding
-        joint, whose position the right-hand side checks)."""
+        or ``None``: SciPy's integrator (``DOP853``, or an ANCF sliding joint, whose
+        position the right-hand side checks)."""
         from solver.analysis.compiled_runge_kutta import CompiledRungeKutta, tableau
         from solver.compiled.lagrange_baumgarte import RKSettings
 
         tab = tableau(self.params["integrator"])
-        if self._compiled is None or self.system.blocks or tab is None:
+        if self.system.blocks or tab is None:
             return None
         p = self.params
         cfg = RKSettings(
