@@ -51,7 +51,8 @@ class CompiledRungeKutta:
 
         self.system, self.tab = system, tab
         self.layout = saddle_layout(system)
-        self.cfg = cfg._replace(rcond=RCOND)
+        self.cfg = cfg._replace(rcond=RCOND, single=False)
+        self._single = self.cfg._replace(single=True)
         self.clock = np.zeros(CLOCK)
         self.state = None
         self._scratch = None  # the state :meth:`evaluate` sets
@@ -103,7 +104,7 @@ class CompiledRungeKutta:
 
         s = self.system
         self.target[0] = target
-        cfg = self.cfg._replace(single=bool(single))
+        cfg = self._single if single else self.cfg
         status, done = rk_advance(
             s.arrays, s.patterns, self.layout, self.tab, cfg, self.state, self.target, self.out
         )
