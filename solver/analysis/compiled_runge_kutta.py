@@ -1,10 +1,10 @@
-"""The compiled Runge–Kutta integrator of ``lagrange_baumgarte`` (RK45 and RK23).
+"""The compiled Runge–Kutta integrator of ``lagrange_baumgarte`` (RK45, RK23, DOP853).
 
 :class:`CompiledRungeKutta` keeps the integrator's state between the formulation's output
 steps and advances it with :func:`solver.compiled.lagrange_baumgarte.rk_advance`: the
 explicit embedded pair (Dormand–Prince 5(4) for ``RK45``, Bogacki–Shampine 3(2) for
-``RK23``; the tableaux and continuous extensions SciPy defines for its integrators of
-those names), its standard step size control and its dense output, on the compiled
+``RK23``, Dormand–Prince 8(5,3) for ``DOP853``; the tableaux and continuous extensions
+SciPy defines for its integrators of those names), its standard step size control and its dense output, on the compiled
 accelerations; :meth:`CompiledRungeKutta.evaluate` gives those accelerations alone.
 """
 
@@ -16,26 +16,32 @@ from solver.analysis.compiled_steps import RCOND, saddle_layout
 
 
 def tableau(integrator: str):
-    """The ``RKTableau`` of SciPy's explicit integrator ``integrator`` (``RK45``,
-    ``RK23``), or ``None`` for one the compiled loop does not take (``DOP853``, whose
-    dense output needs more stages)."""
-    from scipy.integrate import RK23, RK45
+    """The ``RKTableau`` of SciPy's explicit integrator ``integrator`` (``RK45``, ``RK23``,
+    ``DOP853``)."""
+    from scipy.integrate import DOP853, RK23, RK45
 
     from solver.compiled.lagrange_baumgarte import RKTableau
 
-    cls = {"RK45": RK45, "RK23": RK23}.get(integrator)
-    if cls is None:
-        return None
+    cls = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}[integrator]
 
     def own(x):
         return np.array(x, dtype=np.float64, order="C", copy=True)
 
     s = len(cls.B)
-    a = np.zeros((s, s))
-    a[:, : np.shape(cls.A)[1]] = cls.A
+    extra = cls is DOP853  # its dense output's three extra stages
+    rows = s + 1 + (len(cls.C_EXTRA) if extra else 0)
+    a, c = np.zeros((rows, rows)), np.zeros(rows)
+    a[:s, : np.shape(cls.A)[1]] = cls.A
+    c[:s], c[s] = cls.C, 1.0
+    if extra:
+        a[s + 1 :, : np.shape(cls.A_EXTRA)[1]] = cls.A_EXTRA
+        c[s + 1 :] = cls.C_EXTRA
+    none = np.zeros((0, 0))
     return RKTableau(
-        own(a), own(cls.B), own(cls.C), own(cls.E), own(cls.P), int(cls.error_estimator_order)
-    )
+        own(a), own(cls.B), own(c), own(cls.E5 if extra else cls.E),
+        own(cls.E3 if extra else np.zeros(0)), none if extra else own(cls.P),
+        own(cls.D) if extra else none, int(cls.error_estimator_order),
+    )  # fmt: skip
 
 
 class CompiledRungeKutta:
@@ -69,7 +75,7 @@ class CompiledRungeKutta:
         from solver.compiled.lagrange_baumgarte import RKState, T
 
         y = np.array(y, dtype=np.float64, order="C", copy=True)
-        k = np.zeros((self.tab.b.size + 1, y.size))
+        k = np.zeros((self.tab.a.shape[0], y.size))
         self.state = RKState(y, np.zeros_like(y), self.clock, k, y.copy())
         self.out = self.out._replace(y=np.zeros((1, y.size)))
         self.clock[:] = 0.0

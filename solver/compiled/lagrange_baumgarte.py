@@ -149,24 +149,29 @@ SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 STATUS_OK, STATUS_CONTACT, STATUS_STEP, STATUS_SMALL, STATUS_SINGULAR = range(5)
 #: fields of the integrator's ``clock``: the time and next step size (0: not started),
 #: the size of the last accepted step (0: none yet), the right-hand sides evaluated, the
-#: steps a call accepted, and the times of the last three (oldest first; fewer when
-#: fewer were)
-T, H_ABS, H_LAST, NFEV, ACCEPTED, TIMES = 0, 1, 2, 3, 4, 5
+#: steps a call accepted, whether the last step's extra stages are evaluated, and the
+#: times of the last three accepted steps (oldest first; fewer when fewer were)
+T, H_ABS, H_LAST, NFEV, ACCEPTED, EXTRA, TIMES = 0, 1, 2, 3, 4, 5, 6
 CLOCK = TIMES + 3
 
 
 class RKTableau(NamedTuple):
-    """An explicit embedded Runge–Kutta pair with its continuous extension: ``a`` (s × s,
-    lower triangle), ``b`` and ``c`` (s) the Butcher tableau of the s stages; ``e`` (s+1)
-    the weights of the error estimate over the stages and the right-hand side at the end;
-    ``p`` (s+1 × d) the dense output's polynomial coefficients; ``order`` that of the
-    error estimate."""
+    """An explicit embedded Runge–Kutta pair with its continuous extension. ``b`` (s) the
+    weights of the s stages; ``a`` (r × r, lower triangle) and ``c`` (r) the stages' rows
+    and nodes, row s being the right-hand side at the step's end and rows s+1 … r−1 the
+    extra stages of the dense output (none but for DOP853); ``e`` (s+1) the weights of
+    the error estimate over the stages and the end, ``e3`` those of the second estimate
+    of DOP853 (empty for the others); the dense output ``p`` (s+1 × degree: the
+    polynomial's coefficients of RK45 and RK23) or ``d`` (4 × r: DOP853's); ``order``
+    that of the error estimate."""
 
     a: np.ndarray
     b: np.ndarray
     c: np.ndarray
     e: np.ndarray
+    e3: np.ndarray
     p: np.ndarray
+    d: np.ndarray
     order: int
 
 
@@ -253,25 +258,50 @@ def _conditioned_rank(P, pt, q, qd, t, ratio):
 
 
 @kernel(inline="always")
-def _dense_output(tab, k, y_old, h, x, out):
-    """The continuous extension over the last step (from ``y_old``, size ``h``, stages and
-    end slope ``k``) at the fraction ``x`` of it, into ``out``."""
-    d = tab.p.shape[1]
+def _dense_output(tab, k, y_old, y, h, x, out):
+    """The continuous extension over the last step (from ``y_old`` to ``y``, size ``h``,
+    stages, end slope and extra stages ``k``) at the fraction ``x`` of it, into ``out``:
+    the polynomial ``y_old + h Σ_j (kᵀ p)_j x^(j+1)``, or DOP853's ``y_old + F₀ x(1 + (1−x)
+    (F₁ + x(F₂ + …)))`` in the alternating factors x, 1 − x, with ``F₀ = Δy``,
+    ``F₁ = h f_old − Δy``, ``F₂ = 2Δy − h (f + f_old)``, ``F₃…₆ = h d k``."""
+    if tab.d.shape[0] == 0:
+        for c in range(y_old.shape[0]):
+            acc = 0.0
+            xp = x
+            for j in range(tab.p.shape[1]):
+                qj = 0.0
+                for i in range(tab.p.shape[0]):
+                    qj += k[i, c] * tab.p[i, j]
+                acc += qj * xp
+                xp *= x
+            out[c] = y_old[c] + h * acc
+        return
+    s = tab.b.shape[0]
+    nd = tab.d.shape[0]
     for c in range(y_old.shape[0]):
+        dy = y[c] - y_old[c]
         acc = 0.0
-        xp = x
-        for j in range(d):
-            qj = 0.0
-            for i in range(k.shape[0]):
-                qj += k[i, c] * tab.p[i, j]
-            acc += qj * xp
-            xp *= x
-        out[c] = y_old[c] + h * acc
+        for r in range(nd + 3):  # F₆ … F₀, each added then multiplied by x or 1 − x
+            i = nd + 2 - r
+            if i == 0:
+                fi = dy
+            elif i == 1:
+                fi = h * k[0, c] - dy
+            elif i == 2:
+                fi = 2.0 * dy - h * (k[s, c] + k[0, c])
+            else:
+                fi = 0.0
+                for m in range(tab.d.shape[1]):
+                    fi += tab.d[i - 3, m] * k[m, c]
+                fi *= h
+            acc = (acc + fi) * (x if r % 2 == 0 else 1.0 - x)
+        out[c] = y_old[c] + acc
 
 
-#: what :func:`rk_advance` evaluates next (a stage ``i`` of a step is ``i ≥ 1``): the
-#: state at an output time (or, with none due, the first stage of a new step), then the
-#: derivative at the start and at the trial point of the first step size's estimate
+#: what :func:`rk_advance` evaluates next (a stage ``i`` of a step is ``1 ≤ i ≤ s``, an
+#: extra stage of the last step ``i > s``): the state at an output time (or, with none
+#: due, the first stage of a new step), then the derivative at the start and at the
+#: trial point of the first step size's estimate
 _OUTPUT, _START, _GUESS = -1, -2, -3
 
 
@@ -299,6 +329,8 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
     n = P.n
     ny = y.shape[0]
     s = tab.b.shape[0]
+    rows = k.shape[0]  # the stages, the end slope and the dense output's extra stages
+    two = tab.e3.shape[0] > 0  # DOP853's two error estimates
     trial = np.empty_like(k)  # the stages of a step until it is accepted
     y_new = np.empty_like(y)
     yi = np.empty_like(y)
@@ -316,11 +348,14 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
     while True:
         # the point of the next right-hand side
         if phase == _OUTPUT:
-            if j < nt and targets[j] <= t:
-                h_last = clock[H_LAST]
-                if h_last > 0.0 and targets[j] < t:
+            h_last = clock[H_LAST]
+            inside = j < nt and targets[j] < t and h_last > 0.0
+            if inside and rows > s + 1 and clock[EXTRA] == 0.0:
+                phase = s + 1  # the dense output's extra stages first
+            elif j < nt and targets[j] <= t:
+                if inside:
                     x = (targets[j] - (t - h_last)) / h_last
-                    _dense_output(tab, k, y_old, h_last, x, yi)
+                    _dense_output(tab, k, y_old, y, h_last, x, yi)
                 else:
                     yi[:] = y
                 ti = targets[j]
@@ -335,7 +370,15 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
                 h_abs = abs(h)
                 trial[0] = f
                 phase = 1
-        if phase >= 1:
+        if phase > s:  # an extra stage of the last accepted step
+            h_last = clock[H_LAST]
+            for c in range(ny):
+                acc = 0.0
+                for m in range(phase):
+                    acc += tab.a[phase, m] * k[m, c]
+                yi[c] = y_old[c] + h_last * acc
+            ti = t - h_last + tab.c[phase] * h_last
+        elif phase >= 1:
             w = tab.b if phase == s else tab.a[phase]
             for c in range(ny):
                 acc = 0.0
@@ -377,19 +420,32 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
             clock[H_LAST] = 0.0
             phase = _OUTPUT
             continue
+        if phase > s:
+            k[phase] = slope
+            phase += 1
+            if phase == rows:
+                clock[EXTRA] = 1.0
+                phase = _OUTPUT
+            continue
         trial[phase] = slope
         if phase < s:
             phase += 1
             continue
         y_new[:] = yi  # the step's end and its error estimate
-        err = 0.0
+        err = err3 = 0.0
         for c in range(ny):
-            acc = 0.0
+            acc = acc3 = 0.0
             for i in range(s + 1):
                 acc += tab.e[i] * trial[i, c]
+                if two:
+                    acc3 += tab.e3[i] * trial[i, c]
             sc = cfg.atol + max(abs(y[c]), abs(y_new[c])) * cfg.rtol
-            err += (acc * h / sc) ** 2
-        err = np.sqrt(err / ny)
+            err += (acc / sc) ** 2
+            err3 += (acc3 / sc) ** 2
+        if not two:
+            err = abs(h) * np.sqrt(err / ny)
+        elif err > 0.0 or err3 > 0.0:  # DOP853: the 5th-order estimate, with the 3rd's
+            err = abs(h) * err / np.sqrt((err + 0.01 * err3) * ny)
         grow = SAFETY * err ** (-1.0 / (tab.order + 1))
         phase = _OUTPUT
         if not err < 1.0:
@@ -405,6 +461,7 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
         k[:] = trial
         t = t_new
         clock[H_LAST] = h
+        clock[EXTRA] = 0.0
         clock[ACCEPTED] += 1.0
         clock[TIMES] = clock[TIMES + 1]
         clock[TIMES + 1] = clock[TIMES + 2]

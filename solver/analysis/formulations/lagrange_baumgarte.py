@@ -6,9 +6,9 @@ The accelerations come from (Villar Alegría (2018) §1.7, eq. 52 and 56)
 
 and ``y = [q, q̇]`` is integrated by an adaptive explicit Runge–Kutta pair (``RK45``:
 Dormand–Prince 5(4), ``RK23``: Bogacki–Shampine 3(2), ``DOP853``; tolerances ``rtol``,
-``atol``). RK45 and RK23 run compiled, step after step in one call on the compiled
-accelerations (``solver.analysis.compiled_runge_kutta``); DOP853 and ANCF sliding
-joints take SciPy's integrator of the same name, on the same compiled accelerations. The integrator chooses its own
+``atol``). They run compiled, step after step in one call on the compiled accelerations
+(``solver.analysis.compiled_runge_kutta``); models with ANCF sliding joints take SciPy's
+integrator of the same name, on the same compiled accelerations. The integrator chooses its own
 steps; the formulation returns the state at every multiple of ``dt`` from the
 integrator's dense output, so ``dt`` only sets the output grid and the energy
 bookkeeping. With α = β = 0
@@ -129,14 +129,14 @@ class LagrangeBaumgarte(Formulation):
 
     def _compiled_integrator(self):
         """The compiled Runge–Kutta loop of this run (``solver.analysis.compiled_runge_kutta``),
-        or ``None``: SciPy's integrator (``DOP853``, or an ANCF sliding joint, whose
-        position the right-hand side checks)."""
+        or ``None``: SciPy's integrator (an ANCF sliding joint, whose position the
+        right-hand side checks)."""
         from solver.analysis.compiled_runge_kutta import CompiledRungeKutta, tableau
         from solver.compiled.lagrange_baumgarte import RKSettings
 
-        tab = tableau(self.params["integrator"])
-        if self.system.blocks or tab is None:
+        if self.system.blocks:
             return None
+        tab = tableau(self.params["integrator"])
         p = self.params
         cfg = RKSettings(
             float(p["rtol"]), float(p["atol"]), self._t_bound(), float(p["baumgarte_alpha"]),
