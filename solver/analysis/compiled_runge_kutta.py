@@ -4,8 +4,9 @@
 steps and advances it with :func:`solver.compiled.lagrange_baumgarte.rk_advance`: the
 explicit embedded pair (Dormand–Prince 5(4) for ``RK45``, Bogacki–Shampine 3(2) for
 ``RK23``, Dormand–Prince 8(5,3) for ``DOP853``; the tableaux and continuous extensions
-SciPy defines for its integrators of those names), its standard step size control and its dense output, on the compiled
-accelerations; :meth:`CompiledRungeKutta.evaluate` gives those accelerations alone.
+SciPy defines for its integrators of those names), its standard step size control and its
+dense output, on the compiled accelerations; :meth:`CompiledRungeKutta.evaluate` gives
+those accelerations alone.
 """
 
 from __future__ import annotations
@@ -45,15 +46,17 @@ def tableau(integrator: str):
 
 
 class CompiledRungeKutta:
-    """The integrator of ``y = [q, q̇(, W)]`` for one run: ``start(t, y)``, then
-    ``advance(target, single)``; ``state`` (``solver.compiled.lagrange_baumgarte.RKState``:
-    ``y``, its derivative ``f``, the ``clock``, the last step's stages) holds the last
-    accepted step's, ``out`` (``RKOutput``) the state at the last target."""
+    """The integrator of ``y = [q, q̇(, W)]`` for one run, and its accelerations:
+    ``start(t, y)``, then ``advance(target, single)``; ``state``
+    (``solver.compiled.lagrange_baumgarte.RKState``: ``y``, its derivative ``f``, the
+    ``clock``, the last step's stages) holds the last accepted step's, ``out``
+    (``RKOutput``) the state at the last target. :meth:`evaluate` works on a state of
+    its own."""
 
     def __init__(self, system, tab, cfg) -> None:
         """``tab`` from :func:`tableau`, ``cfg`` the ``RKSettings`` of the run (its
         ``rcond`` replaced by the saddle-point solve's)."""
-        from solver.compiled.lagrange_baumgarte import CLOCK, RKOutput
+        from solver.compiled.lagrange_baumgarte import CLOCK, H_ABS, RKOutput, RKState
 
         self.system, self.tab = system, tab
         self.layout = saddle_layout(system)
@@ -61,10 +64,13 @@ class CompiledRungeKutta:
         self._single = self.cfg._replace(single=True)
         self.clock = np.zeros(CLOCK)
         self.state = None
-        self._scratch = None  # the state :meth:`evaluate` sets
         n, m = system.n, system.m + system.m_nh
-        self.out = RKOutput(np.zeros((1, 0)), np.zeros((1, n)), np.zeros((1, m)), np.zeros(1))
+        ny = 2 * n + (1 if cfg.work else 0)
+        self.out = RKOutput(np.zeros((1, ny)), np.zeros((1, n)), np.zeros((1, m)), np.zeros(1))
         self.target = np.zeros(1)
+        y, clock = np.zeros(ny), np.zeros(CLOCK)
+        clock[H_ABS] = 1.0  # (started: no step size to estimate)
+        self._scratch = RKState(y, y.copy(), clock, np.zeros((1, ny)), y.copy())
 
     @property
     def y(self) -> np.ndarray:
@@ -77,29 +83,22 @@ class CompiledRungeKutta:
         y = np.array(y, dtype=np.float64, order="C", copy=True)
         k = np.zeros((self.tab.a.shape[0], y.size))
         self.state = RKState(y, np.zeros_like(y), self.clock, k, y.copy())
-        self.out = self.out._replace(y=np.zeros((1, y.size)))
         self.clock[:] = 0.0
         self.clock[T] = float(t)
 
     def evaluate(self, t: float, q: np.ndarray, qd: np.ndarray):
         """``(q̈, λ, P)`` at ``(t, q, q̇)`` (copies), without a step: the state at an output
-        time that is its own (in a state of its own, kept for the next call)."""
-        from solver.compiled.lagrange_baumgarte import CLOCK, H_ABS, RKState, T, rk_advance
+        time that is its own. An ANCF sliding joint off its beam there is the run's
+        ``SimulationError`` (``MultibodySystem.check_blocks``)."""
+        from solver.compiled.lagrange_baumgarte import T, rk_advance
 
-        n, s = self.system.n, self.system
-        if self._scratch is None:
-            y = np.zeros(2 * n + (1 if self.cfg.work else 0))
-            clock = np.zeros(CLOCK)
-            clock[H_ABS] = 1.0  # (started: no step size to estimate)
-            self._scratch = RKState(y, y.copy(), clock, np.zeros((1, y.size)), y.copy())
-        st = self._scratch
-        st.y[:n] = q
-        st.y[n : 2 * n] = qd
+        s, st, out = self.system, self._scratch, self.out
+        if s.blocks:
+            s.check_blocks(q, t)
+        st.y[: s.n] = q
+        st.y[s.n : 2 * s.n] = qd
         st.clock[T] = t
         self.target[0] = t
-        out = self.out
-        if out.y.shape[1] != st.y.size:
-            out = self.out = out._replace(y=np.zeros((1, st.y.size)))
         rk_advance(s.arrays, s.patterns, self.layout, self.tab, self.cfg, st, self.target, out)
         return out.qdd[0].copy(), out.lam[0].copy(), float(out.power[0])
 

@@ -812,25 +812,6 @@ class _CompiledNSSteps:
         return self.last
 
 
-def lb_right_hand_side(system, alpha: float, beta: float, mu: float):
-    """The compiled accelerations of ``lagrange_baumgarte`` for this system
-    (``solver.compiled.lagrange_baumgarte``: its integrator's state at its own time), as
-    ``rhs(q, q̇, t) -> (q̈, λ, P)``."""
-    from solver.analysis.compiled_runge_kutta import CompiledRungeKutta, tableau
-    from solver.compiled.lagrange_baumgarte import RKSettings
-
-    cfg = RKSettings(1.0, 1.0, np.inf, alpha, beta, mu, RCOND, -1, 0.0, False, False)
-    evaluator = CompiledRungeKutta(system, tableau("RK45"), cfg)
-    blocks = bool(system.blocks)
-
-    def rhs(q, qd, t):
-        if blocks:  # an ANCF sliding joint off its beam: the run's error
-            system.check_blocks(q, t)
-        return evaluator.evaluate(float(t), q, qd)
-
-    return rhs
-
-
 def saddle_layout(system):
     """The storage layout ``[b, perm, slots, dense]`` of the saddle-point matrix ``[[M, Φ_qᵀ,
     Bᵀ], [Φ_q, −μI, 0], [B, 0, −μI]]`` (``k = n + m + m_nh`` unknowns) for

@@ -27,7 +27,7 @@ step in one call until the output times are passed, a contact penetrates or Φ_q
 rank. It is the one compiled entry of the formulation (every kernel called from Python
 is compiled with all it calls): an output time at the state's own time gives the
 accelerations there, without a step, which serves SciPy's integrators as their
-right-hand side (``solver.analysis.compiled_steps.lb_right_hand_side``).
+right-hand side (``solver.analysis.compiled_runge_kutta.CompiledRungeKutta.evaluate``).
 """
 
 from __future__ import annotations
@@ -178,9 +178,10 @@ class RKTableau(NamedTuple):
 class RKSettings(NamedTuple):
     """What :func:`rk_advance` keeps over a run: the relative and absolute tolerances, the
     time it never steps past (s), the stabilisation's α and β, the regularisation μ
-    (1/kg), the pivot ratio ``rcond`` of a singular saddle-point matrix, the conditioned rank of Φ_q to hold (−1: no check) and
-    the ratio of its singular values that counts, ``single`` (stop after each accepted
-    step), ``work`` (the state's last component is the work of forces and drivers)."""
+    (1/kg), the pivot ratio ``rcond`` of a singular saddle-point matrix, the conditioned
+    rank of Φ_q to hold (−1: no check) and the ratio of its singular values that counts,
+    ``single`` (stop after each accepted step), ``work`` (the state's last component is
+    the work of forces and drivers)."""
 
     rtol: float
     atol: float
@@ -197,8 +198,9 @@ class RKSettings(NamedTuple):
 
 class RKState(NamedTuple):
     """The integrator's state, overwritten by each accepted step: ``y`` and its derivative
-    ``f``, the ``clock`` (fields ``T`` …), and the last step's stages with the end slope
-    ``k`` (s+1 rows) and start ``y_old``, for its continuous extension."""
+    ``f``, the ``clock`` (fields ``T`` …), and the last step's stages, end slope and extra
+    stages ``k`` (the tableau's rows) and start ``y_old``, for its continuous
+    extension."""
 
     y: np.ndarray
     f: np.ndarray

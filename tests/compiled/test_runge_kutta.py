@@ -22,7 +22,7 @@ LB = "lagrange_baumgarte"
 def _scipy(monkeypatch, model, **kw):
     """The run with SciPy's integrator (the compiled one never taken)."""
     with monkeypatch.context() as m:
-        m.setattr(LagrangeBaumgarte, "_compiled_integrator", lambda self: None)
+        m.setattr(LagrangeBaumgarte, "_integrates_compiled", lambda self: False)
         return simulate(model, formulation=LB, **kw)
 
 
@@ -55,7 +55,7 @@ def _stepped(model, compiled: bool, steps: int, h: float, **params):
     settings = settings_with(model, formulation=LB, dt=h, t_end=steps * h, parameters=params)
     lb = LagrangeBaumgarte(system, settings)
     if not compiled:
-        lb._compiled_integrator = lambda: None
+        lb._integrates_compiled = lambda: False
     state = lb.start(initial_state(system, settings.tolerance, 25))
     assert (lb._rk is not None) == compiled
     q, work, evaluations = [], [], 0
@@ -129,7 +129,7 @@ def test_sliding_joints_take_scipys_integrator_on_the_compiled_accelerations(mon
     got = simulate(model, formulation=LB, t_end=0.01)
     assert got.status == "ok", got.message
     lb = started[0]
-    assert lb._rk is None and lb.ode is not None and lb._compiled is not None
+    assert lb._rk is None and lb.ode is not None and lb._core is not None
 
 
 def test_a_step_size_below_the_spacing_is_an_error(monkeypatch):

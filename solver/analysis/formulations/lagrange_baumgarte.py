@@ -84,7 +84,7 @@ class LagrangeBaumgarte(Formulation):
     def accelerations(self, t: float, q: np.ndarray, qd: np.ndarray):
         """``(q̈, λ)`` at ``(t, q, q̇)`` (compiled: ``solver.compiled.lagrange_baumgarte``);
         the power of forces and drivers into ``_power`` while the work is integrated."""
-        qdd, lam, power = self._compiled(q, qd, t)
+        qdd, lam, power = self._core.evaluate(t, q, qd)
         if self._power is not None:
             self._power = power
         return qdd, lam
@@ -100,8 +100,8 @@ class LagrangeBaumgarte(Formulation):
     _rank: int | None = None  # conditioned rank of Φ_q at the start (dense systems)
     _mu = 0.0  # Tikhonov regularisation of the saddle-point solve (1/kg)
     _power: float | None = None  # the last P while the work is integrated, else None
-    _compiled = None  # the accelerations (compiled_steps.lb_right_hand_side), from start
-    _rk = None  # the compiled integrator (compiled_runge_kutta.CompiledRungeKutta) or None
+    _core = None  # the compiled accelerations and integrator (CompiledRungeKutta), from start
+    _rk = None  # _core where it integrates the run, else None (SciPy's integrator)
     ode = None  # SciPy's integrator, where the compiled one does not take the run
     _dense = None  # (integrator, its t, its dense output) of the last step interpolated
 
@@ -110,12 +110,9 @@ class LagrangeBaumgarte(Formulation):
         self._meter = PowerMeter(self.system)
         works = self._meter.forces or len(self._meter.drows)
         self._power = 0.0 if works else None
-        from solver.analysis.compiled_steps import lb_right_hand_side
-
-        a, b = self.params["baumgarte_alpha"], self.params["baumgarte_beta"]
-        self._compiled = lb_right_hand_side(self.system, float(a), float(b), self._mu)
         self._rank = self._conditioned_rank(state.q, state.t)
-        self._rk = self._compiled_integrator()
+        self._core = self._compiled_core()
+        self._rk = self._core if self._integrates_compiled() else None
         self._start_ode(state.t, state.q, state.qd, 0.0)
         if self._rk is None:
             state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
@@ -127,15 +124,17 @@ class LagrangeBaumgarte(Formulation):
     def _t_bound(self) -> float:
         return self.settings.t_end * (1.0 + 1e-9) + 1e-12
 
-    def _compiled_integrator(self):
-        """The compiled Runge–Kutta loop of this run (``solver.analysis.compiled_runge_kutta``),
-        or ``None``: SciPy's integrator (an ANCF sliding joint, whose position the
-        right-hand side checks)."""
+    def _integrates_compiled(self) -> bool:
+        """Whether the compiled integrator takes the run: not with an ANCF sliding joint,
+        whose position the accelerations check in Python at every right-hand side."""
+        return not self.system.blocks
+
+    def _compiled_core(self):
+        """The compiled accelerations and Runge–Kutta integrator of this run
+        (``solver.analysis.compiled_runge_kutta``)."""
         from solver.analysis.compiled_runge_kutta import CompiledRungeKutta, tableau
         from solver.compiled.lagrange_baumgarte import RKSettings
 
-        if self.system.blocks:
-            return None
         tab = tableau(self.params["integrator"])
         p = self.params
         cfg = RKSettings(
@@ -256,8 +255,7 @@ class LagrangeBaumgarte(Formulation):
                 self._bridging = True
                 return self._bridge(state, h)
         y = self._interpolant(ode)(target) if ode.t > target else ode.y.copy()
-        q, qd = y[:n].copy(), y[n : 2 * n].copy()
-        qdd, lam = self.accelerations(target, q, qd)
+        qdd, lam = self.accelerations(target, y[:n], y[n : 2 * n])
         return self._output(target, y, qdd, lam, ode.nfev - evaluations)
 
     def _output(self, t: float, y, qdd, lam, evaluations: int) -> DynamicState:
