@@ -132,11 +132,36 @@ def test_sliding_joints_take_scipys_integrator_on_the_compiled_accelerations(mon
     assert lb._rk is None and lb.ode is not None and lb._core is not None
 
 
-def test_a_step_size_below_the_spacing_is_an_error(monkeypatch):
-    """``STATUS_SMALL`` is the run's error, named as SciPy's failure was."""
-    from solver.analysis import compiled_runge_kutta as crk
+def test_a_non_finite_state_ends_in_a_step_size_below_the_spacing(monkeypatch):
+    """A right-hand side that turns non-finite makes every error estimate NaN: each step is
+    rejected with the smallest factor until its size falls below the spacing of the
+    floating-point numbers (``STATUS_SMALL``), the run's error, named as SciPy's failure
+    was."""
+    from solver.analysis.dynamic import initial_state
+    from solver.analysis.simulate import settings_with
+    from solver.errors import SimulationError
+    from solver.mechanics.system import MultibodySystem
 
-    monkeypatch.setattr(crk.CompiledRungeKutta, "advance", lambda *_: (clb.STATUS_SMALL, 0))
-    got = simulate(load_model(EXAMPLES / "pendulum.json"), formulation=LB, t_end=0.01)
-    assert got.status == "failed"
-    assert "Runge–Kutta integrator failed" in got.message
+    model = load_model(EXAMPLES / "pendulum.json")
+    system = MultibodySystem(model)
+    settings = settings_with(model, formulation=LB, t_end=1.0)
+    lb = LagrangeBaumgarte(system, settings)
+    state = lb.start(initial_state(system, settings.tolerance, 25))
+    state = lb.step(state, settings.dt)
+    lb._rk.state.y[0] = np.nan
+    with pytest.raises(SimulationError, match="Runge–Kutta integrator failed") as err:
+        lb.step(state, settings.dt)
+    assert "step size fell below the spacing" in err.value.reason
+    assert lb._rk.clock[clb.H_ABS] < 1e-15
+
+
+def test_a_relative_tolerance_below_100_eps_is_taken_as_100_eps(monkeypatch):
+    """rtol = 1e-18 asks for more than the rounding of y allows: the integrator takes
+    100 ε, as SciPy's integrators do (and the run goes)."""
+    from solver.analysis.formulations.lagrange_baumgarte import RTOL_MIN
+
+    started = _taken(monkeypatch)
+    model = load_model(EXAMPLES / "pendulum.json")
+    got = simulate(model, formulation=LB, t_end=0.01, parameters={"rtol": 1e-18})
+    assert got.status == "ok", got.message
+    assert started[0]._rk.cfg.rtol == RTOL_MIN == 100 * np.finfo(float).eps

@@ -52,6 +52,9 @@ SINGULAR_RATIO = 1e-3
 #: Augmented-Lagrangian steps per output step while bridging a singular position.
 BRIDGE_SUBSTEPS = 10
 INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
+#: the smallest relative tolerance the integrator takes (100 ε, as SciPy's integrators):
+#: below it the step size control would ask for more than the rounding of y allows
+RTOL_MIN = 100 * np.finfo(float).eps
 FAILED_HINT = (
     "loosen rtol/atol, check the model for very stiff springs, or use an implicit formulation"
 )
@@ -138,7 +141,7 @@ class LagrangeBaumgarte(Formulation):
         tab = tableau(self.params["integrator"])
         p = self.params
         cfg = RKSettings(
-            float(p["rtol"]), float(p["atol"]), self._t_bound(), float(p["baumgarte_alpha"]),
+            max(float(p["rtol"]), RTOL_MIN), float(p["atol"]), self._t_bound(), float(p["baumgarte_alpha"]),
             float(p["baumgarte_beta"]), float(self._mu), 0.0,
             -1 if self._rank is None else int(self._rank), SINGULAR_RATIO, False,
             self._power is not None,

@@ -40,11 +40,11 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         Parameter(
             "integrator",
             "RK45",
-            "adaptive Runge–Kutta integrator (scipy)",
+            "adaptive Runge–Kutta integrator",
             kind="choice",
             choices=("RK45", "RK23", "DOP853"),
         ),
-        Parameter("rtol", 1e-9, "relative tolerance of the integrator"),
+        Parameter("rtol", 1e-9, "relative tolerance of the integrator (at least 2.2e-14)"),
         Parameter("atol", 1e-11, "absolute tolerance of the integrator"),
         Parameter(
             "regularisation",
