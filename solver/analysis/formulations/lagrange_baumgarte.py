@@ -8,14 +8,14 @@ and ``y = [q, q̇]`` is integrated by an adaptive explicit Runge–Kutta pair (`
 Dormand–Prince 5(4), ``RK23``: Bogacki–Shampine 3(2), ``DOP853``; tolerances ``rtol``,
 ``atol``). They run compiled, step after step in one call on the compiled accelerations
 (``solver.analysis.compiled_runge_kutta``); models with ANCF sliding joints take SciPy's
-integrator of the same name, on the same compiled accelerations. The integrator chooses its own
-steps; the formulation returns the state at every multiple of ``dt`` from the
+integrator of the same name, on the same compiled accelerations. The integrator chooses
+its own steps; the formulation returns the state at every multiple of ``dt`` from the
 integrator's dense output, so ``dt`` only sets the output grid and the energy
-bookkeeping. With α = β = 0
-the constraints drift; α, β > 0 (default 5, as Flores suggests) damp the drift.
-Redundant constraints are tolerated (least-squares saddle-point solve). Every internal
-step the integrator accepts is handed to the contacts (``force_set.accept``), which commit
-their impact state there; the step control itself adapts to the impacts (``adaptive``).
+bookkeeping. With α = β = 0 the constraints drift; α, β > 0 (default 5, as Flores
+suggests) damp the drift. Redundant constraints are tolerated (least-squares
+saddle-point solve). Every internal step the integrator accepts is handed to the
+contacts (``force_set.accept``), which commit their impact state there; the step control
+itself adapts to the impacts (``adaptive``).
 
 Singular positions (Φ_q loses rank, e.g. the A02 links all horizontal): the saddle-point
 solve is Tikhonov-regularised (``regularisation`` μ, relative to the mass scale), so the
@@ -141,8 +141,8 @@ class LagrangeBaumgarte(Formulation):
         tab = tableau(self.params["integrator"])
         p = self.params
         cfg = RKSettings(
-            max(float(p["rtol"]), RTOL_MIN), float(p["atol"]), self._t_bound(), float(p["baumgarte_alpha"]),
-            float(p["baumgarte_beta"]), float(self._mu), 0.0,
+            max(float(p["rtol"]), RTOL_MIN), float(p["atol"]), self._t_bound(),
+            float(p["baumgarte_alpha"]), float(p["baumgarte_beta"]), float(self._mu), 0.0,
             -1 if self._rank is None else int(self._rank), SINGULAR_RATIO, False,
             self._power is not None,
         )  # fmt: skip
