@@ -41,6 +41,7 @@ from solver.compiled.compressed import compress, entries_mat, rows_mat, rows_vec
 from solver.compiled.dense import lu_factor, lu_solve
 from solver.compiled.householder import apply_q, apply_qt, lower_inverse, qr_rows, sigma_bounds
 from solver.compiled.pivoted_lu import (
+    entry_patterns,
     lu_columns,
     lu_lists,
     null_basis,
@@ -216,15 +217,17 @@ def lu_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w):
     b = np.zeros((m, n))
     for e in range(vals.shape[0]):
         b[pr[e], pc[e]] += vals[e] / w[pc[e]]
-    fro = 0.0
+    cols, cnt, seen = entry_patterns(pr, pc, m, n)
+    fro = 0.0  # (by rows, in increasing columns: the other entries are zero)
     for i in range(m):
-        for j in range(n):
-            fro += b[i, j] * b[i, j]
+        for e in range(cnt[i]):
+            v = b[i, cols[i, e]]
+            fro += v * v
     smax = np.sqrt(fro)
-    ok, step, order = lu_columns(b)
+    ok, step, order = lu_columns(b, cols, cnt, seen)
     if not ok:
         return False, none, none, none, _no_lu(), none
-    f = (step, order) + lu_lists(b, step)
+    f = (step, order) + lu_lists(b, step, cols, cnt)
     need = max(rank_tolerance(m, n, smax, phi), floor * smax)
     if not sigma_min_bound(f) > 2.0 * need:
         return False, none, none, none, _no_lu(), none

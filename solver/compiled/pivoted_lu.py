@@ -8,8 +8,9 @@ coordinate i, m + s for the s-th coordinate never chosen: the independent ones).
 m × m upper triangular, ``L`` n × m unit lower trapezoidal in the pivots' order, with
 ``|L| ≤ 1``. After the factorisation ``B[k, i]`` holds ``L[i, k]`` for ``step[i] > k``,
 ``U[k, k]`` for ``step[i] = k`` and ``U[step[i], k]`` for ``step[i] < k``. The elimination
-skips the zeros of each row and column (exactly: a product with zero changes nothing), so
-that the sparse Jacobian of a mechanism costs its fill, not ``m² n``.
+skips the zeros of each row and column (exactly: a product with zero changes nothing), and
+visits only the columns each row may hold (its entries' and its fill, :func:`entry_patterns`),
+so that the sparse Jacobian of a mechanism costs its fill, not ``m n`` per row.
 
 :func:`lu_lists` compresses the factors row by row (``lo``: the entries of ``L``, by
 coordinate; ``up``: those of ``U``, by step) for the solves:
@@ -31,9 +32,46 @@ from solver.kernels.jit import kernel
 
 
 @kernel(full_optimisation=True)
-def lu_columns(b):
+def entry_patterns(pr, pc, m, n):
+    """The columns of each row of an m × n matrix given by its entries ``(pr, pc)``
+    (repeated entries once): ``(cols, cnt, seen)``, row k's columns ``cols[k, :cnt[k]]``
+    in increasing order, ``seen[k, i]`` whether column i is among them. :func:`lu_columns`
+    adds its fill to them."""
+    cols = np.empty((m, n), np.int64)
+    cnt = np.zeros(m, np.int64)
+    seen = np.zeros((m, n), np.bool_)
+    for e in range(pr.shape[0]):
+        r = pr[e]
+        c = pc[e]
+        if not seen[r, c]:
+            seen[r, c] = True
+            cols[r, cnt[r]] = c
+            cnt[r] += 1
+    for k in range(m):
+        _sort_row(cols, k, cnt[k])
+    return cols, cnt, seen
+
+
+@kernel(inline="always")
+def _sort_row(cols, k, count):
+    """``cols[k, :count]`` in increasing order (insertion sort: a row holds a few columns)."""
+    for a in range(1, count):
+        c = cols[k, a]
+        j = a - 1
+        while j >= 0 and cols[k, j] > c:
+            cols[k, j + 1] = cols[k, j]
+            j -= 1
+        cols[k, j + 1] = c
+
+
+@kernel(full_optimisation=True)
+def lu_columns(b, cols, cnt, seen):
     """LU with partial pivoting of ``bᵀ`` in place (``b`` m × n, see the module
-    docstring). Returns ``(ok, step, order)``; ``ok`` false for a zero or non-finite pivot
+    docstring); ``(cols, cnt, seen)`` of :func:`entry_patterns` hold each row's columns that
+    may be non-zero (at least those that are), and get the fill. Only those are searched
+    and updated: the same pivots (the first largest ``|b[k, i]|``, as a scan of the whole
+    row finds it) and the same arithmetic as over the whole rows, at the cost of the
+    non-zeros. Returns ``(ok, step, order)``; ``ok`` false for a zero or non-finite pivot
     (the rank is in question)."""
     m, n = b.shape
     step = np.full(n, -1, np.int64)
@@ -42,10 +80,11 @@ def lu_columns(b):
     for k in range(m):
         best = 0.0
         p = -1
-        for i in range(n):
+        for e in range(cnt[k]):
+            i = cols[k, e]
             if step[i] < 0:
                 a = abs(b[k, i])
-                if a > best:
+                if a > best or (a == best and a > 0.0 and i < p):
                     best = a
                     p = i
         if p < 0 or not math.isfinite(best):
@@ -53,19 +92,24 @@ def lu_columns(b):
         step[p] = k
         order[k] = p
         inv = 1.0 / b[k, p]
-        cnt = 0
-        for i in range(n):
+        count = 0
+        for e in range(cnt[k]):
+            i = cols[k, e]
             if step[i] < 0 and b[k, i] != 0.0:
                 b[k, i] *= inv
-                idx[cnt] = i
-                cnt += 1
-        if cnt:
+                idx[count] = i
+                count += 1
+        if count:
             for j in range(k + 1, m):
                 u = b[j, p]
                 if u != 0.0:
-                    for c in range(cnt):
+                    for c in range(count):
                         i = idx[c]
                         b[j, i] -= u * b[k, i]
+                        if not seen[j, i]:
+                            seen[j, i] = True
+                            cols[j, cnt[j]] = i
+                            cnt[j] += 1
     s = m
     for i in range(n):
         if step[i] < 0:
@@ -76,22 +120,29 @@ def lu_columns(b):
 
 
 @kernel(full_optimisation=True)
-def lu_lists(b, step):
+def lu_lists(b, step, cols, cnt):
     """The factors of :func:`lu_columns` compressed by rows: ``(diag, lo_ptr, lo_idx,
     lo_val, up_ptr, up_idx, up_val)``; row k's ``lo`` entries are ``L[i, k]`` (index i, a
-    coordinate of a later step), its ``up`` entries ``U[j, k]`` (index j < k, a step); the
-    index and value arrays are longer than their ``ptr`` ranges."""
-    m, n = b.shape
+    coordinate of a later step), its ``up`` entries ``U[j, k]`` (index j < k, a step), in
+    increasing order of the coordinate i (``cols``, ``cnt``: the rows' columns after the
+    factorisation, sorted here); the index and value arrays are longer than their ``ptr``
+    ranges."""
+    m = b.shape[0]
+    total = 0
+    for k in range(m):
+        _sort_row(cols, k, cnt[k])
+        total += cnt[k]
     diag = np.empty(m)
     lo_ptr = np.zeros(m + 1, np.int64)
     up_ptr = np.zeros(m + 1, np.int64)
-    lo_idx = np.empty(m * n, np.int64)
-    lo_val = np.empty(m * n)
-    up_idx = np.empty(m * n, np.int64)
-    up_val = np.empty(m * n)
+    lo_idx = np.empty(total, np.int64)
+    lo_val = np.empty(total)
+    up_idx = np.empty(total, np.int64)
+    up_val = np.empty(total)
     nl = nu = 0
     for k in range(m):
-        for i in range(n):
+        for e in range(cnt[k]):
+            i = cols[k, e]
             v = b[k, i]
             if v != 0.0:
                 s = step[i]

@@ -146,6 +146,15 @@ def test_lu_spaces_match_the_svd(m, n):
     assert np.allclose(cns._lsq_t(sp, w, g), cns._lsq_t(ref, w, g), atol=1e-12)
 
 
+def _factors(b):
+    """``lu_columns`` of ``b`` in place on the patterns of its non-zeros, and its factors'
+    lists: ``(ok, step, order, f)``."""
+    r, c = np.nonzero(b)
+    cols, cnt, seen = plu.entry_patterns(r, c, *b.shape)
+    ok, step, order = plu.lu_columns(b, cols, cnt, seen)
+    return ok, step, order, (step, order, *plu.lu_lists(b, step, cols, cnt))
+
+
 @pytest.mark.parametrize("cond", [1.0, 1e3, 1e8])
 def test_lu_singular_value_bound_holds(cond):
     rng = np.random.default_rng(5)
@@ -153,19 +162,51 @@ def test_lu_singular_value_bound_holds(cond):
         for density in (0.2, 1.0):
             h, r, c, v = _sparse(rng, m, n, cond, density)
             b = h.copy()
-            ok, step, order = plu.lu_columns(b)
+            ok, step, order, f = _factors(b)
             assert ok
             assert sorted(order) == list(range(n))
-            f = (step, order, *plu.lu_lists(b, step))
             lower = plu.sigma_min_bound(f)
             assert 0.0 < lower <= np.linalg.svd(h, compute_uv=False)[-1] * (1 + 1e-9)
+
+
+@pytest.mark.parametrize(("m", "n", "density"), [(12, 14, 0.3), (48, 49, 0.1), (20, 31, 1.0)])
+def test_lu_on_patterns_is_the_lu_of_the_whole_rows(m, n, density):
+    """On the rows' patterns (their entries, with exact zeros among them, and the fill) the
+    factorisation takes the same pivots and does the same arithmetic as over whole rows:
+    equal to the bit. Ties between equal magnitudes go to the first column, as in a scan."""
+    rng = np.random.default_rng(m + n)
+    h, r, c, v = _sparse(rng, m, n, 10.0, density)
+    h[0, 1:4] = h[0, 0]  # a tie in the first pivot's search
+    k = int(np.argmax(np.bincount(r, minlength=m)))  # the row with the most entries
+    h[k, [j for j in c[r == k] if j != k][:2]] = 0.0  # exact zeros held by its entries
+    r = np.concatenate([r, [0, 0, 0]])
+    c = np.concatenate([c, [1, 2, 3]])
+    whole = h.copy()
+    every = np.repeat(np.arange(m), n), np.tile(np.arange(n), m)
+    ok_w, step_w, order_w = plu.lu_columns(whole, *plu.entry_patterns(*every, m, n))
+    b = h.copy()
+    cols, cnt, seen = plu.entry_patterns(r, c, m, n)
+    ok, step, order = plu.lu_columns(b, cols, cnt, seen)
+    assert ok and ok_w
+    assert np.array_equal(step, step_w) and np.array_equal(order, order_w)
+    assert np.array_equal(b, whole)
+    assert cnt.sum() < m * n or density == 1.0  # (the patterns are not the whole rows)
+    diag, lo_ptr, lo_idx, lo_val, up_ptr, up_idx, up_val = plu.lu_lists(b, step, cols, cnt)
+    whole_lists = plu.lu_lists(whole, step_w, *plu.entry_patterns(*every, m, n)[:2])
+    assert np.array_equal(diag, whole_lists[0])
+    assert np.array_equal(lo_ptr, whole_lists[1]) and np.array_equal(up_ptr, whole_lists[4])
+    nl, nu = lo_ptr[-1], up_ptr[-1]
+    assert np.array_equal(lo_idx[:nl], whole_lists[2][:nl])
+    assert np.array_equal(lo_val[:nl], whole_lists[3][:nl])
+    assert np.array_equal(up_idx[:nu], whole_lists[5][:nu])
+    assert np.array_equal(up_val[:nu], whole_lists[6][:nu])
 
 
 def test_lu_factors_the_matrix():
     rng = np.random.default_rng(9)
     h, r, c, v = _sparse(rng, 7, 11, 10.0)
     b = h.copy()
-    ok, step, order = plu.lu_columns(b)
+    ok, step, order, f = _factors(b)
     m, n = h.shape
     lower = np.zeros((n, m))
     upper = np.zeros((m, m))
@@ -180,7 +221,6 @@ def test_lu_factors_the_matrix():
                 upper[step[i], k] = b[k, i]
     assert np.abs(lower).max() <= 1.0  # partial pivoting
     assert np.allclose(lower @ upper, h.T, atol=1e-13)
-    f = (step, order, *plu.lu_lists(b, step))
     y = plu.null_basis(f, n)
     assert np.allclose(h @ y, 0.0, atol=1e-13)
     assert np.allclose(y.T @ y, np.eye(n - m), atol=1e-13)
