@@ -201,9 +201,10 @@ def qr_spaces(h, phi, cap, floor, keep, w):
 
 
 @kernel
-def lu_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w):
+def lu_spaces(pr, pc, vals, pat, m, n, phi, cap, floor, keep, w):
     """:func:`spaces` from the LU with partial pivoting of ``(H W⁻¹)ᵀ``
-    (``solver.compiled.pivoted_lu``; ``H`` from its entries ``(pr, pc, vals)``, m × n) when
+    (``solver.compiled.pivoted_lu``; ``H`` from its entries ``(pr, pc, vals)``, m × n, ``pat``
+    the rows' columns of those entries, :func:`pivoted_lu.entry_patterns`, kept) when
     ``H`` has full row rank by every rule of ``SVDSpaces``, as :func:`qr_spaces` checks it
     (the smallest singular value bounded from below by :func:`pivoted_lu.sigma_min_bound`,
     the largest from above by the Frobenius norm): the same null space and minimum-norm
@@ -217,7 +218,7 @@ def lu_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w):
     b = np.zeros((m, n))
     for e in range(vals.shape[0]):
         b[pr[e], pc[e]] += vals[e] / w[pc[e]]
-    cols, cnt, seen = entry_patterns(pr, pc, m, n)
+    cols, cnt, seen = _patterns_copy(pat)
     fro = 0.0  # (by rows, in increasing columns: the other entries are zero)
     for i in range(m):
         for e in range(cnt[i]):
@@ -242,6 +243,22 @@ def lu_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w):
 
 
 @kernel(inline="always")
+def _patterns_copy(pat):
+    """A copy of :func:`pivoted_lu.entry_patterns`' ``(cols, cnt, seen)`` for the LU to add
+    its fill to (of each row's columns only: the rest of ``cols`` is never read)."""
+    cols0, cnt, seen0 = pat
+    m, n = cols0.shape
+    cols = np.empty((m, n), np.int64)
+    seen = np.zeros((m, n), np.bool_)
+    for k in range(m):
+        for e in range(cnt[k]):
+            c = cols0[k, e]
+            cols[k, e] = c
+            seen[k, c] = True
+    return cols, cnt.copy(), seen
+
+
+@kernel(inline="always")
 def _no_lu():
     """Empty factors of :func:`lu_spaces` (the other paths' ``f``)."""
     i0 = np.zeros(0, np.int64)
@@ -254,14 +271,15 @@ SVD, QR, LU = np.int64(0), np.int64(1), np.int64(2)
 
 
 @kernel(inline="always")
-def step_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w, try_lu):
+def step_spaces(pr, pc, vals, pat, m, n, phi, cap, floor, keep, w, try_lu):
     """``(N, Pm, sp, rank, rank_here)`` of :func:`lu_spaces` (if ``try_lu``), else of
-    :func:`qr_spaces`, else of :func:`spaces` (``H`` from its entries ``(pr, pc, vals)``);
+    :func:`qr_spaces`, else of :func:`spaces` (``H`` from its entries ``(pr, pc, vals)``,
+    ``pat`` their rows' columns);
     ``sp`` the factors the solves (:func:`_pinv_vec`, :func:`_pinv_mat`, :func:`_lsq_t`)
     take: ``(kind, B, τ, L⁻¹, U, S, V, f, Y)``, the unused ones empty."""
     none = np.zeros((0, 0))
     if try_lu:
-        ok, null, pm, b, f, y = lu_spaces(pr, pc, vals, m, n, phi, cap, floor, keep, w)
+        ok, null, pm, b, f, y = lu_spaces(pr, pc, vals, pat, m, n, phi, cap, floor, keep, w)
         if ok:
             return null, pm, (LU, b, np.zeros(0), none, none, np.zeros(0), none, f, y), m, m
     h = scatter(pr, pc, vals, m, n)
@@ -636,13 +654,14 @@ def _stopped(status, it, err, x, v, a, m, rank, der, first, fresh, lu_failed):
 
 
 @kernel(inline="always")
-def ns_step(P, pt, settings, t, start, rank, der, reuse, try_lu, guess):
+def ns_step(P, pt, pat, settings, t, start, rank, der, reuse, try_lu, guess):
     """One step of ``settings.h`` from ``start = (q, q̇, q̈)`` at ``t`` (``settings``:
-    :class:`NSSettings`) with ``rank`` the rank of ``Φ_q`` on the manifold at q; ``der``
-    the derivative matrices of an earlier iterate, taken for the first iteration if
-    ``reuse``; ``try_lu``: whether to try the LU path; ``guess = (x, ẋ, ẍ)`` the predictor
-    (renormalised here). Returns ``(status, iterations,
-    error, q, q̇, q̈, λ, rank there, der, refreshed first, refreshed, LU failed)``.
+    :class:`NSSettings`; ``pat`` the rows' columns of Φ_q's entries,
+    :func:`pivoted_lu.entry_patterns`) with ``rank`` the rank of ``Φ_q`` on the manifold at
+    q; ``der`` the derivative matrices of an earlier iterate, taken for the first iteration
+    if ``reuse``; ``try_lu``: whether to try the LU path; ``guess = (x, ẋ, ẍ)`` the
+    predictor (renormalised here). Returns ``(status, iterations, error, q, q̇, q̈, λ, rank
+    there, der, refreshed first, refreshed, LU failed)``.
 
     The derivative matrices are refreshed in every iteration until the corrections fall
     below ``√tol`` (``refresh_needed``), and in the third iteration if the step has not
@@ -676,12 +695,12 @@ def ns_step(P, pt, settings, t, start, rank, der, reuse, try_lu, guess):
             )
         if it == 1:
             null, pm, sp, r, here = step_spaces(
-                pr, pc, hv, m, n, phi, rank, floor, KEEP_ALL, w, try_lu
+                pr, pc, hv, pat, m, n, phi, rank, floor, KEEP_ALL, w, try_lu
             )
             working = r
         else:
             null, pm, sp, r, here = step_spaces(
-                pr, pc, hv, m, n, phi, rank, 0.0, working, w, try_lu
+                pr, pc, hv, pat, m, n, phi, rank, 0.0, working, w, try_lu
             )
         if try_lu and sp[0] != LU:
             try_lu = False
@@ -791,6 +810,7 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     power = power0
     n, m = P.n, P.m
     pr = pt.phi_r
+    pat = entry_patterns(pr, pt.phi_c, m, n)  # the same entries at every step
     # the force elements' power at the start (the power record of each step's end after)
     mk0 = markers(P, q, qd, YES)  # at the start of each step: its power and secant work
     p_start = nonconservative_power(P, mk0, q, qd, t) if secant else 0.0
@@ -810,7 +830,7 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
         use = memo[0] >= 2 and memo[1] == 1
         guess = (xe, ve, ae) if use else (xc, vc, qdd)
         status, it, err, q1, qd1, qdd1, lam1, rank1, der, first, fresh, lu_failed = ns_step(
-            P, pt, settings, t, (q, qd, qdd), rank, der, reuse, lu_rest == 0, guess
+            P, pt, pat, settings, t, (q, qd, qdd), rank, der, reuse, lu_rest == 0, guess
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE

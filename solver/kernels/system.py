@@ -2226,6 +2226,8 @@ def nonconservative_power(P, mk, q, qd, t):
     u, ud = mk.u, mk.ud
     sp_mk, sp_par, sp_func = P.sp_mk, P.sp_par, P.sp_func  # read once, not per element
     for s in range(n_sp):
+        if sp_func[s] < 0 and sp_par[s, 1] == 0.0:
+            continue  # a spring alone: no power
         _, ldot = loads.spring(
             u, ud, sp_mk[s, 0], sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
         )
@@ -2235,6 +2237,8 @@ def nonconservative_power(P, mk, q, qd, t):
         hess = np.zeros((1, 1))
         jt_mk, jt_par, jt_func = P.jt_mk, P.jt_par, P.jt_func
         for s in range(n_jt):
+            if jt_func[s] < 0 and jt_par[s, 1] == 0.0:
+                continue  # a joint spring alone: no power
             _, rate = loads.joint_angle(
                 u, ud, jt_mk[s, 0], jt_mk[s, 1], jt_mk[s, 2], grad, hess, NO
             )
@@ -2412,25 +2416,61 @@ def secant_work_at(P, mk0, q0, qd0, t0, mk1, q1, qd1, t1, dt, p0, p1):
     ends = np.zeros((2, 3))
     ends[0, 1] = p0
     ends[1, 1] = p1
+    read = power_markers(P)
     for e in range(2):
         q = q0 if e == 0 else q1
         qd = qd0 if e == 0 else qd1
         t = t0 if e == 0 else t1
         mk = mk0 if e == 0 else mk1
         w = v - qd
-        ends[e, 0] = nonconservative_power(P, with_velocities(P, mk, v), q, v, t)
-        ends[e, 2] = nonconservative_power(P, with_velocities(P, mk, -w), q, -w, t)
+        ends[e, 0] = nonconservative_power(P, with_velocities(P, mk, v, read), q, v, t)
+        ends[e, 2] = nonconservative_power(P, with_velocities(P, mk, -w, read), q, -w, t)
     return polarised_work(dt, ends[0], ends[1])
 
 
+@kernel
+def power_markers(P):
+    """The markers whose velocities :func:`nonconservative_power` reads (those of the
+    spring-damper-actuators, joint torques and forces, point forces and pulley contacts),
+    each once, in increasing order; the other terms read q and q̇."""
+    used = np.zeros(P.mk_cols.shape[0], np.int64)
+    for s in range(P.sp_mk.shape[0]):
+        used[P.sp_mk[s, 0]] = 1
+        used[P.sp_mk[s, 1]] = 1
+    for s in range(P.jt_mk.shape[0]):
+        for a in range(3):
+            used[P.jt_mk[s, a]] = 1
+    for s in range(P.jf_mk.shape[0]):
+        for a in range(3):
+            used[P.jf_mk[s, a]] = 1
+    for s in range(P.pf_mk.shape[0]):
+        used[P.pf_mk[s]] = 1
+    for i in range(P.pc_mk.shape[0]):
+        for a in range(P.pc_mk.shape[1]):
+            used[P.pc_mk[i, a]] = 1
+    # a counting loop, not np.flatnonzero: Numba's form of that loads SciPy's BLAS
+    count = 0
+    for k in range(used.shape[0]):
+        count += used[k]
+    out = np.empty(count, np.int64)
+    count = 0
+    for k in range(used.shape[0]):
+        if used[k] != 0:
+            out[count] = k
+            count += 1
+    return out
+
+
 @kernel(inline="always")
-def with_velocities(P, mk, vel):
-    """The marker table ``mk`` with the velocities ``u̇ = J q̇`` of ``q̇ = vel`` (its
-    positions and Jacobians kept; ``J̇q̇`` and ``S(ṗ, s̄)`` still those of ``mk``): what
-    the powers of the force elements read."""
+def with_velocities(P, mk, vel, read):
+    """The marker table ``mk`` with the velocities ``u̇ = J q̇`` of ``q̇ = vel`` at the
+    markers ``read`` (:func:`power_markers`; zero at the others), its positions and
+    Jacobians kept (``J̇q̇`` and ``S(ṗ, s̄)`` still those of ``mk``): what the powers of the
+    force elements read."""
     nk = mk.u.shape[0]
     ud = np.zeros((nk, 3))
-    for k in range(nk):
+    for r in range(read.shape[0]):
+        k = read[r]
         for a in range(P.mk_ncols[k]):
             x = vel[P.mk_cols[k, a]]
             for j in range(3):

@@ -123,13 +123,18 @@ def _sparse(rng, m, n, cond, density=0.3):
     return h, r.astype(np.int64), c.astype(np.int64), v
 
 
+def _lu_spaces(r, c, v, m, n, *rest):
+    """``lu_spaces`` of the entries ``(r, c, v)`` of an m × n matrix, on their patterns."""
+    return cns.lu_spaces(r, c, v, plu.entry_patterns(r, c, m, n), m, n, *rest)
+
+
 @pytest.mark.parametrize(("m", "n"), [(1, 1), (3, 7), (12, 14), (13, 14), (48, 49), (6, 6)])
 def test_lu_spaces_match_the_svd(m, n):
     rng = np.random.default_rng(m * 10 + n)
     h, r, c, v = _sparse(rng, m, n, 5.0)
     w = rng.uniform(0.5, 2.0, n)
     phi = 1e-9 * rng.standard_normal(m)
-    ok, null, pm, b, f, y = cns.lu_spaces(r, c, v, m, n, phi, m, 1e-5, -1, w)
+    ok, null, pm, b, f, y = _lu_spaces(r, c, v, m, n, phi, m, 1e-5, -1, w)
     assert ok
     ref_null, ref_pm, u, s, vv, rank, here = cns.spaces(h, phi, m, 1e-5, -1, w)
     assert rank == here == m
@@ -237,25 +242,25 @@ def test_lu_leaves_rank_questions_to_the_others():
     w = np.ones(7)
     h, r, c, v = _sparse(rng, 4, 7, 3.0)
     phi = np.zeros(4)
-    assert cns.lu_spaces(r, c, v, 4, 7, phi, 4, 1e-5, -1, w)[0]
+    assert _lu_spaces(r, c, v, 4, 7, phi, 4, 1e-5, -1, w)[0]
     red = np.vstack([h, h[:1] + h[1:2]])  # 5 rows of rank 4
     rr, cc = np.nonzero(red)
     args = (rr.astype(np.int64), cc.astype(np.int64), red[rr, cc], 5, 7, np.zeros(5))
-    assert not cns.lu_spaces(*args, 4, 0.0, -1, w)[0]
-    assert not cns.lu_spaces(r, c, v, 4, 7, phi, 3, 1e-5, -1, w)[0]  # rank 3 at the start
-    assert not cns.lu_spaces(r, c, v, 4, 7, phi, 4, 0.0, 3, w)[0]  # the step keeps 3
-    assert not cns.lu_spaces(r, c, v, 4, 7, np.full(4, 10.0), 4, 0.0, -1, w)[0]  # far off
+    assert not _lu_spaces(*args, 4, 0.0, -1, w)[0]
+    assert not _lu_spaces(r, c, v, 4, 7, phi, 3, 1e-5, -1, w)[0]  # rank 3 at the start
+    assert not _lu_spaces(r, c, v, 4, 7, phi, 4, 0.0, 3, w)[0]  # the step keeps 3
+    assert not _lu_spaces(r, c, v, 4, 7, np.full(4, 10.0), 4, 0.0, -1, w)[0]  # far off
     near = h.copy()
     near[3] = near[2] + 1e-9 * near[3]  # conditioned below the floor
     rr, cc = np.nonzero(near)
     args = (rr.astype(np.int64), cc.astype(np.int64), near[rr, cc], 4, 7, phi)
-    assert not cns.lu_spaces(*args, 4, 1e-5, -1, w)[0]
+    assert not _lu_spaces(*args, 4, 1e-5, -1, w)[0]
     wide = rng.standard_normal((8, 7))
     rr, cc = np.nonzero(wide)
     args = (rr.astype(np.int64), cc.astype(np.int64), wide[rr, cc], 8, 7, np.zeros(8))
-    assert not cns.lu_spaces(*args, 8, 0.0, -1, w)[0]
+    assert not _lu_spaces(*args, 8, 0.0, -1, w)[0]
     none = np.zeros(0, np.int64)
-    assert not cns.lu_spaces(none, none, np.zeros(0), 0, 7, np.zeros(0), 0, 0.0, -1, w)[0]
+    assert not _lu_spaces(none, none, np.zeros(0), 0, 7, np.zeros(0), 0, 0.0, -1, w)[0]
 
 
 def test_the_iterations_distance_is_its_measure_and_keeps_a_nan():

@@ -131,3 +131,33 @@ def test_patterns_do_not_depend_on_the_state(system):
     fresh = ks.patterns(system.arrays, q, system.markers.evaluate(q, q).arrays)
     for a, b in zip(fresh, system.packed_patterns, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def _power_markers_hold(system, seed):
+    """The force elements' power from the velocities of ``power_markers`` alone equals the
+    power from those of every marker, at two velocities."""
+    from solver.kernels.jit import YES
+
+    q, qd, _, t = _state(system, seed)
+    P = system.arrays
+    mk = ks.markers(P, q, qd, YES)
+    read = ks.power_markers(P)
+    every = np.arange(mk.u.shape[0])
+    for v in (qd, 0.1 - 2.0 * qd):
+        whole = ks.nonconservative_power(P, ks.with_velocities(P, mk, v, every), q, v, t)
+        assert whole != 0.0
+        assert ks.nonconservative_power(P, ks.with_velocities(P, mk, v, read), q, v, t) == whole
+    assert 0 < len(read) < len(every)
+
+
+def test_the_power_reads_the_velocities_of_the_power_markers_only(system):
+    _power_markers_hold(system, 7)
+
+
+def test_the_pulley_contacts_power_reads_the_power_markers_only():
+    from pathlib import Path
+
+    from solver import load_model
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "belt_drive.json"
+    _power_markers_hold(MultibodySystem(load_model(example)), 8)
