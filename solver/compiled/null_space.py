@@ -48,6 +48,7 @@ from solver.compiled.pivoted_lu import (
     particular_into,
     pivot_solve_t,
     sigma_min_bound,
+    sort_patterns,
 )
 from solver.kernels.contact import any_penetration
 from solver.kernels.jit import NO, YES, kernel
@@ -204,7 +205,9 @@ def qr_spaces(h, phi, cap, floor, keep, w):
 def lu_spaces(pr, pc, vals, pat, m, n, phi, cap, floor, keep, w):
     """:func:`spaces` from the LU with partial pivoting of ``(H W⁻¹)ᵀ``
     (``solver.compiled.pivoted_lu``; ``H`` from its entries ``(pr, pc, vals)``, m × n, ``pat``
-    the rows' columns of those entries, :func:`pivoted_lu.entry_patterns`, kept) when
+    the rows' columns of those entries, :func:`pivoted_lu.entry_patterns`, to which the LU
+    adds its fill: kept from one call to the next, they grow to the union of the fills, and
+    their columns that hold zeros change nothing) when
     ``H`` has full row rank by every rule of ``SVDSpaces``, as :func:`qr_spaces` checks it
     (the smallest singular value bounded from below by :func:`pivoted_lu.sigma_min_bound`,
     the largest from above by the Frobenius norm): the same null space and minimum-norm
@@ -218,7 +221,7 @@ def lu_spaces(pr, pc, vals, pat, m, n, phi, cap, floor, keep, w):
     b = np.zeros((m, n))
     for e in range(vals.shape[0]):
         b[pr[e], pc[e]] += vals[e] / w[pc[e]]
-    cols, cnt, seen = _patterns_copy(pat)
+    cols, cnt, seen = pat
     fro = 0.0  # (by rows, in increasing columns: the other entries are zero)
     for i in range(m):
         for e in range(cnt[i]):
@@ -227,6 +230,7 @@ def lu_spaces(pr, pc, vals, pat, m, n, phi, cap, floor, keep, w):
     smax = np.sqrt(fro)
     ok, step, order = lu_columns(b, cols, cnt, seen)
     if not ok:
+        sort_patterns(cols, cnt)  # (the fill found so far, in order for the next call)
         return False, none, none, none, _no_lu(), none
     f = (step, order) + lu_lists(b, step, cols, cnt)
     need = max(rank_tolerance(m, n, smax, phi), floor * smax)
@@ -240,22 +244,6 @@ def lu_spaces(pr, pc, vals, pat, m, n, phi, cap, floor, keep, w):
             null[i, k] = y[i, k] / w[i]
             pm[k, i] = y[i, k] * w[i]
     return True, null, pm, b, f, y
-
-
-@kernel(inline="always")
-def _patterns_copy(pat):
-    """A copy of :func:`pivoted_lu.entry_patterns`' ``(cols, cnt, seen)`` for the LU to add
-    its fill to (of each row's columns only: the rest of ``cols`` is never read)."""
-    cols0, cnt, seen0 = pat
-    m, n = cols0.shape
-    cols = np.empty((m, n), np.int64)
-    seen = np.zeros((m, n), np.bool_)
-    for k in range(m):
-        for e in range(cnt[k]):
-            c = cols0[k, e]
-            cols[k, e] = c
-            seen[k, c] = True
-    return cols, cnt.copy(), seen
 
 
 @kernel(inline="always")

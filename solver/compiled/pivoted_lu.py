@@ -47,9 +47,15 @@ def entry_patterns(pr, pc, m, n):
             seen[r, c] = True
             cols[r, cnt[r]] = c
             cnt[r] += 1
-    for k in range(m):
-        _sort_row(cols, k, cnt[k])
+    sort_patterns(cols, cnt)
     return cols, cnt, seen
+
+
+@kernel(inline="always")
+def sort_patterns(cols, cnt):
+    """Each row's columns ``cols[k, :cnt[k]]`` in increasing order, in place."""
+    for k in range(cnt.shape[0]):
+        _sort_row(cols, k, cnt[k])
 
 
 @kernel(inline="always")
@@ -128,9 +134,9 @@ def lu_lists(b, step, cols, cnt):
     factorisation, sorted here); the index and value arrays are longer than their ``ptr``
     ranges."""
     m = b.shape[0]
+    sort_patterns(cols, cnt)
     total = 0
     for k in range(m):
-        _sort_row(cols, k, cnt[k])
         total += cnt[k]
     diag = np.empty(m)
     lo_ptr = np.zeros(m + 1, np.int64)

@@ -151,6 +151,40 @@ def test_lu_spaces_match_the_svd(m, n):
     assert np.allclose(cns._lsq_t(sp, w, g), cns._lsq_t(ref, w, g), atol=1e-12)
 
 
+def _assert_same_factors(f, g):
+    """Compressed LU factors ``(step, order, diag, lo_ptr, lo_idx, lo_val, up_ptr, up_idx,
+    up_val)`` equal to the bit (the lists within their ranges: longer arrays hold more)."""
+    for k in (0, 1, 2, 3, 6):
+        assert np.array_equal(f[k], g[k])
+    nl, nu = f[3][-1], f[6][-1]
+    for k, end in ((4, nl), (5, nl), (7, nu), (8, nu)):
+        assert np.array_equal(f[k][:end], g[k][:end])
+
+
+def test_lu_spaces_on_kept_patterns_equal_those_on_fresh_ones():
+    """The steps keep the rows' patterns over a run, the LU adding its fill: with values
+    that change the pivots and the fill from call to call, and a call whose LU fails
+    halfway (a row of zeros), every result equals the one on fresh patterns to the bit."""
+    rng = np.random.default_rng(21)
+    m, n = 30, 34
+    _, r, c, v0 = _sparse(rng, m, n, 10.0, 0.15)
+    w = rng.uniform(0.5, 2.0, n)
+    kept = plu.entry_patterns(r, c, m, n)
+    start = kept[1].copy()
+    for call in range(6):
+        v = v0 * rng.uniform(0.2, 5.0, len(r)) * rng.choice([-1.0, 1.0], len(r))
+        if call == 2:
+            v[r == 7] = 0.0  # no pivot in row 7: the LU stops there
+        args = (m, n, 1e-9 * rng.standard_normal(m), m, 1e-5, -1, w)
+        got = cns.lu_spaces(r, c, v, kept, *args)
+        want = _lu_spaces(r, c, v, *args)
+        assert got[0] == want[0] == (call != 2)
+        for a, b in zip(got[1:4] + got[5:], want[1:4] + want[5:], strict=True):
+            assert np.array_equal(a, b)
+        _assert_same_factors(got[4], want[4])
+    assert kept[1].sum() > start.sum()  # (the fill was kept)
+
+
 def _factors(b):
     """``lu_columns`` of ``b`` in place on the patterns of its non-zeros, and its factors'
     lists: ``(ok, step, order, f)``."""
