@@ -12,7 +12,9 @@ keeps each code library's object file (Numba hands it to its JIT engine and drop
 after the runs it writes ``/tmp/perf-<pid>.map``, where perf looks for the symbols of
 code it cannot attribute: every function of every object, at the address the engine put
 its section (one exported symbol of each section located through the engine, the others
-at their offsets from it). Kernels inlined into their callers count as the callers.
+at their offsets from it), and the reference counts of Numba's runtime (``numba runtime
+NRT_incref``, ``NRT_decref``: compiled in memory, located by name). Kernels inlined into
+their callers count as the callers.
 Needs ``perf`` (Debian: linux-perf) and permission to record this process.
 """
 
@@ -23,7 +25,6 @@ import gc
 import os
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -31,9 +32,7 @@ import time
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-_SECTION = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
-_SYMBOL = struct.Struct("<IBBHQQ")  # Elf64_Sym
-_SYMTAB, _FUNCTION, _LOCAL = 2, 2, 0
+_FUNCTION, _LOCAL = 2, 0  # an ELF symbol's type and binding
 
 
 def keep_objects() -> None:
@@ -56,22 +55,13 @@ def keep_objects() -> None:
 def functions(obj: bytes) -> list[tuple[str, bool, int, int, int]]:
     """``(name, exported, section, offset, size)`` of each function symbol of the ELF
     (64-bit, little-endian) object ``obj``."""
-    (offset,) = struct.unpack_from("<Q", obj, 0x28)
-    size, count = struct.unpack_from("<HH", obj, 0x3A)
-    sections = [_SECTION.unpack_from(obj, offset + i * size) for i in range(count)]
-    out = []
-    for _, kind, _, _, start, length, link, _, _, entry in sections:
-        if kind != _SYMTAB:
-            continue
-        names_at = sections[link][4]
-        for at in range(start, start + length, entry):
-            name, info, _, section, value, extent = _SYMBOL.unpack_from(obj, at)
-            if not name or info & 0xF != _FUNCTION or section == 0 or section >= 0xFF00:
-                continue
-            end = obj.index(b"\0", names_at + name)
-            label = obj[names_at + name : end].decode(errors="replace")
-            out.append((label, info >> 4 != _LOCAL, section, value, extent))
-    return out
+    from solver.kernels.cache_loading import elf_symbols
+
+    return [
+        (name, info >> 4 != _LOCAL, section, value, extent)
+        for name, info, section, value, extent in elf_symbols(obj)
+        if info & 0xF == _FUNCTION and 0 < section < 0xFF00
+    ]
 
 
 def readable(name: str) -> str:
@@ -116,11 +106,35 @@ def write_map(path: str) -> int:
         for name, _, section, value, extent in table:
             if section in base:
                 rows.append((base[section] + value, max(extent, 1), readable(name)))
+    rows += runtime_rows()
     rows.sort()
     with open(path, "w") as f:
         for address, extent, name in rows:
             f.write(f"{address:x} {extent:x} {name}\n")
     return len(rows)
+
+
+def runtime_rows() -> list[tuple[int, int, str]]:
+    """``(address, size, name)`` of the functions of Numba's runtime library that the
+    kernels call (the reference counts: ``NRT_incref``, ``NRT_decref``), which it compiles
+    in memory, without an object file; each size runs to the next function's address."""
+    from numba.core.runtime import nrt
+
+    library = nrt.rtsys.library
+    found = []
+    for fn in library._final_module.functions:
+        if fn.is_declaration:
+            continue
+        try:
+            found.append((library.get_pointer_to_function(fn.name), fn.name))
+        except Exception:  # (not emitted: inlined everywhere)
+            continue
+    found = sorted(a for a in found if a[0])
+    rows = []
+    for k, (address, name) in enumerate(found):
+        end = found[k + 1][0] if k + 1 < len(found) else address + 16
+        rows.append((address, max(end - address, 1), f"numba runtime {name}"))
+    return rows
 
 
 def main(argv=None) -> None:

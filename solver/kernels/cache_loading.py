@@ -32,30 +32,40 @@ _SYMBOL = struct.Struct("<IBBHQQ")  # Elf64_Sym
 _SYMTAB, _UNDEFINED, _GLOBAL, _WEAK = 2, 0, 1, 2
 
 
+def elf_symbols(obj: bytes):
+    """``(name, info, section, value, size)`` of every named symbol in the symbol tables of
+    the 64-bit little-endian ELF object file ``obj`` (``info``: binding << 4 | type; the
+    section 0 for an undefined one). Raises ``ValueError`` if ``obj`` is not one, and
+    ``struct.error``, ``IndexError`` or ``UnicodeDecodeError`` if it is malformed."""
+    if obj[:6] != b"\x7fELF\x02\x01":
+        raise ValueError("not a 64-bit little-endian ELF object")
+    (offset,) = struct.unpack_from("<Q", obj, 0x28)
+    size, count = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [_SECTION.unpack_from(obj, offset + i * size) for i in range(count)]
+    for _, kind, _, _, start, length, link, _, _, entry in sections:
+        if kind != _SYMTAB or entry != _SYMBOL.size:
+            continue
+        strings_at = sections[link][4]
+        for at in range(start, start + length, entry):
+            name, info, _, section, value, extent = _SYMBOL.unpack_from(obj, at)
+            if name:
+                end = obj.index(b"\0", strings_at + name)
+                yield obj[strings_at + name : end].decode(), info, section, value, extent
+
+
 def defined_symbols(obj: bytes) -> set[str] | None:
     """The names of the global and weak symbols that the ELF object file ``obj`` defines
     (those a linker or a JIT engine can find in it), or ``None`` if ``obj`` is not a
     64-bit little-endian ELF file with a symbol table."""
     try:
-        if obj[:6] != b"\x7fELF\x02\x01":
-            return None
-        (offset,) = struct.unpack_from("<Q", obj, 0x28)
-        size, count = struct.unpack_from("<HH", obj, 0x3A)
-        sections = [_SECTION.unpack_from(obj, offset + i * size) for i in range(count)]
-        names = set()
-        for _, kind, _, _, start, length, link, _, _, entry in sections:
-            if kind != _SYMTAB or entry != _SYMBOL.size:
-                continue
-            strings_at = sections[link][4]
-            for at in range(start, start + length, entry):
-                name, info, _, section, _, _ = _SYMBOL.unpack_from(obj, at)
-                if section != _UNDEFINED and info >> 4 in (_GLOBAL, _WEAK) and name:
-                    end = obj.index(b"\0", strings_at + name)
-                    names.add(obj[strings_at + name : end].decode())
-            return names
+        names = {
+            name
+            for name, info, section, _, _ in elf_symbols(obj)
+            if section != _UNDEFINED and info >> 4 in (_GLOBAL, _WEAK)
+        }
     except (struct.error, ValueError, IndexError, UnicodeDecodeError):
         return None
-    return None
+    return names or None
 
 
 class _LinkingModule:
