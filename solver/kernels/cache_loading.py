@@ -56,7 +56,8 @@ def elf_symbols(obj: bytes):
 def defined_symbols(obj: bytes) -> set[str] | None:
     """The names of the global and weak symbols that the ELF object file ``obj`` defines
     (those a linker or a JIT engine can find in it), or ``None`` if ``obj`` is not a
-    64-bit little-endian ELF file with a symbol table."""
+    64-bit little-endian ELF file with a symbol table, or defines none (the caller then
+    loads the object as Numba does)."""
     try:
         names = {
             name
