@@ -65,6 +65,7 @@ from solver.kernels.system import (
     no_slip_second_values,
     nonconservative_power,
     potential_energy,
+    power_markers,
     secant_work_at,
     second_order,
     slider_off_beam,
@@ -599,6 +600,7 @@ def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, rec
     # the markers at the start of each step (the last step's at its end)
     mk0 = markers(P, q, qd, YES)
     p_start = nonconservative_power(P, mk0, q, qd, t) if secant else 0.0
+    read = power_markers(P)  # the markers the secant work's powers read
     jac_every = False  # the last step formed more than one tangent
     for k in range(n_steps):
         t1 = t0 + (k0 + k + 1) * h
@@ -616,7 +618,7 @@ def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, rec
         power1 = p_end + driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += secant_work_at(P, mk0, q, qd, t, mk1, q1, qd1, t1, h, p_start, p_end)
+            work += secant_work_at(P, read, mk0, q, qd, t, mk1, q1, qd1, t1, h, p_start, p_end)
         power = power1
         p_start = p_end
         mk0 = mk1

@@ -351,6 +351,7 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
     # and the markers at the start of each step (the last step's at its end)
     mk0 = ks.markers(P, qm, qd0, YES)
     p_start = ks.nonconservative_power(P, mk0, qm, qd0, t) if secant else 0.0
+    read = ks.power_markers(P)  # the markers the secant work's powers read
     for k in range(n_steps):
         guess = 3.0 * q - 3.0 * qm + qp if quadratic and have_qp else 2.0 * q - qm
         t1 = t + h
@@ -409,7 +410,7 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         power1 = p_end + ks.driver_power(P, lam, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += ks.secant_work_at(P, mk0, qm, qd0, t, mk, q, qd, t1, h, p_start, p_end)
+            work += ks.secant_work_at(P, read, mk0, qm, qd0, t, mk, q, qd, t1, h, p_start, p_end)
         power = power1
         p_start = p_end
         qd0 = qd

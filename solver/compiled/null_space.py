@@ -64,6 +64,7 @@ from solver.kernels.system import (
     no_slip_matrix,
     no_slip_second_matrices,
     nonconservative_power,
+    power_markers,
     renormalise_parameters,
     scatter,
     secant_work_at,
@@ -802,6 +803,7 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     # the force elements' power at the start (the power record of each step's end after)
     mk0 = markers(P, q, qd, YES)  # at the start of each step: its power and secant work
     p_start = nonconservative_power(P, mk0, q, qd, t) if secant else 0.0
+    read = power_markers(P)  # the markers the secant work's powers read
     der = (zeros(n, n), zeros(n, n), zeros(m, n), zeros(m, n), zeros(P.rl_mk.shape[0], n))
     have = False
     age = 0
@@ -845,7 +847,7 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
             power1 += driver_power(P, lam1, phit)
         work += 0.5 * (power + power1) * h
         if secant:
-            work += secant_work_at(P, mk0, q, qd, t, mk1, q1, qd1, t1, h, p_start, p_end)
+            work += secant_work_at(P, read, mk0, q, qd, t, mk1, q1, qd1, t1, h, p_start, p_end)
         power = power1
         p_start = p_end
         mk0 = mk1

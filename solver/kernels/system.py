@@ -2405,18 +2405,19 @@ def state_power(P, mk, q, qd, t, lam, phit):
 
 
 @kernel(inline="always")
-def secant_work_at(P, mk0, q0, qd0, t0, mk1, q1, qd1, t1, dt, p0, p1):
+def secant_work_at(P, read, mk0, q0, qd0, t0, mk1, q1, qd1, t1, dt, p0, p1):
     """The work of the force elements over a step beyond the trapezoidal rule on their
-    power (:func:`polarised_work` along :func:`arc_increment`); ``p0``, ``p1`` are their
-    power at each end with its own velocities (:func:`nonconservative_power` at
-    ``(q0, q̇0, t0)`` and ``(q1, q̇1, t1)``: the steppers' record of the power has them),
-    ``mk0``, ``mk1`` the marker tables at each end's positions (with any velocities: the
-    powers read the positions and Jacobians; the steppers keep each step's end's)."""
+    power (:func:`polarised_work` along :func:`arc_increment`); ``read`` the markers whose
+    velocities the power reads (:func:`power_markers`: the steppers make it once per
+    call), ``p0``, ``p1`` the power at each end with its own velocities
+    (:func:`nonconservative_power` at ``(q0, q̇0, t0)`` and ``(q1, q̇1, t1)``: the steppers'
+    record of the power has them), ``mk0``, ``mk1`` the marker tables at each end's
+    positions (with any velocities: the powers read the positions and Jacobians; the
+    steppers keep each step's end's)."""
     v = arc_increment(P, q0, q1) / dt
     ends = np.zeros((2, 3))
     ends[0, 1] = p0
     ends[1, 1] = p1
-    read = power_markers(P)
     for e in range(2):
         q = q0 if e == 0 else q1
         qd = qd0 if e == 0 else qd1
