@@ -113,14 +113,13 @@ def cable_element(B, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, work):
     y = work[204:240].reshape((6, 6))
     bed = work[240:246]
     xb = work[246 : 246 + 6 * k].reshape((6, k))
+    sums, scratch = (force, kq, kqd), (grad, x, y, bed, xb)
     for g in range(G):
         Bg = B[g]
         strains = cable_strains(Bg, e, gz, hz, jacobian)
         ce, ck = coef[0, g], coef[1, g]
-        u, p = point_terms(
-            Bg, 6, strains, gz, hz, (ce, ck, ck, ck), gamma, ed, jacobian, force, kq, kqd, grad,
-            x, y, bed, xb,
-        )  # fmt: skip
+        weights = (ce, ck, ck, ck)
+        u, p = point_terms(Bg, 6, strains, gz, hz, weights, gamma, ed, jacobian, sums, scratch)
         energy += u
         power += p
     return energy, power

@@ -327,30 +327,29 @@ def frame_element(B, Sg, coef, gamma, e, ed, jacobian, force, kq, kqd, grad, wor
     bed = work[156:162]
     xb = work[162 : 162 + 6 * k].reshape((6, k))
     R = work[162 + 6 * k : 162 + 12 * k].reshape((6, k))
+    sums, scratch = (force, kq, kqd), (grad, x, y, bed, xb)
     for g in range(G):
         _rows(B[g], Sg, True, R)
         strains = frame_strains(R, e, gz, hz, jacobian)
-        u, p = point_terms(
-            R, 6, strains, gz, hz, (coef[g], coef[G + g]), gamma, ed, jacobian, force, kq, kqd,
-            grad, x, y, bed, xb,
-        )  # fmt: skip
+        weights = (coef[g], coef[G + g])
+        u, p = point_terms(R, 6, strains, gz, hz, weights, gamma, ed, jacobian, sums, scratch)
         energy += u
         power += p
     return energy, power
 
 
 @kernel(inline="always")
-def point_terms(
-    R, nr, strains, gz, hz, weights, gamma, ed, jacobian, force, kq, kqd, grad, x, y, bed, xb
-):  # fmt: skip
+def point_terms(R, nr, strains, gz, hz, weights, gamma, ed, jacobian, sums, scratch):
     """One Gauss point's share of an element of energy ``½ Σ_s c_s s²`` and damping
     ``½ γ Σ_s c_s ṡ²``: the strains ``s`` (a tuple) with their gradients ``gz`` and Hessians
     ``hz`` over the point's variables ``z = R e`` (the first ``nr`` rows of ``R``), weighted
-    by ``weights`` (the c_s, a tuple; ``grad`` has a row per strain): forces added to
-    ``force`` and, with
-    ``jacobian``, ``−Rᵀ X R`` to ``kq`` and ``−Rᵀ Y R`` to ``kqd`` (``X = Σ_s c_s (∇_z s
-    ∇_z sᵀ) + (c_s s + damping) H_z s``, ``Y`` the damping's; ``x``, ``y``, ``bed``, ``xb``
-    work). Returns the point's energy and damping power."""
+    by ``weights`` (the c_s, a tuple): into ``sums = (force, kq, kqd)``, forces added to
+    ``force`` and, with ``jacobian``, ``−Rᵀ X R`` to ``kq`` and ``−Rᵀ Y R`` to ``kqd``
+    (``X = Σ_s c_s (∇_z s ∇_z sᵀ) + (c_s s + damping) H_z s``, ``Y`` the damping's);
+    ``scratch = (grad, x, y, bed, xb)`` work arrays (``grad`` a row per strain). Returns
+    the point's energy and damping power."""
+    force, kq, kqd = sums
+    grad, x, y, bed, xb = scratch
     k = R.shape[1]
     damped = gamma > 0.0
     energy = 0.0

@@ -1170,11 +1170,12 @@ def _marker_table(P, mk):
 
 
 @kernel(refcounted=False)
-def _marker_loads(
-    tab, slots, ns, force, du, dv, dp, flags, mode, e, kr, kc, kv, ed, cr, cc, cv, out
-):
-    """``Q += Σ_a J_aᵀ F_a`` for one element with ``ns`` marker ``slots`` and, unless
-    ``mode`` is ``VALUES`` with empty ``kv``, the entries of its Jacobians:
+def _marker_loads(tab, slots, ns, flags, load, mode, sink, e, ed):
+    """``Q += Σ_a J_aᵀ F_a`` for one element with ``ns`` marker ``slots``, its loads
+    ``load = (F, ∂F/∂u, ∂F/∂u̇, ∂F/∂p)`` (per slot; ``force, du, dv, dp``), into ``sink =
+    (kr, kc, kv, cr, cc, cv, out)`` (:func:`_force_entries`' entry lists of ∂Q/∂q and
+    ∂Q/∂q̇, and Q) and, unless ``mode`` is ``VALUES`` with empty ``kv``, the entries of its
+    Jacobians:
     ``J_aᵀ (∂F_a/∂u_b J_b + ∂F_a/∂u̇_b ∂u̇_b/∂q)`` (``flags & 1``: ∂F/∂u given, ``& 2``:
     ∂F/∂u̇ given), the own term ``∂(J_aᵀ F_a)/∂q`` of rigid markers and, with ``flags & 4``,
     ``J_aᵀ ∂F_a/∂p`` (a force in body axes) into ∂Q/∂q; ``J_aᵀ ∂F_a/∂u̇_b J_b`` into
@@ -1182,6 +1183,8 @@ def _marker_loads(
     # compiled without reference counting (it makes and keeps no array): a call in a loop
     # does not count the arrays of ``tab`` and its other arguments in and out
     mk_ncols, mk_cols, mk_kind, mk_local, jac, sjd, inner, innerv, hf = tab
+    force, du, dv, dp = load
+    kr, kc, kv, cr, cc, cv, out = sink
     values = mode == VALUES  # the evaluation pass writes its entries directly
     for a in range(ns):
         ka = slots[a]
@@ -1370,6 +1373,8 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     du = np.zeros((3, 3, 3, 3))
     dv = np.zeros((3, 3, 3, 3))
     dp = np.zeros((3, 3, 4))
+    load = (force, du, dv, dp)  # what _marker_loads reads and writes, for every element
+    sink = (kr, kc, kv, cr, cc, cv, out)
     jac = mode != VALUES or kv.shape[0] > 0
     # rigid bodies: Q_v = 8 G(ṗ)ᵀ J G(ṗ) p, its Jacobians (G(ṗ), G(ṗ) p, J G(ṗ) p: every
     # body's arrays)
@@ -1422,26 +1427,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         loads.spring(
             u, ud, slots[0], slots[1], k, c, l0, value(P, sp_func[s], t), force, du, dv, jac
         )
-        e, ed = _marker_loads(
-            tab,
-            slots,
-            TWO,
-            force,
-            du,
-            dv,
-            dp,
-            WITH_DU_DV,
-            mode,
-            e,
-            kr,
-            kc,
-            kv,
-            ed,
-            cr,
-            cc,
-            cv,
-            out,
-        )
+        e, ed = _marker_loads(tab, slots, TWO, WITH_DU_DV, load, mode, sink, e, ed)
     for s in range(P.jt_mk.shape[0]):
         du[:] = 0.0
         dv[:] = 0.0
@@ -1453,26 +1439,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         loads.joint_torque(
             mk.u, mk.ud, slots[0], slots[1], slots[2], theta, k, c, th0, tau_t, force, du, dv, jac
         )
-        e, ed = _marker_loads(
-            tab,
-            slots,
-            THREE,
-            force,
-            du,
-            dv,
-            dp,
-            WITH_DU_DV,
-            mode,
-            e,
-            kr,
-            kc,
-            kv,
-            ed,
-            cr,
-            cc,
-            cv,
-            out,
-        )
+        e, ed = _marker_loads(tab, slots, THREE, WITH_DU_DV, load, mode, sink, e, ed)
     for s in range(P.jf_mk.shape[0]):
         du[:] = 0.0
         dv[:] = 0.0
@@ -1481,26 +1448,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         loads.joint_force(
             mk.u, mk.ud, slots[0], slots[1], slots[2], value(P, P.jf_func[s], t), force, du
         )
-        e, ed = _marker_loads(
-            tab,
-            slots,
-            THREE,
-            force,
-            du,
-            dv,
-            dp,
-            WITH_DU,
-            mode,
-            e,
-            kr,
-            kc,
-            kv,
-            ed,
-            cr,
-            cc,
-            cv,
-            out,
-        )
+        e, ed = _marker_loads(tab, slots, THREE, WITH_DU, load, mode, sink, e, ed)
     for s in range(P.pf_mk.shape[0]):
         du[:] = 0.0
         dv[:] = 0.0
@@ -1508,26 +1456,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         slots[0] = P.pf_mk[s]
         _point_force(P, s, q, t, force, dp)
         flags = WITH_DP if P.pf_body[s] else NOTHING
-        e, ed = _marker_loads(
-            tab,
-            slots,
-            ONE,
-            force,
-            du,
-            dv,
-            dp,
-            flags,
-            mode,
-            e,
-            kr,
-            kc,
-            kv,
-            ed,
-            cr,
-            cc,
-            cv,
-            out,
-        )
+        e, ed = _marker_loads(tab, slots, ONE, flags, load, mode, sink, e, ed)
     for s in range(P.bt_off.shape[0]):
         o = P.bt_off[s] + 3
         mat = _torque_matrix(P, s, t)
@@ -1582,6 +1511,8 @@ def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     du = np.zeros((cn.SLOTS, cn.SLOTS, 3, 3))
     dv = np.zeros((cn.SLOTS, cn.SLOTS, 3, 3))
     dp = np.zeros((cn.SLOTS, 3, 4))
+    load = (force, du, dv, dp)
+    sink = (kr, kc, kv, cr, cc, cv, out)
     for c in range(nn):
         kind = P.cn_kind[c]
         rough = P.cn_par[c, cn.MU] > 0.0
@@ -1602,26 +1533,7 @@ def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
                         for j in range(3):
                             du[a, b, i, j] = law[sa, i, col + j]
                             dv[a, b, i, j] = law[sa, i, col + 3 * cn.SLOTS + j]
-        e, ed = _marker_loads(
-            tab,
-            slots,
-            np.int64(ns),
-            force,
-            du,
-            dv,
-            dp,
-            WITH_DU_DV,
-            mode,
-            e,
-            kr,
-            kc,
-            kv,
-            ed,
-            cr,
-            cc,
-            cv,
-            out,
-        )
+        e, ed = _marker_loads(tab, slots, np.int64(ns), WITH_DU_DV, load, mode, sink, e, ed)
     return e, ed
 
 
