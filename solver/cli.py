@@ -475,11 +475,18 @@ def _report(args, name: str, simulation) -> int:
         drift = s["max_energy_drift"]
         _say(
             f"{name}: {s['analysis']} analysis done: {s['steps']} steps, {s['frames']} frames in "
-            f"{s['wall_time_s']:.3g} s; max |Φ| {s['max_constraint_position']:.3g}; "
+            f"{s['wall_time_s']:.3g} s{_loading(s)}; max |Φ| {s['max_constraint_position']:.3g}; "
             f"max energy drift {drift:.3g} J",
             sys.stdout,
         )
     return EXIT_OK
+
+
+def _loading(summary: dict) -> str:
+    """`` (+ … s loading the compiled code)`` when the run loaded kernels from the cache for
+    a hundredth of a second or more (its ``load_time_s``, not in its ``wall_time_s``)."""
+    load = summary.get("load_time_s") or 0.0
+    return f" (+{load:.2g} s loading the compiled code)" if load >= 0.01 else ""
 
 
 def _check(args) -> int:

@@ -27,6 +27,7 @@ from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mass_check import check_mass
 from solver.analysis.mobility import mobility
 from solver.analysis.step_control import StepControl
+from solver.kernels.cache_loading import load_seconds
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
 from solver.model.errors import ModelError, UnsupportedFeature
@@ -71,6 +72,21 @@ def settings_with(
     return settings
 
 
+class _Mark:
+    """The start of a stretch of a run's computing: the clock, and the time spent loading
+    compiled kernels from the cache so far (``cache_loading.load_seconds``)."""
+
+    def __init__(self) -> None:
+        self.clock = time.perf_counter()
+        self.loads = load_seconds()
+
+    def close(self, busy: float, loading: float) -> tuple[float, float, None]:
+        """``(busy, loading, None)`` with this stretch added: its computing without the
+        loading of kernels, and that loading."""
+        loaded = load_seconds() - self.loads
+        return busy + max(0.0, time.perf_counter() - self.clock - loaded), loading + loaded, None
+
+
 class Simulation:
     """One run of an analysis; iterate for frames, ``cancel()`` from any thread."""
 
@@ -91,7 +107,8 @@ class Simulation:
             self.result.columns += self.requested.columns
             self.result.n_requested = len(self.requested.columns)
         self._cancel = threading.Event()
-        self.wall_time = 0.0
+        self.wall_time = 0.0  # s: the run's computing (``summary["wall_time_s"]``)
+        self.load_time = 0.0  # s: loading compiled kernels during it (``load_time_s``)
         self._first_q = None
         self.monitor = None
         #: called with every step's ``Frame`` that is not an output while iterating: a front-end
@@ -220,9 +237,10 @@ class Simulation:
         s = self.settings
         every = max(1, int(round(s.output_dt / s.dt)))
         # wall time counts the computing only: the time the consumer keeps a frame (a paused
-        # workbench, a slow writer) is left out
-        busy = 0.0
-        mark = time.perf_counter()
+        # workbench, a slow writer) is left out, and so is the loading of compiled kernels
+        # from the cache (the process's start-up, paid by its first run: ``load_time_s``)
+        busy = loading = 0.0
+        mark = _Mark()
         steps = iterations = 0
         last = None
         self.step_control = StepControl()  # the record of retried steps
@@ -259,9 +277,9 @@ class Simulation:
                 last = frame
                 if k % every == 0:
                     out = self.result.append(self.system, frame, self._requested(frame))
-                    busy, mark = busy + time.perf_counter() - mark, None
+                    busy, loading, mark = mark.close(busy, loading)
                     yield out
-                    mark = time.perf_counter()
+                    mark = _Mark()
                     last = None
                 if self._cancel.is_set():
                     self.result.status, self.result.message = (
@@ -271,9 +289,9 @@ class Simulation:
                     break
             if last is not None:  # always keep the final instant
                 out = self.result.append(self.system, last, self._requested(last))
-                busy, mark = busy + time.perf_counter() - mark, None
+                busy, loading, mark = mark.close(busy, loading)
                 yield out
-                mark = time.perf_counter()
+                mark = _Mark()
         except (
             SimulationError,
             NonFiniteFunction,
@@ -303,8 +321,9 @@ class Simulation:
         finally:
             threads.__exit__(None, None, None)
             if mark is not None:  # not closed by the consumer while it held a frame
-                busy += time.perf_counter() - mark
+                busy, loading, mark = mark.close(busy, loading)
             self.wall_time = busy
+            self.load_time = loading
             self._summarise(steps, iterations)
 
     def _function_cause(self, exc: Exception, last: Frame | None) -> Exception:
@@ -337,6 +356,7 @@ class Simulation:
             "steps": steps,
             "frames": len(r),
             "wall_time_s": self.wall_time,
+            "load_time_s": self.load_time,
             "newton_iterations": iterations,
             "max_constraint_position": stats.max_constraint_position if stats.frames else None,
             "max_constraint_velocity": stats.max_constraint_velocity if stats.frames else None,

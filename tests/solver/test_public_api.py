@@ -7,6 +7,9 @@ import copy
 import json
 import math
 import pickle
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -15,6 +18,7 @@ import pytest
 import solver
 from solver import load_model, simulate
 from solver.analysis.formulations import REGISTRY, formulation_class
+from solver.kernels import jit
 from solver.model.errors import ModelError, UnsupportedFeature
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -192,3 +196,70 @@ def test_wall_time_excludes_the_time_the_consumer_holds_frames():
     time.sleep(pause)
     frames.close()
     assert 0 < sim.wall_time <= first
+
+
+#: two runs of the pendulum in one process: per run, the time from the call to the end of
+#: the frames, and the summary's wall and loading times
+_TWO_RUNS = textwrap.dedent(
+    """
+    import json, sys, time
+    from solver import load_model, simulate
+    model = load_model(sys.argv[1])
+    out = []
+    for _ in range(2):
+        start = time.perf_counter()
+        sim = simulate(model, t_end=0.05, stream=True)
+        for _frame in sim:
+            pass
+        s = sim.result.summary
+        out.append((time.perf_counter() - start, s["wall_time_s"], s["load_time_s"]))
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.mark.skipif(not jit.ENABLED, reason="nothing is compiled")
+def test_loading_the_compiled_code_is_start_up_not_the_runs_time():
+    """The first run of a process loads the kernels it calls from the cache
+    (``load_time_s``), which its ``wall_time_s`` leaves out; the next run loads nothing."""
+    pendulum = ROOT / "examples" / "pendulum.json"
+    for _ in range(2):  # (a first process may compile what the cache lacks, not load it)
+        done = subprocess.run(
+            [sys.executable, "-c", _TWO_RUNS, str(pendulum)],
+            capture_output=True, text=True, timeout=600, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (total0, wall0, load0), (total1, wall1, load1) = json.loads(done.stdout.splitlines()[-1])
+        if load0 > 0:
+            break
+    assert load0 > 0 and load1 == 0
+    assert wall0 > 0 and wall0 + load0 <= total0
+    assert 0 < wall1 <= total1
+
+
+def test_wall_time_leaves_out_the_loading_of_kernels(monkeypatch):
+    """Loading met while the run computes (here a stand-in of 0.3 s, during the first frame's
+    recording) counts in ``load_time_s`` and not in ``wall_time_s``."""
+    import solver.analysis.simulate as simulation
+    from solver.results import Result
+
+    loaded = [0.0]
+    monkeypatch.setattr(simulation, "load_seconds", lambda: loaded[0])
+    append = Result.append
+
+    def loading_append(self, *args, **kwargs):
+        if not loaded[0]:
+            time.sleep(0.3)
+            loaded[0] = 0.3
+        return append(self, *args, **kwargs)
+
+    monkeypatch.setattr(Result, "append", loading_append)
+    model = load_model(ROOT / "examples" / "pendulum.json")
+    sim = simulate(model, t_end=0.02, stream=True)
+    start = time.perf_counter()  # (the set-up done)
+    for _frame in sim:
+        pass
+    total = time.perf_counter() - start
+    s = sim.result.summary
+    assert s["load_time_s"] == pytest.approx(0.3)
+    assert 0 < s["wall_time_s"] <= total - 0.3
