@@ -4,6 +4,8 @@ tolerate redundant (linearly dependent) constraint rows, dense or sparse."""
 from __future__ import annotations
 
 import functools
+import sys
+import time
 
 import numpy as np
 
@@ -18,6 +20,20 @@ from solver.lazy_scipy import sparse_linalg as spla
 #: near it, as fast below 30), and no SciPy to import for the small matrices of a run's
 #: start (a tenth of a second of a short run)
 SMALL_LU = 64
+#: seconds of compiled LU factorisations above ``SMALL_LU`` a process may spend before
+#: :class:`DenseLU` imports SciPy for LAPACK's, while nothing else has imported it: the few
+#: solves of a run's start (2 ms at order 192, 13 ms at 400 on a 2-core machine, against
+#: 0.7 and 2.5 ms with LAPACK) cost less than the import (0.1–0.25 s), a run of many such
+#: solves gets LAPACK's speed after at most this much time
+LAZY_LU_BUDGET = 0.1
+_lazy_lu_spent = [0.0]  # the compiled factorisations' time above SMALL_LU so far (s)
+
+
+def _compiled_lu(order: int) -> bool:
+    """Whether :class:`DenseLU` factorises a matrix of this order with the compiled LU."""
+    if order <= SMALL_LU:
+        return True
+    return "scipy.linalg" not in sys.modules and _lazy_lu_spent[0] < LAZY_LU_BUDGET
 
 
 @functools.cache
@@ -29,16 +45,20 @@ def _lapack_lu():
 class DenseLU:
     """LU with partial pivoting of a dense square matrix: ``solve(b)`` for a vector or the
     columns of a matrix. Up to order ``SMALL_LU`` the compiled steps' own
-    (``solver.compiled.dense``), above it LAPACK's ``getrf``/``getrs``. ``ok`` is false
+    (``solver.compiled.dense``), above it LAPACK's ``getrf``/``getrs`` (or the compiled one
+    while SciPy is not imported, within ``LAZY_LU_BUDGET``). ``ok`` is false
     for a singular matrix (an exactly zero pivot: LAPACK's ``info > 0``); ``diagonal``
     holds ``|U_ii|``."""
 
     def __init__(self, a) -> None:
         a = np.asarray(a, dtype=np.float64)
-        if a.shape[0] <= SMALL_LU:
+        if _compiled_lu(a.shape[0]):
+            start = time.perf_counter()
             self._lu = np.array(a, order="C")  # factorised in place
             self._piv, ok = lu_factor(self._lu)
             self._getrs = None
+            if a.shape[0] > SMALL_LU:
+                _lazy_lu_spent[0] += time.perf_counter() - start
         else:
             getrf, self._getrs = _lapack_lu()
             self._lu, self._piv, info = getrf(a, overwrite_a=False)

@@ -10,6 +10,7 @@ raise: the result keeps the frames computed so far, ``status`` becomes ``"failed
 
 from __future__ import annotations
 
+import importlib
 import math
 import threading
 import time
@@ -98,6 +99,8 @@ class Simulation:
         self.settings = settings
         self._check_available()
         self.system = MultibodySystem(model, settings.coordinates)
+        if self.system.sparse:  # its matrices and solves are SciPy's: imported with it
+            importlib.import_module("scipy.sparse.linalg")
         self.result = Result.for_system(self.system)
         self.requested = None
         if model.requests:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
+from solver.analysis import linalg
 from solver.analysis.linalg import (
+    LAZY_LU_BUDGET,
     SMALL_LU,
     DenseLU,
     rank_and_left_null_space,
@@ -103,3 +107,26 @@ def test_dense_lu_of_a_singular_matrix_is_not_ok(n):
     a = np.random.default_rng(0).standard_normal((n, n))
     a[:, 2] = 0.0
     assert not DenseLU(a).ok
+
+
+def test_dense_lu_spares_the_import_of_scipy_for_a_few_larger_matrices(monkeypatch):
+    """Above ``SMALL_LU`` the compiled LU serves while SciPy's linear algebra is not
+    imported, until its factorisations have taken ``LAZY_LU_BUDGET``; then LAPACK's. Both
+    solve like NumPy."""
+    linalg._lapack_lu()  # (LAPACK's functions at hand: nothing is imported below)
+    monkeypatch.delitem(sys.modules, "scipy.linalg")
+    monkeypatch.setattr(linalg, "_lazy_lu_spent", [0.0])
+    rng = np.random.default_rng(3)
+    n = SMALL_LU + 40
+    a = rng.standard_normal((n, n)) + n * np.eye(n)
+    b = rng.standard_normal(n)
+    first = DenseLU(a)
+    assert first._getrs is None and 0.0 < linalg._lazy_lu_spent[0] < LAZY_LU_BUDGET
+    assert np.allclose(first.solve(b), np.linalg.solve(a, b), rtol=1e-9, atol=1e-12)
+    linalg._lazy_lu_spent[0] = LAZY_LU_BUDGET  # the budget spent: LAPACK's from now on
+    later = DenseLU(a)
+    assert later._getrs is not None
+    assert np.allclose(later.solve(b), np.linalg.solve(a, b), rtol=1e-9, atol=1e-12)
+    monkeypatch.undo()
+    assert "scipy.linalg" in sys.modules
+    assert DenseLU(a)._getrs is not None  # SciPy imported: LAPACK's at once
