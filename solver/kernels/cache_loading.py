@@ -26,6 +26,7 @@ code always does).
 from __future__ import annotations
 
 import struct
+import threading
 import time
 
 _SECTION = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
@@ -70,16 +71,17 @@ def defined_symbols(obj: bytes) -> set[str] | None:
     return names or None
 
 
-#: seconds this process has spent loading kernels from the cache (:func:`load_seconds`),
-#: and the depth of the loads under way (a load inside another counts once)
-_loading = [0.0, 0]
+#: per thread (a load runs in the thread that calls the kernel): the seconds spent loading
+#: kernels from the cache (:func:`load_seconds`) and the depth of the loads under way (a
+#: load inside another counts once)
+_loading = threading.local()
 
 
 def load_seconds() -> float:
-    """The seconds this process has spent so far loading cached kernels (machine code read,
-    linked and initialised; 0 where this Numba does not allow :func:`install`): a part of
-    its start-up, paid by the first run that calls each kernel."""
-    return _loading[0]
+    """The seconds the calling thread has spent so far loading cached kernels (machine code
+    read, linked and initialised; 0 where this Numba does not allow :func:`install`): a
+    part of the process's start-up, paid by the first run that calls each kernel."""
+    return getattr(_loading, "seconds", 0.0)
 
 
 class _LinkingModule:
@@ -122,13 +124,14 @@ def _load_with_runtime_only() -> bool:
         outer = state.get("refresh")  # loads run under Numba's compiler lock
         state["refresh"] = lambda: rtsys.initialize(target_context)
         start = time.perf_counter()
-        _loading[1] += 1
+        depth = getattr(_loading, "depth", 0)
+        _loading.depth = depth + 1
         try:
             return original(self, sig, target_context)
         finally:
-            _loading[1] -= 1
-            if not _loading[1]:
-                _loading[0] += time.perf_counter() - start
+            _loading.depth = depth
+            if not depth:
+                _loading.seconds = load_seconds() + time.perf_counter() - start
             if outer is None:
                 del state["refresh"]
             else:

@@ -79,3 +79,30 @@ def test_a_cached_kernel_loads_with_numbas_runtime_only_and_compiling_still_work
     assert got["y"] == [-1.0, -1.0]
     assert not got["registries"]
     assert got["fresh"] == 8.0
+
+
+_TIMED = """
+import json, threading
+import numpy as np
+from solver.kernels import cache_loading, small
+seen = {}
+def load():
+    small.mat_vec(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, -1.0]))
+    seen["thread"] = cache_loading.load_seconds()
+worker = threading.Thread(target=load)
+worker.start()
+worker.join()
+print(json.dumps({"thread": seen["thread"], "main": cache_loading.load_seconds()}))
+"""
+
+
+def test_the_time_spent_loading_is_counted_for_the_thread_that_loads():
+    """``load_seconds`` (what a run's ``load_time_s`` reads) counts the loads of the calling
+    thread only: a kernel another thread loads meanwhile is not taken out of this thread's
+    run time."""
+    if not cache_loading.install():
+        pytest.skip("this Numba loads its cache its own way")
+    _load()  # the kernel cached
+    got = imported_after(_TIMED)
+    assert got["thread"] > 0.0
+    assert got["main"] == 0.0
