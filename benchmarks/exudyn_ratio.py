@@ -69,7 +69,8 @@ CASES = {
 }
 
 
-#: a case run in a process of its own: ``(steps, summary wall_time_s, load_time_s)``
+#: a case run in a process of its own; prints its summary's status, message, steps,
+#: ``wall_time_s`` and ``load_time_s``
 _FRESH = """
 import json, sys
 from benchmarks.exudyn_ratio import CASES

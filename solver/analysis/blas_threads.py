@@ -14,8 +14,8 @@ per process, after NumPy's and SciPy's linear algebra are loaded (again once Sci
 if it was not). SciPy's (its own BLAS, which Numba's compiled LAPACK calls use too) takes
 0.1 s to import: a run that calls none of it (the compiled augmented Lagrangian, whose
 factorisations are compiled) does not load it for this. Such a run calls no BLAS while
-it steps, and ``Simulation`` does not search at all for it (measured: its first run in a
-process 25 ms shorter, the later ones no slower).
+it steps and does not search at all (measured: its first run in a process 25 ms shorter,
+the later ones no slower).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from functools import cache
+
+from solver.kernels import jit
 
 
 @cache
@@ -35,11 +37,12 @@ def _controller(with_scipy: bool):
     return ThreadpoolController()
 
 
-def single_blas_thread(system, scipy: bool = True) -> AbstractContextManager:
-    """A context in which BLAS uses one thread if ``system`` is dense: NumPy's, and SciPy's
-    (loaded first) with ``scipy``, else only if it is loaded already."""
-    if getattr(system, "sparse", True):
+def single_blas_thread(system, augmented_lagrangian: bool = False) -> AbstractContextManager:
+    """A context in which BLAS uses one thread if ``system`` is dense: NumPy's and SciPy's
+    (loaded first). For the ``augmented_lagrangian``: nothing where its steps are compiled
+    (they call no BLAS), else NumPy's, and SciPy's only if it is loaded already."""
+    if getattr(system, "sparse", True) or (augmented_lagrangian and jit.ENABLED):
         return nullcontext()
-    if scipy:
+    if not augmented_lagrangian:
         import scipy.linalg  # noqa: F401  (its BLAS library)
     return _controller("scipy.linalg" in sys.modules).limit(limits=1, user_api="blas")

@@ -10,7 +10,6 @@ raise: the result keeps the frames computed so far, ``status`` becomes ``"failed
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import math
 import threading
@@ -29,7 +28,6 @@ from solver.analysis.kinematics import AssemblyError, assemble
 from solver.analysis.mass_check import check_mass
 from solver.analysis.mobility import mobility
 from solver.analysis.step_control import StepControl
-from solver.kernels import jit
 from solver.kernels.cache_loading import load_seconds
 from solver.mechanics.system import MultibodySystem
 from solver.model import description as d
@@ -254,14 +252,9 @@ class Simulation:
 
             self.monitor = StabilityMonitor(self.system, s)
         # dense systems: small matrices; the compiled augmented Lagrangian calls no BLAS
-        # (SciPy's, if a fallback or an output needs it, is loaded then, with its threads),
-        # so its runs do not search the process's libraries for BLAS (15–25 ms of a
-        # process's first run on a 2-core machine, and no faster steps after it)
+        # (SciPy's, if a fallback or an output needs it, is loaded then, with its threads)
         al = s.analysis == "dynamic" and s.formulation == "augmented_lagrangian"
-        if al and jit.ENABLED:
-            threads = contextlib.nullcontext()
-        else:
-            threads = single_blas_thread(self.system, scipy=not al)
+        threads = single_blas_thread(self.system, augmented_lagrangian=al)
         threads.__enter__()
         try:
             self.system.check_functions(0.0, 0.0)  # drivers and forces usable at t = 0
