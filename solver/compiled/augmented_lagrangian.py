@@ -5,8 +5,8 @@ A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLag
 :func:`solver.mechanics.packing.pack` accepts: the same Newmark/generalized-α update, the
 same starting point (the Newmark
 predictor or the last positions, whichever came closer to the previous step's solution),
-the same Newton iteration on positions with the exact tangent (and the same damping of
-corrections that do not contract)
+the same Newton iteration on positions with the exact tangent (and the same line search
+along the corrections once one cycles)
 
     f_q = M + (γ'/β') C + (K + α Φ_qᵀ Φ_q) / β',
 
@@ -244,6 +244,31 @@ def cycling(dq, size, last, step, contraction):
     return back <= CYCLE_RETURN * size
 
 
+#: the line search's sufficient decrease: a trial step ``s Δq`` is taken when
+#: ``‖R(q + s Δq)‖₂ ≤ (1 − LINE_SEARCH_DECREASE s) ‖R(q)‖₂`` (Armijo's test on ``½‖R‖²``
+#: with the Newton direction)
+LINE_SEARCH_DECREASE = 1e-4
+#: the trial steps of the line search: ``s = 1, ρ, ρ², …``, at most this many (ρ: the last
+#: of ``pen``, ``NEWTON_DAMPING``)
+LINE_SEARCH_TRIALS = 10
+
+
+@kernel(inline="always")
+def sufficient_decrease(norm, norm0, s):
+    """Whether a trial step ``s`` whose residual has the 2-norm ``norm`` (``norm0`` at the
+    iterate) is taken (``LINE_SEARCH_DECREASE``); a non-finite ``norm`` never is."""
+    return norm <= (1.0 - LINE_SEARCH_DECREASE * s) * norm0
+
+
+@kernel
+def norm2(x):
+    """``‖x‖₂``."""
+    acc = 0.0
+    for v in x:
+        acc += v * v
+    return np.sqrt(acc)
+
+
 @kernel(inline="always")
 def _no_markers():
     """An empty marker table."""
@@ -334,6 +359,49 @@ def converged_after_modified(err_q, last_q, tol_q, err_phi, last_phi, tol):
     )
 
 
+@kernel
+def _residual_norm(P, pt, rows, trial, q):
+    """``‖R(q)‖₂``, ``R = (M q̈ − Q + Jᵀ(Λ* + w [Φ; B q̇])) / β'`` at the positions ``q``, for
+    the step's iteration ``trial = (sch, (q, q̇, q̈, a) at the step's start, h, t1, Λ*, α,
+    γ', β')`` (q̇, q̈ of the Newmark update; the weights ``w`` of :func:`_weighted`);
+    infinite where a sliding joint's point is off its beam (``AugmentedLagrangian.
+    _residual_norm``)."""
+    if slider_off_beam(P, q) >= 0:
+        return np.inf
+    sch, (q0, qd0, qdd0, a0), h, t1, lam_star, alpha, gp, bp = trial
+    n, m = P.n, P.m
+    none = np.int64(0)
+    qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
+    mk, _, jvals, pa, _, _ = _constraints(P, pt, rows, q, qd, t1)
+    mvals = mass(P, q, pt.mass_r.shape[0])
+    f, _, _ = forces(P, mk, q, qd, t1, YES, none, none)
+    lam = _weighted(lam_star, alpha, gp, pa, m)
+    res = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n) - f
+    res += entries_mat_t_vec(rows.j_r, rows.j_c, jvals, lam, n)
+    return norm2(res) / bp
+
+
+@kernel(inline="always")
+def _line_search(P, pt, rows, trial, q, dq, norm0, rho):
+    """The step length ``s`` along the Newton correction ``dq`` from ``q`` (residual 2-norm
+    ``norm0`` there; ``trial``: :func:`_residual_norm`'s): the first of ``1, ρ, ρ², …``
+    (``LINE_SEARCH_TRIALS`` of them) that passes :func:`sufficient_decrease`, else the one
+    with the smallest residual (``AugmentedLagrangian._line_search``)."""
+    s = 1.0
+    best, best_s = np.inf, 1.0
+    at = np.empty(q.shape[0])
+    for _ in range(LINE_SEARCH_TRIALS):
+        for i in range(q.shape[0]):
+            at[i] = q[i] + s * dq[i]
+        norm = _residual_norm(P, pt, rows, trial, at)
+        if sufficient_decrease(norm, norm0, s):
+            return s
+        if norm < best:
+            best, best_s = norm, s
+        s *= rho
+    return best_s
+
+
 @kernel(inline="always")
 def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     """One step from ``start = (q, q̇, q̈, a, λ*)`` to the time ``t1`` (``settings``:
@@ -358,7 +426,7 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     q0, qd0, qdd0, a0, lam_star0 = start
     nm, nk, nc = pt.mass_r.shape[0], pt.fk_r.shape[0], pt.fc_r.shape[0]
     none = np.int64(0)  # not a literal: one compiled signature for every callee
-    fixed, ratio_first, ratio_growth, ratio_max, ratio_p, contraction, damping_factor = pen
+    fixed, ratio_first, ratio_growth, ratio_max, ratio_p, contraction, backtrack = pen
     gp, bp = slopes(sch, h)
     # Newmark.predict (a_{n+1} = a_n) or the last positions
     q = q0 + h * qd0 + (0.5 * h * h) * a0 if extrap else q0.copy()
@@ -372,7 +440,7 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     err_q = np.inf
     err_phi = np.inf
     last_q = np.inf  # the last correction's max norm
-    damping = 1.0  # damping_factor to the number of cycling corrections
+    searching = False  # a correction of the step has cycled: line searches from then on
     step = np.zeros(n)  # the last correction applied
     converged = False
     it = 0
@@ -452,10 +520,13 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
         have_fac = True
         reused = False
         err_q = max_abs(dq)
-        if it >= 2 and cycling(dq, err_q, last_q, step, contraction):  # a law's branches
-            damping *= damping_factor
+        if not searching and it >= 2:  # between the branches of a force law
+            searching = cycling(dq, err_q, last_q, step, contraction)
+        if searching:
+            trial = (sch, (q0, qd0, qdd0, a0), h, t1, lam_star, alpha, gp, bp)
+            length = _line_search(P, pt, rows, trial, q, dq, norm2(res), backtrack)
             for i in range(n):
-                step[i] = damping * dq[i]
+                step[i] = length * dq[i]
         else:
             step[:] = dq
         q = q + step

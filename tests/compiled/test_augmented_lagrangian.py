@@ -449,3 +449,96 @@ def test_cycling_corrections(dq, step, last, want):
     dq, step = np.array(dq), np.array(step)
     size = float(np.abs(dq).max())
     assert bool(cal.cycling(dq, size, last, step, NEWTON_CONTRACTION)) is want
+
+
+def test_cycling_steps_take_the_same_line_searches(monkeypatch):
+    """Steps of the belt drive whose Newton iterations cycle between the pieces of the
+    trilinear friction law (steps that fail in 8 iterations, taken again with 12): from
+    the cycling correction on, both implementations search along each correction for a
+    decrease of the residual, and take the same steps."""
+    import solver.analysis.compiled_steps as cs
+    from solver import simulate
+    from solver.analysis.formulations import augmented_lagrangian as nal
+
+    failed = []
+    retry_step = cs._CompiledALSteps.step
+
+    def spy(self, state, h):
+        if self.failed is not None and len(failed) < 4:
+            failed.append((self, state, h))
+        return retry_step(self, state, h)
+
+    monkeypatch.setattr(cs._CompiledALSteps, "step", spy)
+    import json
+
+    data = json.loads((EXAMPLES / "belt_drive.json").read_text())
+    data["solver"]["max_iterations"] = 8
+    sim = simulate(model_from_data(data), t_end=0.7, stream=True)
+    for _ in sim:
+        if len(failed) == 4:
+            break
+    assert failed, "no step of the belt drive was retried"
+    lengths = []
+    search = nal.AugmentedLagrangian._line_search
+
+    def counted(self, *args):
+        lengths.append(search(self, *args))
+        return lengths[-1]
+
+    monkeypatch.setattr(nal.AugmentedLagrangian, "_line_search", counted)
+    for stepper, state, h in failed:
+        formulation = stepper.stepper.formulation
+        formulation.max_iterations = 12
+        lengths.clear()
+        try:
+            mine = formulation.step(state, h)
+        except SimulationError:
+            mine = None
+        searched = list(lengths)
+        stepper.failed = None
+        try:
+            compiled = stepper.step(state, h)
+        except SimulationError:
+            compiled = None
+        assert (mine is None) == (compiled is None), f"t = {state.t}"
+        if mine is not None:
+            assert abs(mine.iterations - compiled.iterations) <= 1
+            assert np.abs(mine.q - compiled.q).max() < 1e-11 * max(1.0, np.abs(mine.q).max())
+            assert np.abs(mine.qd - compiled.qd).max() < 1e-9 * max(1.0, np.abs(mine.qd).max())
+        if searched and mine is not None:
+            assert all(0.0 < x <= 1.0 for x in searched)
+            return
+    pytest.fail("no retried step cycled and converged")
+
+
+@pytest.mark.parametrize(
+    ("norms", "want"),
+    [
+        ([0.5], 1.0),  # the full correction decreases the residual
+        ([2.0, 1.5, 0.9], 0.25),  # the first length that does
+        ([2.0, np.inf, np.nan, 1.2] + [3.0] * 6, 1.0 / 8),  # none: the smallest residual
+    ],
+)
+def test_line_search_lengths(norms, want):
+    """The line search tries 1, ½, ¼, … and takes the first length whose residual passes
+    the sufficient-decrease test (from a residual norm of 1), else the one with the least;
+    a non-finite residual (a trial point off a beam) never passes."""
+    from types import SimpleNamespace
+
+    from solver.analysis.formulations.augmented_lagrangian import AugmentedLagrangian
+
+    tried = []
+
+    def residual(trial, q):
+        tried.append(float(q[0]))
+        return norms[len(tried) - 1]
+
+    stand_in = SimpleNamespace(_residual_norm=residual)
+    length = AugmentedLagrangian._line_search(stand_in, None, np.zeros(1), np.ones(1), 1.0)
+    assert length == want
+    assert tried == [0.5**k for k in range(len(tried))]
+    assert len(tried) <= cal.LINE_SEARCH_TRIALS
+    assert not cal.sufficient_decrease(np.nan, 1.0, 1.0)
+    assert not cal.sufficient_decrease(np.inf, 1.0, 1.0)
+    assert cal.sufficient_decrease(0.99, 1.0, 1.0) and not cal.sufficient_decrease(1.0, 1.0, 1.0)
+    assert cal.norm2(np.array([3.0, 4.0])) == pytest.approx(5.0)
