@@ -6,7 +6,7 @@ A port of :class:`solver.analysis.formulations.augmented_lagrangian.AugmentedLag
 same starting point (the Newmark
 predictor or the last positions, whichever came closer to the previous step's solution),
 the same Newton iteration on positions with the exact tangent (and the same line search
-along the corrections once one cycles)
+along the corrections once one does not contract)
 
     f_q = M + (γ'/β') C + (K + α Φ_qᵀ Φ_q) / β',
 
@@ -225,25 +225,6 @@ def tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp):
     return ab
 
 
-#: a correction cycles only if it leads back to within this fraction of its size of the
-#: iterate before (:func:`cycling`): an iteration that oscillates but converges comes back
-#: short by ``1/ρ − 1`` of its size (ρ the rate), and is left undamped down to ρ ≈ 0.98
-CYCLE_RETURN = 0.02
-
-
-@kernel
-def cycling(dq, size, last, step, contraction):
-    """Whether the correction ``dq`` (max norm ``size``) after one of max norm ``last``, of
-    which ``step`` was applied, cycles: ``|dq| ≥ c |last|`` (``c = contraction``) and
-    ``|dq + step| ≤ CYCLE_RETURN |dq|`` (max norms): back at the iterate before."""
-    if size < contraction * last:
-        return False
-    back = 0.0
-    for i in range(dq.shape[0]):
-        back = max(back, abs(dq[i] + step[i]))
-    return back <= CYCLE_RETURN * size
-
-
 #: the line search's sufficient decrease: a trial step ``s Δq`` is taken when
 #: ``‖R(q + s Δq)‖₂ ≤ (1 − LINE_SEARCH_DECREASE s) ‖R(q)‖₂`` (Armijo's test on ``½‖R‖²``
 #: with the Newton direction)
@@ -440,7 +421,7 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     err_q = np.inf
     err_phi = np.inf
     last_q = np.inf  # the last correction's max norm
-    searching = False  # a correction of the step has cycled: line searches from then on
+    searching = False  # a correction has not contracted: line searches from then on
     step = np.zeros(n)  # the last correction applied
     converged = False
     it = 0
@@ -520,8 +501,8 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
         have_fac = True
         reused = False
         err_q = max_abs(dq)
-        if not searching and it >= 2:  # between the branches of a force law
-            searching = cycling(dq, err_q, last_q, step, contraction)
+        if not searching and it >= 2:  # a correction that does not contract
+            searching = err_q >= contraction * last_q
         if searching:
             trial = (sch, (q0, qd0, qdd0, a0), h, t1, lam_star, alpha, gp, bp)
             length = _line_search(P, pt, rows, trial, q, dq, norm2(res), backtrack)

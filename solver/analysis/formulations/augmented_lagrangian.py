@@ -54,25 +54,22 @@ the tangent is formed again, with the growing α.
 
 Line search. A force law that is continuous but piecewise linear with a narrow middle piece
 (the trilinear friction of ``pulley_contact``: about 1e-3 m/s wide) can make the iterates
-cycle: a point's slip jumps across the middle piece, the tangent of the branch it lands on
-sends it back (García Vallejo's belt drive: cycles of two and of three corrections). So
-from the second correction of a step on, once a correction does not contract (max norm at
-least ``NEWTON_CONTRACTION`` = 0.9 times the last one's) and leads back to the iterate
-before (within ``CYCLE_RETURN`` = 2 % of its own size: ``cycling``), this and every later
-correction of the step is searched along: the step takes the first of the lengths 1, ½,
-¼, … (``NEWTON_DAMPING``, at most ``LINE_SEARCH_TRIALS`` = 10 of them) whose residual
-``R = (M q̈ − Q + Φ_qᵀ(λ* + αΦ) [+ Bᵀ(μ* + α_v B q̇)]) / β'`` at the trial positions has
-a 2-norm at most ``1 − 10⁻⁴ s`` times the iterate's (Armijo's sufficient decrease,
-``sufficient_decrease``), else the length of the least residual met. Each trial costs one
-evaluation of the residual without Jacobians; the next correction starts from the full
-length again, so Newton's rate returns once the iterate is on the right piece. Steps that
-never cycle are untouched. On the belt drive (1 ms, 12 iterations at most) 21 steps of
-1000 still fail and are retried in substeps, against 52 when a cycling correction was
-halved instead (the halving ended two-cycles, not the three-cycles; a line search ends
-both). An iteration that oscillates but converges at a rate ρ comes back short by
-``1/ρ − 1`` of its size and is left alone down to ρ ≈ 0.98 (with a 0.9 return test
-instead, the E5 slider's iterations, slowly oscillating from the last positions, were
-damped and its energy balance was four times worse). The converged solution is that of
+cycle (a point's slip jumps across the middle piece, the tangent of the branch it lands on
+sends it back: García Vallejo's belt drive has cycles of two and of three corrections) or
+wander off. So from the second correction of a step on, once a correction does not
+contract (max norm at least ``NEWTON_CONTRACTION`` = 0.9 times the last one's), this and
+every later correction of the step is searched along: the step takes the first of the
+lengths 1, ½, ¼, … (``NEWTON_DAMPING``, at most ``LINE_SEARCH_TRIALS`` = 10 of them)
+whose residual ``R = (M q̈ − Q + Φ_qᵀ(λ* + αΦ) [+ Bᵀ(μ* + α_v B q̇)]) / β'`` at the trial
+positions has a 2-norm at most ``1 − 10⁻⁴ s`` times the iterate's (Armijo's sufficient
+decrease, ``sufficient_decrease``), else the length of the least residual met. Each trial
+costs one evaluation of the residual without Jacobians; the next correction starts from
+the full length again, so Newton's rate returns once the iterate is on the right piece,
+and an iteration that oscillates but converges keeps its full corrections (they decrease
+the residual). Steps whose corrections contract are untouched. On the belt drive (1 ms, 12
+iterations at most) 17 steps of 1000 still fail and are retried in substeps, against 52
+when a correction that led back to the iterate before was halved instead (that ended
+two-cycles, not three-cycles or growing corrections). The converged solution is that of
 the same equations.
 
 Penalty factor. α is a stiffness (force per unit of Φ); what matters is ``κ = α/(β' m_ref)``
@@ -148,7 +145,6 @@ from solver.analysis.kinematics import all_velocity_rows
 from solver.compiled.augmented_lagrangian import (
     LINE_SEARCH_TRIALS,
     converged_after_modified,
-    cycling,
     modified_newton,
     sufficient_decrease,
 )
@@ -161,9 +157,8 @@ PENALTY_RATIO_GROWTH = 100.0
 PENALTY_RATIO_MAX = 1e8
 #: α_p / m_ref for the velocity and acceleration projections.
 PROJECTION_PENALTY_RATIO = 1e7
-#: a Newton correction cycles (``cycling``) when it is not below ``NEWTON_CONTRACTION``
-#: times the last one and leads back to the iterate before (within ``CYCLE_RETURN`` of its
-#: size); from then on the step's corrections are searched along, with the lengths 1,
+#: from the first Newton correction of a step that is not below ``NEWTON_CONTRACTION`` times
+#: the last one, the step's corrections are searched along, with the lengths 1,
 #: ``NEWTON_DAMPING``, its square, …
 NEWTON_CONTRACTION = 0.9
 NEWTON_DAMPING = 0.5
@@ -365,9 +360,8 @@ class AugmentedLagrangian(Formulation):
         bmat, v_nh = None, np.zeros(0)
         fac = None
         corrections: list[float] = []
-        searching = False  # a correction of the step has cycled: line searches from then on
-        step = np.zeros(0)  # the last Newton correction applied (a tangent formed for it)
-        last_newton = 0.0  # its max norm before damping (0: none yet in the step)
+        searching = False  # a correction has not contracted: line searches from then on
+        last_newton = 0.0  # the last Newton correction's max norm (0: none yet in the step)
         err_q = err_phi = np.inf
         reused = False  # the last correction was a modified Newton one
         converged = False
@@ -446,8 +440,8 @@ class AugmentedLagrangian(Formulation):
             )
             reused = False
             err_q = float(np.abs(dq).max())
-            if last_newton and not searching:  # between the branches of a force law
-                searching = cycling(dq, err_q, last_newton, step, NEWTON_CONTRACTION)
+            if last_newton and not searching:  # a correction that does not contract
+                searching = err_q >= NEWTON_CONTRACTION * last_newton
             if searching:
                 trial = Trial(state, a0, h, lam_star, mu_star, alpha, alpha_v)
                 step = self._line_search(trial, q, dq, float(np.linalg.norm(res))) * dq
