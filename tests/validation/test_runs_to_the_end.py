@@ -62,6 +62,6 @@ def _example_params():
         yield pytest.param(path, id=path.stem, marks=marks)
 
 
-@pytest.mark.parametrize("path", _example_params())
+@pytest.mark.parametrize("path", list(_example_params()))
 def test_example_runs_to_its_end(path):
     runs_to_the_end(load_model(path))
