@@ -422,7 +422,6 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     err_phi = np.inf
     last_q = np.inf  # the last correction's max norm
     searching = False  # a correction has not contracted: line searches from then on
-    step = np.zeros(n)  # the last correction applied
     converged = False
     it = 0
     qd = qd0
@@ -505,12 +504,9 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
             searching = err_q >= contraction * last_q
         if searching:
             trial = (sch, (q0, qd0, qdd0, a0), h, t1, lam_star, alpha, gp, bp)
-            length = _line_search(P, pt, rows, trial, q, dq, norm2(res), backtrack)
-            for i in range(n):
-                step[i] = length * dq[i]
+            q = q + _line_search(P, pt, rows, trial, q, dq, norm2(res), backtrack) * dq
         else:
-            step[:] = dq
-        q = q + step
+            q = q + dq
         last_q = err_q
     if not converged:
         err = max(err_q, err_phi)

@@ -167,12 +167,13 @@ NEWTON_DAMPING = 0.5
 @dataclass(frozen=True)
 class Trial:
     """What the residual of a step's Newton iteration at other positions needs: the state
-    the step starts from, its ``a``, its step ``h``, and the multipliers and penalties of
-    the iteration (``λ*``, ``μ*``, α, α_v)."""
+    the step starts from, its ``a``, its step ``h`` and ``β'`` (``Newmark.slopes``), and the
+    multipliers and penalties of the iteration (``λ*``, ``μ*``, α, α_v)."""
 
     state: DynamicState
     a0: np.ndarray
     h: float
+    bp: float
     lam_star: np.ndarray
     mu_star: np.ndarray
     alpha: float
@@ -285,7 +286,7 @@ class AugmentedLagrangian(Formulation):
         if s.m_nh:
             bmat, _ = s.velocity_constraints(q, qd, t1, ms)
             r = r + bmat.T @ (trial.mu_star + trial.alpha_v * (bmat @ qd))
-        return float(np.linalg.norm(r)) / self.scheme.slopes(trial.h)[1]
+        return float(np.linalg.norm(r)) / trial.bp
 
     def _line_search(self, trial: Trial, q: np.ndarray, dq: np.ndarray, norm0: float) -> float:
         """The step length along the Newton correction ``dq`` from ``q`` (residual 2-norm
@@ -443,11 +444,10 @@ class AugmentedLagrangian(Formulation):
             if last_newton and not searching:  # a correction that does not contract
                 searching = err_q >= NEWTON_CONTRACTION * last_newton
             if searching:
-                trial = Trial(state, a0, h, lam_star, mu_star, alpha, alpha_v)
-                step = self._line_search(trial, q, dq, float(np.linalg.norm(res))) * dq
+                trial = Trial(state, a0, h, bp, lam_star, mu_star, alpha, alpha_v)
+                q = q + self._line_search(trial, q, dq, float(np.linalg.norm(res))) * dq
             else:
-                step = dq
-            q = q + step
+                q = q + dq
             last_newton = err_q
             corrections.append(err_q)
         if not converged:
