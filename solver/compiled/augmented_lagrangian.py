@@ -52,6 +52,7 @@ from solver.compiled.band import entries_mat_t_vec, entries_mat_vec, lu_factor, 
 from solver.kernels.contact import any_penetration
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import MarkerValues
+from solver.kernels.scratch import local_zeros
 from solver.kernels.system import (
     constraints,
     driver_power,
@@ -416,7 +417,7 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     alpha = 0.0
     have_fac = False
     reused = False  # the last correction was a modified Newton one
-    lu = np.zeros(0)
+    lu = local_zeros(0)
     piv = np.zeros(n, np.int64)
     err_q = np.inf
     err_phi = np.inf

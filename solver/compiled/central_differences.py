@@ -33,6 +33,7 @@ from solver.kernels import system as ks
 from solver.kernels.contact import any_penetration
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.rotations import g_matrix, gjg
+from solver.kernels.scratch import local
 from solver.kernels.small import dot, mat_mat, mat_t_vec, mat_vec
 
 #: status codes of :func:`cd_steps` (0: all steps taken; ``CONTACT``: the last step ends
@@ -78,7 +79,7 @@ def _forces(P, pt, q, v, t, elements, need_jacobian):
             out[o + i] += f[i]
         if need_jacobian:
             sw, sj = _skew(w), _skew(jw)
-            x = np.empty((3, 3))
+            x = local((3, 3))
             for i in range(3):
                 for j in range(3):
                     acc = -sj[i, j]

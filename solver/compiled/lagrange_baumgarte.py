@@ -39,6 +39,7 @@ import numpy as np
 from solver.compiled import band
 from solver.kernels.contact import any_penetration
 from solver.kernels.jit import YES, kernel
+from solver.kernels.scratch import local_zeros
 from solver.kernels.system import constraints, forces, markers, mass, no_slip_rows, state_power
 
 
@@ -90,7 +91,7 @@ def lb_accelerations(P, pt, layout, q, qd, t, alpha, beta, mu, rcond):
     if nh:
         bvals, gamma_nh, speed = no_slip_rows(P, mk, q, qd, nb)
     else:  # (the call alone costs a fifth of a small model's right-hand side)
-        bvals = np.zeros(0)
+        bvals = local_zeros(0)
         gamma_nh = bvals
         speed = bvals
     a = np.zeros(k * (3 * b + 1))

@@ -35,6 +35,7 @@ import numpy as np
 
 from solver.kernels.elastic_line import strains_pq
 from solver.kernels.jit import kernel
+from solver.kernels.scratch import local_zeros
 
 #: the slopes (r_x, r_y) of node m and of node n among the element's 12 coordinates
 NODE_M, NODE_N = 2, 8
@@ -300,8 +301,8 @@ def belt_internal(B, par, xw, E, jacobian):
     force = np.zeros((n, 12))
     kq = np.zeros((n if jacobian else 0, 12, 12))
     energy = np.zeros(n)
-    wq = np.zeros((12, 12))
-    work = np.zeros(BELT_WORK)
+    wq = local_zeros((12, 12))
+    work = local_zeros(BELT_WORK)
     for i in range(n):
         energy[i] = belt_element(B, par, xw, E[i], jacobian, force[i], wq, work)
         if jacobian:

@@ -26,6 +26,7 @@ import numpy as np
 
 from solver.kernels.elastic_line import point_terms
 from solver.kernels.jit import kernel
+from solver.kernels.scratch import local_zeros
 
 
 @kernel(inline="always")
@@ -40,7 +41,7 @@ def cable_strains(Bg, e, gz, hz, hessian):
     over ``z = (p, q)`` into ``gz`` ``(4, 6)`` and, with ``hessian``, their Hessians into
     ``hz`` ``(4, 6, 6)``: the equations of the module docstring."""
     n = Bg.shape[1]
-    z = np.zeros(6)
+    z = local_zeros(6)
     for r in range(6):
         acc = 0.0
         for j in range(n):
@@ -51,14 +52,14 @@ def cable_strains(Bg, e, gz, hz, hessian):
     a = 1.0 / big_a
     c = (p1 * q2 - p2 * q1, p2 * q0 - p0 * q2, p0 * q1 - p1 * q0)
     # ∂c_i/∂z: [−q̃, p̃] (ṽ w = v × w)
-    dc = np.zeros((3, 6))
+    dc = local_zeros((3, 6))
     dc[0, 1], dc[0, 2] = q2, -q1
     dc[1, 0], dc[1, 2] = -q2, q0
     dc[2, 0], dc[2, 1] = q1, -q0
     dc[0, 4], dc[0, 5] = -p2, p1
     dc[1, 3], dc[1, 5] = p2, -p0
     dc[2, 3], dc[2, 4] = -p1, p0
-    da = np.zeros(6)
+    da = local_zeros(6)
     for j in range(3):
         da[j] = -2.0 * z[j] * a * a
     gz[:] = 0.0
@@ -71,7 +72,7 @@ def cable_strains(Bg, e, gz, hz, hessian):
         hz[:] = 0.0
         for j in range(3):
             hz[0, j, j] = 1.0
-        d2a = np.zeros((3, 3))
+        d2a = local_zeros((3, 3))
         for j in range(3):
             for m in range(3):
                 d2a[j, m] = 8.0 * z[j] * z[m] * a * a * a - (2.0 * a * a if j == m else 0.0)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.kernels.jit import kernel
+from solver.kernels.scratch import local
 
 SLOTS = 8
 #: derivative inputs: the 8 markers' values, then their velocities
@@ -219,7 +220,7 @@ def contact_states(mk, kind, par, committed, u, ud):
     """:func:`contact_law`'s values for every contact (rows ``mk``, ``kind``, ``par``,
     ``committed``) at the marker values ``u``, ``ud``: ``(nc, OUTPUTS)``."""
     out = np.zeros((kind.shape[0], OUTPUTS))
-    loads = np.empty((SLOTS, 3, 1))
+    loads = local((SLOTS, 3, 1))
     for c in range(kind.shape[0]):
         r = contact_law(u, ud, mk[c], kind[c], par[c], committed[c], np.int64(1), loads)
         for j in range(OUTPUTS):

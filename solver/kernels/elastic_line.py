@@ -47,6 +47,7 @@ import math
 import numpy as np
 
 from solver.kernels.jit import kernel
+from solver.kernels.scratch import local_zeros
 
 
 @kernel(full_optimisation=True)
@@ -182,8 +183,8 @@ def point_strains(Bg, Sg, frame, e, grad, hess, hessian):
     nr = 6 if frame else 4
     R = np.zeros((6, k))
     _rows(Bg, Sg, frame, R)
-    gz = np.zeros((2, 6))
-    hz = np.zeros((2, 6, 6))
+    gz = local_zeros((2, 6))
+    hz = local_zeros((2, 6, 6))
     strains = frame_strains(R, e, gz, hz, hessian) if frame else strains_pq(Bg, e, gz, hz, hessian)
     for s in range(2):
         _gradient(gz, s, R, nr, grad)

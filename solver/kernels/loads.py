@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from solver.kernels.jit import kernel
 from solver.kernels.primitives import wrap_angle
+from solver.kernels.scratch import local_zeros
 from solver.kernels.small import mat_vec
 
 TINY = 1e-12  # m: below this spring length the line of action is undefined
@@ -99,8 +98,8 @@ def joint_angle(u, ud, i1, iw, i2, grad, hess, with_hessian):
     if with_hessian:
         txx = 2.0 * x * y / (r2 * r2)
         txy = (y * y - x * x) / (r2 * r2)
-        gx = np.zeros(9)  # ∂x/∂(u1, w1, u2)
-        gy = np.zeros(9)  # ∂y/∂(u1, w1, u2)
+        gx = local_zeros(9)  # ∂x/∂(u1, w1, u2)
+        gy = local_zeros(9)  # ∂y/∂(u1, w1, u2)
         for j in range(3):
             gx[j] = u[i2, j]
             gx[6 + j] = u[i1, j]
@@ -124,8 +123,8 @@ def joint_torque(u, ud, i1, iw, i2, theta, k, c, theta0, tau_t, force, du, dv, j
     """Torque ``τ = −k (θ − θ0) − c θ̇ + τ(t)`` about a joint axis at the continuous angle
     ``theta`` (the caller unwraps the raw angle): slot forces ``τ ∂θ/∂u_a`` and, with
     ``jacobians``, ``du``, ``dv`` over the three slots. Returns ``θ̇``."""
-    grad = np.zeros(9)
-    hess = np.zeros((9, 9))
+    grad = local_zeros(9)
+    hess = local_zeros((9, 9))
     _, rate = joint_angle(u, ud, i1, iw, i2, grad, hess, jacobians)
     tau = -k * (theta - theta0) - c * rate + tau_t
     for a in range(3):
@@ -133,7 +132,7 @@ def joint_torque(u, ud, i1, iw, i2, theta, k, c, theta0, tau_t, force, du, dv, j
             force[a, j] = tau * grad[3 * a + j]
     if jacobians:
         idx = (i1, iw, i2)
-        udot = np.zeros(9)
+        udot = local_zeros(9)
         for a in range(3):
             for j in range(3):
                 udot[3 * a + j] = ud[idx[a], j]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.kernels.jit import kernel
+from solver.kernels.scratch import local_zeros
 
 #: load types
 FORCE, TORQUE, BODY_TORQUE = np.int64(0), np.int64(1), np.int64(2)
@@ -48,10 +49,10 @@ def natural_load(typ, X, c, u, e, out, blocks, jacobians):
     ``c (4,)`` and vector ``u (3,)`` at the entities ``e (4, 3)``: ``Q_i`` into
     ``out (4, 3)`` and, with ``jacobians``, ``∂Q_i/∂e_j`` into ``blocks (4, 3, 4, 3)``
     (every entry written; see the module docstring)."""
-    w = np.zeros(4)
+    w = local_zeros(4)
     for j in range(4):
         w[j] = X[0, j] * u[0] + X[1, j] * u[1] + X[2, j] * u[2]
-    g = np.zeros(3)  # the load's global vector
+    g = local_zeros(3)  # the load's global vector
     for a in range(3):
         if typ == TORQUE:
             g[a] = u[a]
@@ -68,11 +69,11 @@ def natural_load(typ, X, c, u, e, out, blocks, jacobians):
                     for a in range(3):
                         blocks[i, a, j, a] = c[i] * w[j]
         return
-    gram = np.zeros((4, 4))  # XᵀX
+    gram = local_zeros((4, 4))  # XᵀX
     for i in range(4):
         for j in range(4):
             gram[i, j] = X[0, i] * X[0, j] + X[1, i] * X[1, j] + X[2, i] * X[2, j]
-    v = np.zeros((4, 3))
+    v = local_zeros((4, 3))
     for i in range(4):
         for a in range(3):
             v[i, a] = gram[i, 0] * e[0, a] + gram[i, 1] * e[1, a]

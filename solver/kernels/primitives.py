@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from solver.kernels.jit import kernel
+from solver.kernels.scratch import local_zeros
 
 COINCIDENT, DOT, POINT_PLANE, DISTANCE, ANGLE, DISC_ON_PLANE = 0, 1, 2, 3, 4, 5
 #: rows and marker slots of each type, indexed by its code
@@ -253,9 +254,9 @@ def evaluate_many(typ, index, const, c, u, ud):
     phi = np.zeros((m, nr))
     blocks = np.zeros((m, ns, nr, 3))
     quad = np.zeros((m, nr))
-    ph = np.zeros(3)
-    blk = np.zeros((MAX_SLOTS, 3, 3))
-    qq = np.zeros(3)
+    ph = local_zeros(3)
+    blk = local_zeros((MAX_SLOTS, 3, 3))
+    qq = local_zeros(3)
     for i in range(m):
         evaluate(typ, index, i, const[i], c[i], u, ud, ph, blk, qq)
         for r in range(nr):
@@ -273,7 +274,7 @@ def hessians_many(typ, index, const, u):
     m = index.shape[0]
     ns = SLOTS[typ]
     out = np.zeros((m, ns, ns, 3, 3))
-    h = np.zeros((MAX_SLOTS, MAX_SLOTS, 3, 3))
+    h = local_zeros((MAX_SLOTS, MAX_SLOTS, 3, 3))
     one = np.ones(1)
     for i in range(m):
         hessian(typ, index, i, const[i], u, one, h)

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from solver.kernels.jit import kernel
+from solver.kernels.scratch import local, local_zeros
 
 SLOTS = 5
 WEIGHT, RADIUS, STIFFNESS, DAMPING, MU, SLOPE = 0, 1, 2, 3, 4, 5
@@ -154,11 +155,11 @@ def pulley_states(mk, par, u, ud):
     values ``u`` and velocities ``ud``: ``(points, OUTPUTS)``."""
     npts = mk.shape[0]
     out = np.zeros((npts, OUTPUTS))
-    x = np.zeros((INPUTS, 2))
-    dx = np.zeros((INPUTS, 2, 0))
-    lv = np.empty((SLOTS, 2))
-    dl = np.empty((SLOTS, 2, 0))
-    cf = np.empty(6)
+    x = local_zeros((INPUTS, 2))
+    dx = local_zeros((INPUTS, 2, 0))
+    lv = local((SLOTS, 2))
+    dl = local((SLOTS, 2, 0))
+    cf = local(6)
     for i in range(npts):
         for s in range(SLOTS):
             for a in range(2):

@@ -30,10 +30,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from solver.kernels.jit import kernel
 from solver.kernels.rotations import cross, dot3, e_matrix, l_matrix
+from solver.kernels.scratch import local, local_zeros
 
 #: the directions of a row (``lateral`` false: the rolling direction t)
 LONGITUDINAL, LATERAL = 0, 1
@@ -68,7 +67,7 @@ def row(u, ud, jdq, ic, inn, ia, lateral, radius, p, pd, bp):
     marker's columns are ``eᵀ J_c``."""
     e, ed, w, wd, _, _, _ = _frame(u, ud, inn, ia, lateral)
     emat = e_matrix(p)
-    omega = np.zeros(3)
+    omega = local_zeros(3)
     for i in range(3):
         for j in range(4):
             omega[i] += 2.0 * emat[i, j] * pd[j]
@@ -92,8 +91,8 @@ def row_derivatives(u, ud, ic, inn, ia, lateral, radius, p, pd, mu, hca, kpp, kp
     n = u[inn]
     a = u[ia]
     ratio = c / s
-    dt = np.empty((3, 3))
-    dw = np.empty((3, 3))
+    dt = local((3, 3))
+    dw = local((3, 3))
     for i in range(3):
         for j in range(3):
             dt[i, j] = ratio * t[i] * n[j] / s
@@ -105,10 +104,10 @@ def row_derivatives(u, ud, ic, inn, ia, lateral, radius, p, pd, mu, hca, kpp, kp
     dt[1, 2] += n[0] / s
     dt[2, 0] += n[1] / s
     dt[2, 1] -= n[0] / s
-    de = np.empty((3, 3))
-    dk = np.empty((3, 3))
-    col = np.empty(3)
-    dwc = np.empty(3)
+    de = local((3, 3))
+    dk = local((3, 3))
+    col = local(3)
+    dwc = local(3)
     for j in range(3):
         for i in range(3):
             col[i] = dt[i, j]
@@ -123,7 +122,7 @@ def row_derivatives(u, ud, ic, inn, ia, lateral, radius, p, pd, mu, hca, kpp, kp
     emat = e_matrix(p)
     edot = e_matrix(pd)
     k = cross(e, w)
-    omega = np.zeros(3)
+    omega = local_zeros(3)
     for i in range(3):
         for j in range(4):
             omega[i] += 2.0 * emat[i, j] * pd[j]

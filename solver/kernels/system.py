@@ -29,11 +29,16 @@ from solver.kernels import pulley as pl
 from solver.kernels import sliding as sl
 from solver.kernels.belt import BELT_WORK, belt_element
 from solver.kernels.cable import cable_element, cable_work
+from solver.kernels.contact import SLOTS as CONTACT_SLOTS
 from solver.kernels.continuum import continuum_element
 from solver.kernels.elastic_line import frame_element, line_element, line_work
 from solver.kernels.hermite import hermite_jet
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import RIGID, MarkerValues, evaluate_markers
+from solver.kernels.primitives import MAX_SLOTS
+from solver.kernels.pulley import INPUTS as PULLEY_INPUTS
+from solver.kernels.pulley import OUTPUTS as PULLEY_OUTPUTS
+from solver.kernels.pulley import SLOTS as PULLEY_SLOTS
 from solver.kernels.rotations import (
     force_hessian,
     force_hessian_into,
@@ -45,6 +50,7 @@ from solver.kernels.rotations import (
     l_matrix,
     s_matrix,
 )
+from solver.kernels.scratch import local, local_int, local_int_zeros, local_zeros
 from solver.kernels.small import dot, mat_vec
 from solver.kernels.time_functions import FunctionTable, jet
 
@@ -249,9 +255,9 @@ def _put(mode, e, rows, cols, vals, r, c, v):
 def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd):
     """Φ, Φ_t, γ (when ``phi`` has m entries) and the entries of Φ_q; returns their count."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
-    blk = np.zeros((prim.MAX_SLOTS, 3, 3))
-    ph = np.zeros(3)
-    quad = np.zeros(3)
+    blk = local_zeros((MAX_SLOTS, 3, 3))
+    ph = local_zeros(3)
+    quad = local_zeros(3)
     want = phi.shape[0] > 0
     e = np.int64(0)  # not a literal: one compiled signature for every callee
     # the arrays the loop reads, taken once (each reading of a field counts a reference)
@@ -435,7 +441,7 @@ def constraints(P, mk, q, qd, t, count):
     phit = np.zeros(P.m)
     gamma = np.zeros(P.m)
     vals = np.zeros(count)
-    idx = np.zeros(0, np.int64)
+    idx = local_int_zeros(0)
     _jacobian_entries(P, mk, c, phi, phit, gamma, VALUES, idx, idx, vals, q, qd)
     return phi, phit, gamma, vals
 
@@ -482,7 +488,7 @@ def _no_slip_entries(P, mk, q, qd, mode, rows, cols, vals, gamma, speed):
     values = mode == VALUES
     entries = not values or vals.shape[0] > 0
     want = gamma.shape[0] > 0
-    bp = np.zeros(4)
+    bp = local_zeros(4)
     e = np.int64(0)
     for k in range(P.rl_mk.shape[0]):
         ic, inn, ia = P.rl_mk[k, 0], P.rl_mk[k, 1], P.rl_mk[k, 2]
@@ -518,12 +524,12 @@ def _no_slip_second_entries(P, mk, q, qd, mu, mode, kr, kc, kv, dr, dc, dv):
     the no-slip rows (``rolling.row_derivatives`` times the markers' Jacobians); returns
     their counts."""
     values = mode == VALUES
-    hca = np.zeros((3, 3))
-    kpp = np.zeros((4, 4))
-    kpa = np.zeros((4, 3))
-    da = np.zeros(3)
-    dp = np.zeros(4)
-    f = np.zeros(3)
+    hca = local_zeros((3, 3))
+    kpp = local_zeros((4, 4))
+    kpa = local_zeros((4, 3))
+    da = local_zeros(3)
+    dp = local_zeros(4)
+    f = local_zeros(3)
     w = np.zeros((4, P.mk_cols.shape[1]))
     ek = np.int64(0)
     ed = np.int64(0)
@@ -610,7 +616,7 @@ def no_slip_rows(P, mk, q, qd, count):
     vals = np.zeros(count)
     gamma = np.zeros(nh)
     speed = np.zeros(nh)
-    idx = np.zeros(0, np.int64)
+    idx = local_int_zeros(0)
     _no_slip_entries(P, mk, q, qd, VALUES, idx, idx, vals, gamma, speed)
     return vals, gamma, speed
 
@@ -636,8 +642,8 @@ def no_slip_matrix(P, mk, q, qd):
 def no_slip_second_matrices(P, mk, q, qd, mu):
     """``(∂(Bᵀμ)/∂q, ∂(B q̇)/∂q)`` of the no-slip rows, dense ``n × n`` and ``m_nh × n``
     (markers ``mk`` at ``(q, q̇)``; the first at fixed μ, the second at fixed q̇)."""
-    i0 = np.zeros(0, np.int64)
-    v0 = np.zeros(0)
+    i0 = local_int_zeros(0)
+    v0 = local_zeros(0)
     n1, n2 = _no_slip_second_entries(P, mk, q, qd, mu, COUNT, i0, i0, v0, i0, i0, v0)
     kr, kc, kv = np.zeros(n1, np.int64), np.zeros(n1, np.int64), np.zeros(n1)
     dr, dc, dv = np.zeros(n2, np.int64), np.zeros(n2, np.int64), np.zeros(n2)
@@ -649,7 +655,7 @@ def no_slip_second_matrices(P, mk, q, qd, mu):
 def no_slip_second_values(P, mk, q, qd, mu, n1, n2):
     """The entry values of ``∂(Bᵀμ)/∂q`` (``n1``) and ``∂(B q̇)/∂q`` (``n2``) of the no-slip
     rows, in their patterns' order (markers ``mk`` at ``(q, q̇)``)."""
-    i0 = np.zeros(0, np.int64)
+    i0 = local_int_zeros(0)
     kv = np.zeros(n1)
     dv = np.zeros(n2)
     _no_slip_second_entries(P, mk, q, qd, mu, VALUES, i0, i0, kv, i0, i0, dv)
@@ -706,16 +712,16 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     """Entries of ``∂(Φ_qᵀλ)/∂q`` (n×n) and, with ``velocity``, ``∂(Φ_q q̇)/∂q`` (m×n);
     returns their counts ``(nk, nd)``."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
-    blk = np.zeros((prim.MAX_SLOTS, 3, 3))
-    ph = np.zeros(3)
-    quad = np.zeros(3)
-    hs = np.zeros((prim.MAX_SLOTS, prim.MAX_SLOTS, 3, 3))
-    h1 = np.zeros((prim.MAX_SLOTS, prim.MAX_SLOTS, 3, 3))
-    lr = np.zeros(3)
+    blk = local_zeros((MAX_SLOTS, 3, 3))
+    ph = local_zeros(3)
+    quad = local_zeros(3)
+    hs = local_zeros((MAX_SLOTS, MAX_SLOTS, 3, 3))
+    h1 = local_zeros((MAX_SLOTS, MAX_SLOTS, 3, 3))
+    lr = local_zeros(3)
     one = np.ones(1)
-    f = np.zeros(3)
+    f = local_zeros(3)
     w = np.zeros((3, P.mk_cols.shape[1]))
-    hf = np.empty((4, 4))
+    hf = local((4, 4))
     ek = np.int64(0)
     ed = np.int64(0)
     # the arrays the loops read, taken once (each reading of a field counts a reference)
@@ -993,7 +999,7 @@ def second_order(P, mk, q, qd, t, lam, velocity, nk, nd):
     c = targets(P, t)
     kv = np.zeros(nk)
     dv = np.zeros(nd if velocity else 0)
-    idx = np.zeros(0, np.int64)
+    idx = local_int_zeros(0)
     _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, q, qd)
     return kv, dv
 
@@ -1065,8 +1071,8 @@ def _mass_entries(P, q, mode, rows, cols, vals):
 
 @kernel(inline="always")
 def mass_pattern(P, q):
-    none = np.zeros(0)
-    idx = np.zeros(0, np.int64)
+    none = local_zeros(0)
+    idx = local_int_zeros(0)
     count = _mass_entries(P, q, COUNT, idx, idx, none)
     rows, cols, vals = np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count)
     _mass_entries(P, q, PATTERN, rows, cols, vals)
@@ -1078,7 +1084,7 @@ def mass(P, q, count):
     """Entries of ``M(q)``: ``m I₃`` and ``4 GᵀJG`` per rigid body, ``m I₃`` per point
     mass, the constant entries of linear bodies."""
     vals = np.zeros(count)
-    idx = np.zeros(0, np.int64)
+    idx = local_int_zeros(0)
     _mass_entries(P, q, VALUES, idx, idx, vals)
     return vals
 
@@ -1271,7 +1277,7 @@ def _marker_loads(tab, slots, ns, flags, load, mode, sink, e, ed):
 def _point_force(P, s, q, t, force, dp):
     """The global force of point force ``s`` into ``force[0]`` and, in body axes,
     ``∂f/∂p = S(p, f̄)`` into ``dp[0]``: ``f = A(p) f̄ = ½ S(p, f̄) p``."""
-    fv = np.zeros(3)
+    fv = local_zeros(3)
     for j in range(3):
         fv[j] = value(P, P.pf_func[s, j], t)
     if P.pf_body[s]:
@@ -1315,11 +1321,11 @@ def _natural_loads(P, q, qd, t, mode, e, kr, kc, kv, out, jac):
     entries of ``∂Q/∂q`` (with ``jac``; over the free entities' columns, 48 per force and
     144 per torque less those of fixed entities); returns ``(e, Q·q̇)`` (0 when ``qd`` is
     empty)."""
-    x = np.zeros((4, 3))
-    xd = np.zeros((4, 3))
-    load = np.zeros((4, 3))
-    blocks = np.zeros((4, 3, 4, 3))
-    u = np.zeros(3)
+    x = local_zeros((4, 3))
+    xd = local_zeros((4, 3))
+    load = local_zeros((4, 3))
+    blocks = local_zeros((4, 3, 4, 3))
+    u = local_zeros(3)
     power = 0.0
     for s in range(P.nl_type.shape[0]):
         cols = P.nl_cols[s]
@@ -1369,10 +1375,10 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         out[i] += gravity_q[i]
     e = np.int64(0)  # not a literal: one compiled signature for every callee
     ed = np.int64(0)
-    force = np.zeros((3, 3))
-    du = np.zeros((3, 3, 3, 3))
-    dv = np.zeros((3, 3, 3, 3))
-    dp = np.zeros((3, 3, 4))
+    force = local_zeros((3, 3))
+    du = local_zeros((3, 3, 3, 3))
+    dv = local_zeros((3, 3, 3, 3))
+    dp = local_zeros((3, 3, 4))
     load = (force, du, dv, dp)  # what _marker_loads reads and writes, for every element
     sink = (kr, kc, kv, cr, cc, cv, out)
     jac = mode != VALUES or kv.shape[0] > 0
@@ -1415,7 +1421,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                         ed += 1
                     else:
                         ed = _put(mode, ed, cr, cc, cv, o + 3 + i, o + 3 + j, cq)
-    slots = np.zeros(3, np.int64)
+    slots = local_int_zeros(3)
     sp_mk, sp_par, sp_func = P.sp_mk, P.sp_par, P.sp_func  # read once, not per element
     u, ud = mk.u, mk.ud
     for s in range(sp_mk.shape[0]):
@@ -1472,7 +1478,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
                         e = _put(mode, e, kr, kc, kv, o + i, o + j, mat[i, j])
             out[o + i] += acc
     if P.dl_func.shape[0]:
-        none = np.zeros(0)
+        none = local_zeros(0)
         for d in range(P.dl_func.shape[0]):
             _distributed_load(P, d, t, out, none)
     if P.nl_type.shape[0]:
@@ -1505,12 +1511,12 @@ def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
         return e, ed
     width = np.int64(cn.WIDTH) if jac else np.int64(1)
     law = np.empty((cn.SLOTS, 3, width))
-    used = np.empty(cn.SLOTS, np.int64)
-    slots = np.empty(cn.SLOTS, np.int64)
-    force = np.zeros((cn.SLOTS, 3))
-    du = np.zeros((cn.SLOTS, cn.SLOTS, 3, 3))
-    dv = np.zeros((cn.SLOTS, cn.SLOTS, 3, 3))
-    dp = np.zeros((cn.SLOTS, 3, 4))
+    used = local_int(CONTACT_SLOTS)
+    slots = local_int(CONTACT_SLOTS)
+    force = local_zeros((CONTACT_SLOTS, 3))
+    du = local_zeros((CONTACT_SLOTS, CONTACT_SLOTS, 3, 3))
+    dv = local_zeros((CONTACT_SLOTS, CONTACT_SLOTS, 3, 3))
+    dp = local_zeros((CONTACT_SLOTS, 3, 4))
     load = (force, du, dv, dp)
     sink = (kr, kc, kv, cr, cc, cv, out)
     for c in range(nn):
@@ -1540,7 +1546,7 @@ def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
 @kernel
 def contact_elastic_energy(P, mk):
     """``Σ K δⁿ⁺¹/(n + 1)`` over the contacts (J; markers ``mk`` at q)."""
-    law = np.empty((cn.SLOTS, 3, 1))
+    law = local((CONTACT_SLOTS, 3, 1))
     out = 0.0
     for c in range(P.cn_kind.shape[0]):
         r = cn.contact_law(
@@ -1685,11 +1691,11 @@ def _belt_entries(P, q, mode, e, kr, kc, kv, out, jac):
     """The belt elements' elastic forces into ``out`` and their Jacobian entries after the
     count ``e`` (∂F/∂q; no damping); the new count."""
     ne = P.bl_cols.shape[0]
-    x = np.zeros(12)
-    xd = np.zeros(12)  # not read: belts have no damping
-    f = np.zeros(12)
-    wq = np.zeros((12, 12))
-    work = np.zeros(BELT_WORK)
+    x = local_zeros(12)
+    xd = local_zeros(12)  # not read: belts have no damping
+    f = local_zeros(12)
+    wq = local_zeros((12, 12))
+    work = local_zeros(BELT_WORK)
     want = jac and mode == VALUES
     n, xe = _eliminated(P)
     for i in range(ne):
@@ -1741,11 +1747,11 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     values = mode == VALUES
     want = jac and values
     span = 2 * P.mk_cols.shape[1]
-    x = np.empty((pl.INPUTS, 2))
-    lv = np.empty((pl.SLOTS, 2))
-    state = np.empty(pl.OUTPUTS)
-    cf = np.empty(6)
-    f3 = np.zeros(3)
+    x = local((PULLEY_INPUTS, 2))
+    lv = local((PULLEY_SLOTS, 2))
+    state = local(PULLEY_OUTPUTS)
+    cf = local(6)
+    f3 = local_zeros(3)
     cols = np.empty(span, np.int64)
     fq = np.empty(span)
     # scratch for the largest group, shaped for each group (allocated once per call)
@@ -1755,7 +1761,7 @@ def _pulley_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     gds = np.empty(pl.SLOTS * 4 * span)
     blks = np.empty(span * span)
     blkds = np.empty(span * span)
-    gl = np.empty((pl.SLOTS, 2))  # the pulley's loads summed over the group
+    gl = local((PULLEY_SLOTS, 2))  # the pulley's loads summed over the group
     for grp in range(P.pc_group.shape[0]):
         first, count = P.pc_group[grp, 0], P.pc_group[grp, 1]
         k0, k1 = P.pc_mk[first, 0], P.pc_mk[first, 1]
@@ -1841,12 +1847,12 @@ def pulley_energy_power(P, mk, power):
     """``Σ W k_p d²/2`` over the pulley contacts' points in contact (J) or, with ``power``,
     the power of their damping and friction (W, ≤ 0; markers ``mk`` at ``(q, q̇)``)."""
     out = 0.0
-    x = np.zeros((pl.INPUTS, 2))
-    dx = np.zeros((pl.INPUTS, 2, 0))
-    lv = np.empty((pl.SLOTS, 2))
-    dl = np.empty((pl.SLOTS, 2, 0))
-    state = np.empty(pl.OUTPUTS)
-    cf = np.empty(6)
+    x = local_zeros((PULLEY_INPUTS, 2))
+    dx = local_zeros((PULLEY_INPUTS, 2, 0))
+    lv = local((PULLEY_SLOTS, 2))
+    dl = local((PULLEY_SLOTS, 2, 0))
+    state = local(PULLEY_OUTPUTS)
+    cf = local(6)
     for i in range(P.pc_mk.shape[0]):
         depth = pl.depth_of(mk.u, P.pc_mk, i, P.pc_par[i, pl.RADIUS])
         if depth <= 0.0:
@@ -1906,12 +1912,12 @@ def _cable_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The cable elements' forces into ``out`` and their Jacobian entries (as
     :func:`_line_entries`)."""
     ne = P.cb_cols.shape[0]
-    x = np.zeros(12)
-    xd = np.zeros(12)
-    f = np.zeros(12)
-    wq = np.zeros((12, 12))
-    wqd = np.zeros((12, 12))
-    grad = np.zeros((4, 12))
+    x = local_zeros(12)
+    xd = local_zeros(12)
+    f = local_zeros(12)
+    wq = local_zeros((12, 12))
+    wqd = local_zeros((12, 12))
+    grad = local_zeros((4, 12))
     work = np.zeros(cable_work(12))
     want = jac and mode == VALUES
     n, xe = _eliminated(P)
@@ -1969,11 +1975,11 @@ def _flexible_energy_power(P, q, qd, damping):
         )
         out += pw if damping else u
     if P.cb_cols.shape[0]:
-        xc = np.zeros(12)
-        xcd = np.zeros(12)
-        fc = np.zeros(12)
-        kc = np.zeros((12, 12))
-        gc = np.zeros((4, 12))
+        xc = local_zeros(12)
+        xcd = local_zeros(12)
+        fc = local_zeros(12)
+        kc = local_zeros((12, 12))
+        gc = local_zeros((4, 12))
         wc = np.zeros(cable_work(12))
         for i in range(P.cb_cols.shape[0]):
             s = P.cb_set[i]
@@ -1984,11 +1990,11 @@ def _flexible_energy_power(P, q, qd, damping):
             u, pw = cable_element(P.cb_B[s], P.cb_coef[s], gamma, xc, xcd, NO, fc, kc, kc, gc, wc)
             out += pw if damping else u
     if not damping:  # belt elements: no damping
-        xb = np.zeros(12)
-        xbd = np.zeros(12)
-        fb = np.zeros(12)
-        kb = np.zeros((12, 12))
-        wb = np.zeros(BELT_WORK)
+        xb = local_zeros(12)
+        xbd = local_zeros(12)
+        fb = local_zeros(12)
+        kb = local_zeros((12, 12))
+        wb = local_zeros(BELT_WORK)
         for i in range(P.bl_cols.shape[0]):
             s = P.bl_set[i]
             _gather(n, xe, q, q, P.bl_cols[i], 12, xb, xbd)
@@ -2000,8 +2006,8 @@ def _flexible_energy_power(P, q, qd, damping):
 def _joint_theta(P, mk, s):
     """The continuous angle of joint torque ``s`` (unwrapped against its last evaluation,
     which it replaces)."""
-    grad = np.zeros(9)
-    hess = np.zeros((1, 1))
+    grad = local_zeros(9)
+    hess = local_zeros((1, 1))
     raw, _ = loads.joint_angle(
         mk.u, mk.ud, P.jt_mk[s, 0], P.jt_mk[s, 1], P.jt_mk[s, 2], grad, hess, NO
     )
@@ -2062,7 +2068,7 @@ def forces(P, mk, q, qd, t, inertial, nk, nc):
     out = np.zeros(P.n)
     kv = np.zeros(nk)
     cv = np.zeros(nc)
-    idx = np.zeros(0, np.int64)
+    idx = local_int_zeros(0)
     _force_entries(P, mk, q, qd, t, inertial, VALUES, idx, idx, kv, idx, idx, cv, out)
     return out, kv, cv
 
@@ -2107,8 +2113,8 @@ def elastic_energy(P, mk, q):
         out += contact_elastic_energy(P, mk)
     if P.pc_mk.shape[0]:
         out += pulley_energy_power(P, mk, NO)
-    force = np.zeros((3, 3))
-    dummy = np.zeros((3, 3, 3, 3))
+    force = local_zeros((3, 3))
+    dummy = local_zeros((3, 3, 3, 3))
     for s in range(P.sp_mk.shape[0]):
         length, _ = loads.spring(
             mk.u, mk.ud, P.sp_mk[s, 0], P.sp_mk[s, 1], 0.0, 0.0, 0.0, 0.0, force, dummy, dummy, NO
@@ -2145,8 +2151,8 @@ def nonconservative_power(P, mk, q, qd, t):
         )
         out += (value(P, sp_func[s], t) - sp_par[s, 1] * ldot) * ldot
     if n_jt:
-        grad = np.zeros(9)
-        hess = np.zeros((1, 1))
+        grad = local_zeros(9)
+        hess = local_zeros((1, 1))
         jt_mk, jt_par, jt_func = P.jt_mk, P.jt_par, P.jt_func
         for s in range(n_jt):
             if jt_func[s] < 0 and jt_par[s, 1] == 0.0:
@@ -2163,7 +2169,7 @@ def nonconservative_power(P, mk, q, qd, t):
             )
             out += value(P, jf_func[s], t) * sdot
     if n_pf:
-        dp = np.zeros((3, 3, 4))
+        dp = local_zeros((3, 3, 4))
         for s in range(n_pf):
             _point_force(P, s, q, t, force, dp)
             k = P.pf_mk[s]
@@ -2173,12 +2179,12 @@ def nonconservative_power(P, mk, q, qd, t):
         mat = _torque_matrix(P, s, t)
         out += dot(qd[o : o + 4], mat_vec(mat, q[o : o + 4]))
     if P.dl_func.shape[0]:
-        none = np.zeros(0)
+        none = local_zeros(0)
         for d in range(P.dl_func.shape[0]):
             out += _distributed_load(P, d, t, none, qd)
     if P.nl_type.shape[0]:
-        none = np.zeros(0)
-        idx = np.zeros(0, np.int64)
+        none = local_zeros(0)
+        idx = local_int_zeros(0)
         out += _natural_loads(P, q, qd, t, VALUES, np.int64(0), idx, idx, none, none, NO)[1]
     return out
 
