@@ -16,7 +16,10 @@ Numba types a literal argument by its value and compiles the callee again for ea
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
+import threading
 
 #: whether kernels are compiled in this process (``BIELA_JIT=0``: plain Python)
 ENABLED = os.environ.get("BIELA_JIT", "1").strip().lower() not in ("0", "off", "false", "no")
@@ -24,7 +27,8 @@ ENABLED = os.environ.get("BIELA_JIT", "1").strip().lower() not in ("0", "off", "
 if not ENABLED:  # before Numba is imported anywhere: its own switch
     os.environ["NUMBA_DISABLE_JIT"] = "1"
 
-from numba import njit  # noqa: E402
+from numba import njit, types  # noqa: E402
+from numba.extending import typeof_impl  # noqa: E402
 
 from solver.kernels import cache_loading, optimisation  # noqa: E402
 from solver.kernels.cache import ensure_fresh  # noqa: E402
@@ -82,4 +86,66 @@ def kernel(func=None, *, refcounted: bool = True, full_optimisation: bool = Fals
         optimisation.mark_light(func)
     if not refcounted and _NO_REFCOUNT:
         options = {**options, _NO_REFCOUNT: False}
-    return njit(**{**OPTIONS, **options})(func)
+    return Kernel(func, {**OPTIONS, **options})
+
+
+class Kernel:
+    """A kernel whose Numba dispatcher is made on first use.
+
+    Making a dispatcher with an on-disk cache costs about 0.25 ms (the cache's locator
+    tests that its folder is writable), and the solver has several hundred kernels, of
+    which a run calls a few from Python: the others are inside the machine code of those
+    few, loaded from the cache without their own dispatchers. So the dispatcher is made
+    when the kernel is first called from Python, or when Numba types a kernel that calls
+    it (the kernel then types as that dispatcher: compiled code calls it as usual). Every
+    attribute of the dispatcher (``signatures``, ``overloads``, ``py_func``, …) reads
+    through, making it."""
+
+    def __init__(self, func, options: dict):
+        functools.update_wrapper(self, func)
+        self.py_func = func
+        self._options = options
+        self._dispatcher = None
+
+    @property
+    def dispatcher(self):
+        """The Numba dispatcher of this kernel (made on the first call)."""
+        made = self._dispatcher
+        if made is None:
+            with _MAKING:
+                made = self._dispatcher
+                if made is None:
+                    made = self._dispatcher = njit(**self._options)(self.py_func)
+        return made
+
+    def __call__(self, *args):
+        made = self._dispatcher
+        return (made if made is not None else self.dispatcher)(*args)
+
+    def __getattr__(self, name):  # what the instance lacks: the dispatcher's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher, name)
+
+    def __reduce__(self):  # by name, as functions pickle
+        return _named, (self.__module__, self.__qualname__)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.__module__}.{self.__qualname__}>"
+
+
+_MAKING = threading.RLock()
+
+
+def _named(module: str, qualname: str):
+    """The kernel ``module.qualname`` (unpickling)."""
+    found = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+@typeof_impl.register(Kernel)
+def _kernel_type(value, context):
+    """A kernel met by Numba (a global called by a kernel, an argument) is its dispatcher."""
+    return types.Dispatcher(value.dispatcher)
