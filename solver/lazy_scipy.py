@@ -32,6 +32,7 @@ sparse = _Module("scipy.sparse")
 sparse_linalg = _Module("scipy.sparse.linalg")
 linalg = _Module("scipy.linalg")
 lapack = _Module("scipy.linalg.lapack")
+integrate = _Module("scipy.integrate")
 
 
 def issparse(x) -> bool:

@@ -11,6 +11,9 @@ those accelerations alone.
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 import numpy as np
 
 from solver.analysis.compiled_steps import RCOND, saddle_layout
@@ -18,7 +21,30 @@ from solver.analysis.compiled_steps import RCOND, saddle_layout
 
 def tableau(integrator: str):
     """The ``RKTableau`` of SciPy's explicit integrator ``integrator`` (``RK45``, ``RK23``,
-    ``DOP853``)."""
+    ``DOP853``), read from SciPy once per SciPy version and then from a file beside the
+    compiled kernels' markers (``solver.kernels.cache.marker_dir``): importing
+    ``scipy.integrate`` takes 0.2–0.5 s, more than the rest of a short run's start-up."""
+    from solver.compiled.lagrange_baumgarte import RKTableau
+    from solver.kernels.cache import marker_dir, package_version
+
+    try:
+        path = marker_dir() / f"biela-tableau-{integrator}-{package_version('scipy')}.npz"
+    except OSError:
+        return _from_scipy(integrator)
+    try:
+        with np.load(path, allow_pickle=False) as kept:
+            return RKTableau(*(kept[name] for name in RKTableau._fields[:-1]), int(kept["order"]))
+    except (OSError, ValueError, KeyError):  # none yet, or unreadable: SciPy's, kept
+        tab = _from_scipy(integrator)
+        with contextlib.suppress(OSError):
+            part = path.with_suffix(f".{os.getpid()}.npz")
+            np.savez(part, **tab._asdict())
+            os.replace(part, path)
+        return tab
+
+
+def _from_scipy(integrator: str):
+    """The ``RKTableau`` of SciPy's integrator class ``integrator``."""
     from scipy.integrate import DOP853, RK23, RK45
 
     from solver.compiled.lagrange_baumgarte import RKTableau

@@ -56,7 +56,7 @@ def content_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-def _version(name: str) -> str:
+def package_version(name: str) -> str:
     """The version of package ``name``: from the module when it is imported (cheap), else
     from the installed metadata."""
     version = getattr(sys.modules.get(name), "__version__", None)
@@ -71,7 +71,7 @@ def stat_key() -> str:
     """The hash of the path, size, modification and change times (ns) and inode of every
     module of the solver and of the versions in use: a source written since the last
     :func:`content_fingerprint` changes it."""
-    versions = f"{_version('numba')} {_version('numpy')} {sys.version} {sys.platform}"
+    versions = f"{package_version('numba')} {package_version('numpy')} {sys.version} {sys.platform}"
     h = hashlib.sha1(versions.encode())
     for path in sorted(PACKAGE.rglob("*.py")):
         try:

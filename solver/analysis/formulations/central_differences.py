@@ -77,12 +77,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import lapack
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.linalg import dense, full_svd
 from solver.kernels.system import normalise_parameters
+from solver.lazy_scipy import lapack
 from solver.mechanics.rotations import g_matrix, skew
 
 #: a final Newton correction this small (relative) changes nothing but rounding

@@ -38,20 +38,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.integrate import DOP853, RK23, RK45
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import Carry, DynamicState, Formulation
 from solver.analysis.formulations.trapezoidal import mass_scale
 from solver.analysis.linalg import dense
 from solver.analysis.power import PowerMeter
+from solver.lazy_scipy import integrate
 
 #: A singular value of Φ_q that falls below this fraction of the largest during a run
 #: marks a singular position (``_regular``).
 SINGULAR_RATIO = 1e-3
 #: Augmented-Lagrangian steps per output step while bridging a singular position.
 BRIDGE_SUBSTEPS = 10
-INTEGRATORS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
+#: the integrators: SciPy's explicit embedded pairs of these names (its classes, and their
+#: tableaux for the compiled one)
+INTEGRATORS = ("RK45", "RK23", "DOP853")
 #: the smallest relative tolerance the integrator takes (100 ε, as SciPy's integrators):
 #: below it the step size control would ask for more than the rounding of y allows
 RTOL_MIN = 100 * np.finfo(float).eps
@@ -155,7 +157,7 @@ class LagrangeBaumgarte(Formulation):
         if self._rk is not None:
             self._rk.start(t, y0)
             return
-        cls = INTEGRATORS[self.params["integrator"]]
+        cls = getattr(integrate, self.params["integrator"])  # SciPy's class of that name
         self.ode = cls(
             self._rhs,
             t,
