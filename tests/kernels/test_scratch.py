@@ -128,3 +128,87 @@ def test_local_arrays_allocate_nothing(monkeypatch):
     # the counter counts: one array per pass on the heap (and the argument's)
     assert counts["heap 1000"] - counts["heap 10"] == 990
     assert counts["stack 1000"] == counts["stack 10"]  # none per pass
+
+
+def _escaping_locals(source: str) -> list[str]:
+    """``function: name`` for each function of ``source`` that returns an array made by a
+    ``local…`` call, directly or under another name (``b = a``, ``b, c = a, x``,
+    ``b = a if … else …``); an element or a slice read from it is a copy or a view."""
+    import ast
+
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        made = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                call = node.value.func
+                if isinstance(call, ast.Name) and call.id.startswith("local"):
+                    made.update(t.id for t in node.targets if isinstance(t, ast.Name))
+
+        def names(value) -> set[str]:
+            if isinstance(value, ast.Name):
+                return {value.id}
+            if isinstance(value, (ast.Tuple, ast.List)):
+                return set().union(*(names(v) for v in value.elts)) if value.elts else set()
+            if isinstance(value, ast.IfExp):
+                return names(value.body) | names(value.orelse)
+            return set()
+
+        grew = True
+        while grew:
+            grew = False
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Assign):
+                    continue
+                for target in node.targets:
+                    pairs = [(target, node.value)]
+                    value = node.value
+                    if (
+                        isinstance(target, ast.Tuple)
+                        and isinstance(value, ast.Tuple)
+                        and len(target.elts) == len(value.elts)
+                    ):  # b, c = a, x: element by element
+                        pairs = list(zip(target.elts, value.elts, strict=True))
+                    for to, value in pairs:
+                        if names(value) & made and names(to) - made:
+                            made.update(names(to))
+                            grew = True
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Return) and node.value is not None:
+                found += [f"{fn.name}: {n}" for n in sorted(names(node.value) & made)]
+    return found
+
+
+def test_no_kernel_of_the_solver_returns_a_local_array():
+    from pathlib import Path
+
+    import solver
+
+    escaping = []
+    for path in sorted(Path(solver.__file__).parent.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "local" in text and path.name != "scratch.py":
+            escaping += [f"{path.name} {e}" for e in _escaping_locals(text)]
+    assert escaping == []
+
+
+def test_the_escape_check_finds_a_returned_local_array():
+    source = """
+def direct():
+    a = local(3)
+    return a
+
+def renamed(x):
+    a = local_zeros((2, 2))
+    b, c = a, x
+    return c, b
+
+def copied():
+    a = local(3)
+    out = np.empty(3)
+    out[0] = a[0]
+    return out, a[1]
+"""
+    assert _escaping_locals(source) == ["direct: a", "renamed: b"]
