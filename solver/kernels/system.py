@@ -1034,7 +1034,7 @@ def second_order_evaluation(P, mk, q, qd, t, lam, velocity, mode, nk, nd):
 def _mass_entries(P, q, mode, rows, cols, vals):
     values = mode == VALUES  # the evaluation pass writes its entries directly
     e = np.int64(0)
-    g, jg, blk = np.empty((3, 4)), np.empty((3, 4)), np.empty((4, 4))  # every body's
+    g, jg, blk = local((3, 4)), local((3, 4)), local((4, 4))  # every body's
     for b in range(P.rig_off.shape[0]):
         o = P.rig_off[b]
         for i in range(3):
@@ -1096,9 +1096,9 @@ def mass_times_jacobian(P, q, a):
     rig_off, rig_inertia = P.rig_off, P.rig_inertia
     nr = rig_off.shape[0]
     vals = np.zeros(16 * nr)
-    g, ga, jg = np.empty((3, 4)), np.empty((3, 4)), np.empty((3, 4))
-    blk, hm = np.empty((4, 4)), np.empty((4, 4))
-    gap, jga = np.empty(3), np.empty(3)
+    g, ga, jg = local((3, 4)), local((3, 4)), local((3, 4))
+    blk, hm = local((4, 4)), local((4, 4))
+    gap, jga = local(3), local(3)
     for b in range(nr):
         o = rig_off[b]
         g_into(q, o + 3, g)
@@ -1384,9 +1384,9 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     jac = mode != VALUES or kv.shape[0] > 0
     # rigid bodies: Q_v = 8 G(ṗ)ᵀ J G(ṗ) p, its Jacobians (G(ṗ), G(ṗ) p, J G(ṗ) p: every
     # body's arrays)
-    gd, gp, jw = np.empty((3, 4)), np.empty(3), np.empty(3)
-    gq, jg = np.empty((3, 4)), np.empty((3, 4))
-    dq, dqd, hm = np.empty((4, 4)), np.empty((4, 4)), np.empty((4, 4))
+    gd, gp, jw = local((3, 4)), local(3), local(3)
+    gq, jg = local((3, 4)), local((3, 4))
+    dq, dqd, hm = local((4, 4)), local((4, 4)), local((4, 4))
     rig_off, rig_inertia = P.rig_off, P.rig_inertia
     for b in range(rig_off.shape[0]):
         o = rig_off[b]

@@ -140,12 +140,29 @@ def _escaping_locals(source: str) -> list[str]:
     for fn in ast.walk(ast.parse(source)):
         if not isinstance(fn, ast.FunctionDef):
             continue
+
+        def pairs(node):  # (target, value) of an assignment, element by element if it can
+            for target in node.targets:
+                value = node.value
+                if (
+                    isinstance(target, ast.Tuple)
+                    and isinstance(value, ast.Tuple)
+                    and len(target.elts) == len(value.elts)
+                ):  # b, c = a, x
+                    yield from zip(target.elts, value.elts, strict=True)
+                else:
+                    yield target, value
+
+        def is_local(value) -> bool:
+            call = value.func if isinstance(value, ast.Call) else None
+            return isinstance(call, ast.Name) and call.id.startswith("local")
+
         made = set()
         for node in ast.walk(fn):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                call = node.value.func
-                if isinstance(call, ast.Name) and call.id.startswith("local"):
-                    made.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            if isinstance(node, ast.Assign):
+                for to, value in pairs(node):
+                    if is_local(value) and isinstance(to, ast.Name):
+                        made.add(to.id)
 
         def names(value) -> set[str]:
             if isinstance(value, ast.Name):
@@ -162,19 +179,10 @@ def _escaping_locals(source: str) -> list[str]:
             for node in ast.walk(fn):
                 if not isinstance(node, ast.Assign):
                     continue
-                for target in node.targets:
-                    pairs = [(target, node.value)]
-                    value = node.value
-                    if (
-                        isinstance(target, ast.Tuple)
-                        and isinstance(value, ast.Tuple)
-                        and len(target.elts) == len(value.elts)
-                    ):  # b, c = a, x: element by element
-                        pairs = list(zip(target.elts, value.elts, strict=True))
-                    for to, value in pairs:
-                        if names(value) & made and names(to) - made:
-                            made.update(names(to))
-                            grew = True
+                for to, value in pairs(node):
+                    if names(value) & made and names(to) - made:
+                        made.update(names(to))
+                        grew = True
         for node in ast.walk(fn):
             if isinstance(node, ast.Return) and node.value is not None:
                 found += [f"{fn.name}: {n}" for n in sorted(names(node.value) & made)]
@@ -205,6 +213,10 @@ def renamed(x):
     b, c = a, x
     return c, b
 
+def paired(x):
+    d, e = np.empty(3), local(3)
+    return d, x
+
 def copied():
     a = local(3)
     out = np.empty(3)
@@ -212,3 +224,6 @@ def copied():
     return out, a[1]
 """
     assert _escaping_locals(source) == ["direct: a", "renamed: b"]
+    assert _escaping_locals(source.replace("return d, x", "return e, x")) == [
+        "direct: a", "renamed: b", "paired: e",
+    ]  # fmt: skip
