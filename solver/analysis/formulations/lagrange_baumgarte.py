@@ -51,9 +51,6 @@ from solver.lazy_scipy import integrate
 SINGULAR_RATIO = 1e-3
 #: Augmented-Lagrangian steps per output step while bridging a singular position.
 BRIDGE_SUBSTEPS = 10
-#: the integrators: SciPy's explicit embedded pairs of these names (its classes, and their
-#: tableaux for the compiled one)
-INTEGRATORS = ("RK45", "RK23", "DOP853")
 #: the smallest relative tolerance the integrator takes (100 ε, as SciPy's integrators):
 #: below it the step size control would ask for more than the rounding of y allows
 RTOL_MIN = 100 * np.finfo(float).eps
