@@ -48,11 +48,10 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.compiled import band
-from solver.compiled.band import entries_mat_t_vec, entries_mat_vec, lu_factor, lu_solve
+from solver.compiled.band import entries_mat_t_vec, entries_mat_vec
 from solver.kernels.contact import any_penetration
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import MarkerValues
-from solver.kernels.scratch import local_zeros
 from solver.kernels.system import (
     constraints,
     driver_power,
@@ -143,16 +142,25 @@ def constrained_solve(
     ``last`` are the Cholesky factor of ``M + α JᵀJ`` in the band layout ``lay``
     (:func:`projector`). Iterated on increments
     from ``x0`` and ``σ = 0``; stops when
-    ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing. In place on a few
-    vectors: the iteration runs several times per step."""
+    ``|Φ_q x − g|∞ ≤ tol`` or when that residual stops decreasing."""
+    m, n = g.shape[0], x0.shape[0]
+    scratch = (np.empty(m), np.empty(m), np.empty(n), np.empty(n))
+    return constrained_solve_into(
+        fac, last, lay, pt, jr, jc, mvals, jvals, f, g, alpha, tol, x0, max_iterations, scratch
+    )
+
+
+@kernel
+def constrained_solve_into(
+    fac, last, lay, pt, jr, jc, mvals, jvals, f, g, alpha, tol, x0, max_iterations, scratch
+):
+    """:func:`constrained_solve` with its work arrays ``scratch`` (m, m, n and n values). In
+    place on a few vectors: the iteration runs several times per step."""
     m = g.shape[0]
     n = x0.shape[0]
     x = x0.copy()
     sigma = np.zeros(m)
-    res = np.empty(m)  # Φ_q x − g
-    s = np.empty(m)  # σ + α res
-    r = np.empty(n)
-    work = np.empty(n)
+    res, s, r, work = scratch  # Φ_q x − g; σ + α res; the right-hand side; the solve's
     prev = np.inf
     _residual(jr, jc, jvals, x, g, res)
     for it in range(1, max_iterations + 1):
@@ -183,11 +191,12 @@ def constrained_solve(
 def _project(proj, jvals, f, g, x0):
     """``(x, σ)`` of :func:`constrained_solve` with the step's projector ``proj = (factor,
     its columns' last non-zeros, layout, patterns, J's rows and columns, M's values,
-    α_p, tolerance)`` and J's values ``jvals``, from ``x0``."""
-    fac, last, lay, pt, jr, jc, mvals, alpha_p, ptol = proj
-    x, sigma, _ = constrained_solve(
-        fac, last, lay, pt, jr, jc, mvals, jvals, f, g, alpha_p, ptol, x0, PROJECTION_ITERATIONS
-    )
+    α_p, tolerance, work arrays)`` and J's values ``jvals``, from ``x0``."""
+    fac, last, lay, pt, jr, jc, mvals, alpha_p, ptol, scratch = proj
+    x, sigma, _ = constrained_solve_into(
+        fac, last, lay, pt, jr, jc, mvals, jvals, f, g, alpha_p, ptol, x0,
+        PROJECTION_ITERATIONS, scratch,
+    )  # fmt: skip
     return x, sigma
 
 
@@ -204,26 +213,38 @@ def projector(lay, pt, mvals, jvals, alpha_p):
     """Cholesky factor of ``M + α_p JᵀJ`` (symmetric, positive definite unless a
     direction has neither mass nor a constraint) in the band layout: ``(factor, its columns'
     last non-zeros, ok)`` (``band.cholesky_factor``)."""
-    ab = np.zeros(lay.perm.shape[0] * lay.ldab)
-    band.add_entries(ab, lay.mass_s, mvals, 1.0)
-    band.add_gram(ab, lay, jvals, alpha_p)
-    last, ok = band.cholesky_factor(ab, lay)
+    n = lay.perm.shape[0]
+    ab = np.zeros(n * lay.ldab)
+    last = np.zeros(band.last_size(n, lay.b), np.int64)
+    ok = projector_into(ab, last, lay, pt, mvals, jvals, alpha_p)
     return ab, last, ok
 
 
 @kernel
-def tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp):
+def projector_into(ab, last, lay, pt, mvals, jvals, alpha_p):
+    """:func:`projector` into the band ``ab`` and ``last`` of the one before (of
+    ``band.no_factors`` at first: ``band.clear_cholesky`` zeroes the old factor), its lower
+    band only (the factorisation reads no other): ``ok``."""
+    n, b = lay.perm.shape[0], lay.b
+    band.clear_cholesky(ab, last, n, b)
+    band.add_lower_entries(ab, lay.mass_s, mvals, 1.0, b)
+    band.add_gram(ab, lay, jvals, alpha_p, YES)
+    return band.cholesky_factor_into(ab, n, b, last)
+
+
+@kernel
+def tangent(ab, piv, lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp):
     """``M − (γ'/β') ∂Q/∂q̇ + (∂(Ma)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q + α Φ_qᵀΦ_q) / β'`` in the
-    band layout, from the entry values of its terms."""
-    ab = np.zeros(lay.perm.shape[0] * lay.ldab)
+    band ``ab`` of the layout, from the entry values of its terms; ``ab`` held the factors
+    of the pivots ``piv`` (or ``band.no_factors``' zeros: ``band.clear_lu`` zeroes them)."""
+    band.clear_lu(ab, piv, lay.perm.shape[0], lay.b)
     c2 = 1.0 / bp
     band.add_entries(ab, lay.mass_s, mvals, 1.0)
     band.add_entries(ab, lay.fc_s, cv, -gp / bp)
     band.add_entries(ab, lay.rb_s, rbv, c2)
     band.add_entries(ab, lay.fk_s, kv, -c2)
     band.add_entries(ab, lay.hk_s, hv, c2)
-    band.add_gram(ab, lay, jvals, alpha * c2)
-    return ab
+    band.add_gram(ab, lay, jvals, alpha * c2, NO)
 
 
 #: the line search's sufficient decrease: a trial step ``s Δq`` is taken when
@@ -385,7 +406,18 @@ def _line_search(P, pt, rows, trial, q, dq, norm0, rho):
 
 
 @kernel(inline="always")
-def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
+def _newton_correction(lu, piv, lay, res, scale, work, dq):
+    """``Δq = −T⁻¹ (res / scale)`` into ``dq`` from the tangent's factors (``work``: n
+    values)."""
+    for i in range(dq.shape[0]):
+        dq[i] = res[i] / scale
+    band.lu_solve_into(lu, piv, lay.perm, lay.b, dq, work, dq)
+    for i in range(dq.shape[0]):
+        dq[i] = -dq[i]
+
+
+@kernel(inline="always")
+def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
     """One step from ``start = (q, q̇, q̈, a, λ*)`` to the time ``t1`` (``settings``:
     :class:`ALSettings`, its step ``h``): ``AugmentedLagrangian.step`` (Newton from the
     Newmark predictor when ``extrap``, else from ``q``), its matrices in the band layout
@@ -397,7 +429,10 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     neither: only the drivers' power and the reported multipliers read it). With
     ``jac_every`` every pass evaluates the force Jacobians with Q (where the last step
     formed more than one tangent), else only the first (later passes first try the last
-    tangent, and evaluate Q again with its Jacobians where they form a new one).
+    tangent, and evaluate Q again with its Jacobians where they form a new one). ``ws``: the
+    step's work arrays, ``(tangent band, its pivots, projector band, its last non-zeros,
+    Δq, n values of scratch, the projections' work arrays)`` (``band.no_factors`` at
+    first: each step clears the factors the one before left).
     After a failure only the first three count (every failure returns the same types: one
     compilation)."""
     n, m = P.n, P.m
@@ -417,8 +452,7 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     alpha = 0.0
     have_fac = False
     reused = False  # the last correction was a modified Newton one
-    lu = local_zeros(0)
-    piv = np.zeros(n, np.int64)
+    lu, piv, pfac, plast, dq, work, scratch = ws
     err_q = np.inf
     err_phi = np.inf
     last_q = np.inf  # the last correction's max norm
@@ -452,7 +486,7 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
             # shrinking), apply it as a modified Newton iteration (``modified_newton``)
             lam = _weighted(lam_star, alpha, gp, pa, m)
             res = base + entries_mat_t_vec(jr, jc, jvals, lam, n)
-            dq = -lu_solve(lu, piv, lay, res / bp)
+            _newton_correction(lu, piv, lay, res, bp, work, dq)
             last = err_q
             err_q = max_abs(dq)
             if reused:
@@ -484,7 +518,7 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
         hv, _ = second_order(P, mk, q, qd, t1, lam[:m], NO, pt.hk_r.shape[0], none)
-        lu = tangent(lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
+        tangent(lu, piv, lay, pt, mvals, kv, cv, rbv, hv, jvals, alpha, gp, bp)
         if nj > m:  # ∂(Bᵀμ)/∂q + α_v Bᵀ ∂(B q̇)/∂q, μ = μ* + α_v B q̇ (over β')
             kb, db = no_slip_second_values(
                 P, mk, q, qd, lam[m:], rows.nk_s.shape[0], rows.d_ptr[-1]
@@ -492,10 +526,9 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
             band.add_entries(lu, rows.nk_s, kb, 1.0 / bp)
             bvals = jvals[jvals.shape[0] - rows.b_ptr[-1] :]
             band.add_row_products(lu, rows, bvals, db, alpha / (gp * bp))
-        piv, ok = lu_factor(lu, lay)
-        if not ok:
+        if not band.lu_factor_band_into(lu, n, lay.b, piv):
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
-        dq = -lu_solve(lu, piv, lay, res)
+        _newton_correction(lu, piv, lay, res, 1.0, work, dq)
         if not all_finite(dq):
             return STATUS_TANGENT, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
         have_fac = True
@@ -517,15 +550,14 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every):
     # velocities and accelerations of the integrator, then their mass-orthogonal projections
     mvals = mass(P, q, nm)
     alpha_p = ratio_p * m_ref
-    pfac, plast, ok = projector(lay, pt, mvals, jvals, alpha_p)
-    if not ok:
+    if not projector_into(pfac, plast, lay, pt, mvals, jvals, alpha_p):
         return STATUS_PROJECTOR, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
     ptol = 1e-4 * tol
     mqd = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qd, n)
     gv = np.zeros(nj)  # J q̇ = [−Φ_t; 0]
     for i in range(m):
         gv[i] = -phit[i]
-    proj = (pfac, plast, lay, pt, jr, jc, mvals, alpha_p, ptol)
+    proj = (pfac, plast, lay, pt, jr, jc, mvals, alpha_p, ptol, scratch)
     qd, _ = _project(proj, jvals, mqd, gv, qd)
     if not all_finite(qd):
         return STATUS_PROJECTION, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
@@ -651,11 +683,25 @@ def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, rec
     p_start = nonconservative_power(P, mk0, q, qd, t) if secant else 0.0
     read = power_markers(P)  # the markers the secant work's powers read
     jac_every = False  # the last step formed more than one tangent
+    # the steps' band matrices and Newton corrections, cleared by each step as it reuses them
+    lu, piv, pfac, plast = band.no_factors(P.n, layout[0].b)
+    nj, n = lam_star.shape[0], P.n
+    scratch = (np.empty(nj), np.empty(nj), np.empty(n), np.empty(n))  # the projections'
+    ws = (lu, piv, pfac, plast, np.empty(n), np.empty(n), scratch)
     for k in range(n_steps):
         t1 = t0 + (k0 + k + 1) * h
         index1 = multipliers or drivers or k == n_steps - 1
         status, it, err, q1, qd1, qdd1, a1, ls1, lam1, phi, phiv, phit, mk1 = al_step(
-            P, pt, layout, settings, t1, (q, qd, qdd, a, lam_star), extrap[0], index1, jac_every
+            P,
+            pt,
+            layout,
+            settings,
+            t1,
+            (q, qd, qdd, a, lam_star),
+            extrap[0],
+            index1,
+            jac_every,
+            ws,
         )
         if status == STATUS_OK and not (all_finite(q1) and all_finite(qd1)):
             status = STATUS_NONFINITE

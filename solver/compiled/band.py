@@ -74,12 +74,23 @@ def add_entries(ab, slots, vals, coef):
         ab[slots[k]] += coef * vals[k]
 
 
+@kernel(full_optimisation=True, refcounted=False)
+def add_lower_entries(ab, slots, vals, coef, b):
+    """:func:`add_entries` for the entries on and below the diagonal (half-bandwidth
+    ``b``: a slot's offset in its column, ``2b + i − j``, is at least ``2b``)."""
+    ldab = 3 * b + 1
+    for k in range(slots.shape[0]):
+        if slots[k] % ldab >= 2 * b:
+            ab[slots[k]] += coef * vals[k]
+
+
 @kernel(full_optimisation=True)
-def add_gram(ab, lay, vals, weight):
+def add_gram(ab, lay, vals, weight, lower):
     """``ab += weight · JᵀJ`` (renumbered) from the entry values of ``J`` (Φ_q and the
     no-slip rows, :class:`Rows`): per row,
     the products of its non-zero entries (a rigid marker's rows carry three zeros of the
-    identity block each)."""
+    identity block each); with ``lower`` only those on and below the diagonal (a matrix
+    :func:`cholesky_factor` factorises)."""
     kv = 2 * lay.b
     ldab = lay.ldab
     longest = 0
@@ -100,7 +111,8 @@ def add_gram(ab, lay, vals, weight):
             ia = col[a]
             for c in range(cnt):
                 ib = col[c]
-                ab[ib * ldab + kv + ia - ib] += va * v[c]
+                if ia >= ib or not lower:
+                    ab[ib * ldab + kv + ia - ib] += va * v[c]
 
 
 @kernel(full_optimisation=True)
@@ -131,14 +143,28 @@ def lu_factor_band(ab, n, b):
     multiplier and ``piv[2n + j]`` the first row of column j's non-zeros in U (the solves'
     ranges); ``U[j, j]`` is then ``ab[j (3b + 1) + 2b]``. ``ok`` is false for a singular
     matrix (an exactly zero or NaN pivot column)."""
+    piv = np.empty(pivots_size(n, b), np.int64)
+    return piv, lu_factor_band_into(ab, n, b, piv)
+
+
+@kernel(inline="always")
+def pivots_size(n, b):
+    """The length of the pivots array of :func:`lu_factor_band_into` (``3n`` entries the
+    solves read, then ``b + 1`` of scratch)."""
+    return 3 * n + b + 1
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def lu_factor_band_into(ab, n, b, piv):
+    """:func:`lu_factor_band` with its pivots written into ``piv`` (:func:`pivots_size`
+    entries): ``ok``."""
     kl = b
     ku = b
     kv = kl + ku
     ldab = 3 * b + 1
-    piv = np.empty(3 * n, np.int64)
     for j in range(n):
         piv[2 * n + j] = j
-    nz = np.empty(kl + 1, np.int64)  # the rows of a column's non-zero multipliers
+    nz = 3 * n  # piv[nz + k]: the rows of a column's non-zero multipliers
     ju = 0  # the last column reached by a row of U so far
     for j in range(n):
         km = min(kl, n - 1 - j)
@@ -152,7 +178,7 @@ def lu_factor_band(ab, n, b):
                 p = r
         piv[j] = j + p
         if not big > 0.0:
-            return piv, False
+            return False
         ju = max(ju, min(j + ku + p, n - 1))
         if p != 0:
             for c in range(j, ju + 1):
@@ -167,9 +193,9 @@ def lu_factor_band(ab, n, b):
                 v = ab[base + r] * inv
                 ab[base + r] = v
                 if v != 0.0:
-                    nz[cnt] = r
+                    piv[nz + cnt] = r
                     cnt += 1
-        piv[n + j] = nz[cnt - 1] if cnt else 0
+        piv[n + j] = piv[nz + cnt - 1] if cnt else 0
         for c in range(j + 1, ju + 1):
             s = c * ldab + kv + j - c  # (j, c)
             u = ab[s]
@@ -177,9 +203,9 @@ def lu_factor_band(ab, n, b):
                 if piv[2 * n + c] > j:  # row j is U's first non-zero in column c
                     piv[2 * n + c] = j
                 for k in range(cnt):
-                    r = nz[k]
+                    r = piv[nz + k]
                     ab[s + r] -= ab[base + r] * u
-    return piv, True
+    return True
 
 
 @kernel(full_optimisation=True)
@@ -190,16 +216,30 @@ def cholesky_factor(ab, lay):
     (the solves' ranges), ``ok`` false when a pivot is not positive (the matrix is singular
     or indefinite). Half the work of :func:`lu_factor` and no row interchanges."""
     n = lay.perm.shape[0]
-    kl = lay.b
-    kv = 2 * lay.b
-    ldab = lay.ldab
-    last = np.zeros(n, np.int64)
-    nz = np.empty(kl + 1, np.int64)  # the rows of the column's non-zero entries of L
+    last = np.zeros(last_size(n, lay.b), np.int64)
+    return last, cholesky_factor_into(ab, n, lay.b, last)
+
+
+@kernel(inline="always")
+def last_size(n, b):
+    """The length of the ``last`` array of :func:`cholesky_factor_into` (``n`` entries the
+    solves read, then ``b + 1`` of scratch)."""
+    return n + b + 1
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def cholesky_factor_into(ab, n, b, last):
+    """:func:`cholesky_factor` of the ``n × n`` matrix of half-bandwidth ``b``, its
+    ``last`` written into ``last`` (:func:`last_size` entries): ``ok``."""
+    kl = b
+    kv = 2 * b
+    ldab = 3 * b + 1
+    nz = n  # last[nz + k]: the rows of the column's non-zero entries of L
     for j in range(n):
         base = j * ldab + kv
         d = ab[base]
         if not d > 0.0:
-            return last, False
+            return False
         d = np.sqrt(d)
         ab[base] = d
         inv = 1.0 / d
@@ -209,17 +249,61 @@ def cholesky_factor(ab, lay):
             v = ab[base + r] * inv
             ab[base + r] = v
             if v != 0.0:
-                nz[cnt] = r
+                last[nz + cnt] = r
                 cnt += 1
-        last[j] = nz[cnt - 1] if cnt else 0
+        last[j] = last[nz + cnt - 1] if cnt else 0
         for a in range(cnt):  # the trailing block: A[j + r, j + c] −= L[j + r] L[j + c]
-            c = nz[a]
+            c = last[nz + a]
             lc = ab[base + c]
             cb = (j + c) * ldab + kv - c  # A[j + r, j + c] = ab[cb + r]
             for k in range(a, cnt):
-                r = nz[k]
+                r = last[nz + k]
                 ab[cb + r] -= ab[base + r] * lc
-    return last, True
+    return True
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def clear_lu(ab, piv, n, b):
+    """Zero the stored factors of :func:`lu_factor_band_into` (its pivots ``piv``: each
+    column's entries from U's first non-zero row to L's last non-zero multiplier). Where
+    ``ab`` held a matrix assembled into zeros and factorised without failure, every other
+    stored entry is zero: ``ab`` is then zero, ready for the next matrix, without clearing
+    the whole band. A ``piv`` whose ranges are empty (``piv[n + j] = −1``, ``piv[2n + j] =
+    j + 1``: :func:`no_factors`) clears nothing."""
+    kv = 2 * b
+    ldab = 3 * b + 1
+    for c in range(n):
+        base = c * ldab + kv - c
+        for i in range(piv[2 * n + c], c + piv[n + c] + 1):
+            ab[base + i] = 0.0
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def clear_cholesky(ab, last, n, b):
+    """Zero the stored factor of :func:`cholesky_factor_into` (``last``: each column's
+    entries from the diagonal to its last non-zero), as :func:`clear_lu` (the upper band
+    must not have been written; ``last[j] = −1`` clears nothing)."""
+    kv = 2 * b
+    ldab = 3 * b + 1
+    for j in range(n):
+        base = j * ldab + kv
+        for r in range(last[j] + 1):
+            ab[base + r] = 0.0
+
+
+@kernel(full_optimisation=True)
+def no_factors(n, b):
+    """``(band, pivots, lower band, last)``: a zero band for :func:`lu_factor_band_into`
+    and one for :func:`cholesky_factor_into`, with pivots and ``last`` that
+    :func:`clear_lu` and :func:`clear_cholesky` read as nothing to clear."""
+    piv = np.zeros(pivots_size(n, b), np.int64)
+    last = np.zeros(last_size(n, b), np.int64)
+    for j in range(n):
+        piv[n + j] = -1
+        piv[2 * n + j] = j + 1
+        last[j] = -1
+    size = n * (3 * b + 1)
+    return np.zeros(size), piv, np.zeros(size), last
 
 
 @kernel(full_optimisation=True)

@@ -118,9 +118,9 @@ class Kernel:
                     made = self._dispatcher = njit(**self._options)(self.py_func)
         return made
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         made = self._dispatcher
-        return (made if made is not None else self.dispatcher)(*args)
+        return (made if made is not None else self.dispatcher)(*args, **kwargs)
 
     def __getattr__(self, name):  # what the instance lacks: the dispatcher's
         if name.startswith("__"):

@@ -127,7 +127,7 @@ def test_gram_products_and_entry_products():
     lay, pt, mv, jv = _layout(a, jac)
     ab = np.zeros(n * lay.ldab)
     band.add_entries(ab, lay.mass_s, mv, 2.0)
-    band.add_gram(ab, lay, jv, 3.5)
+    band.add_gram(ab, lay, jv, 3.5, False)
     ref = 2.0 * a + 3.5 * jac.T @ jac
     assert np.abs(_dense(lay, ab) - ref).max() <= 1e-13 * np.abs(ref).max()
     x, y = rng.standard_normal(n), rng.standard_normal(m)
@@ -159,3 +159,48 @@ def test_cholesky_solves_symmetric_positive_definite_bands(n, half):
     ab = np.zeros(n * lay.ldab)
     band.add_entries(ab, lay.mass_s, mv, 1.0)
     assert not band.cholesky_factor(ab, lay)[1]
+
+
+@pytest.mark.parametrize("n, half, sparse", [(1, 0, False), (30, 4, True), (120, 6, False)])
+def test_a_band_reused_after_its_factors_are_cleared(n, half, sparse):
+    """The augmented Lagrangian's steps assemble each matrix into the band of the one
+    before: ``clear_lu`` and ``clear_cholesky`` leave the whole band zero (every stored
+    entry outside the factors' ranges is zero), and the next factors are those of a band
+    assembled into new zeros, to the last bit."""
+    rng = np.random.default_rng(7 * n + half)
+    a0, jac0 = _scrambled_band(rng, n, half, n // 2)
+    lay, pt, _, _ = _layout(a0 + np.eye(n), jac0)  # the pattern of the three matrices
+    mats = []
+    for _ in range(3):
+        a = np.where(a0 != 0.0, rng.standard_normal((n, n)), 0.0) + 4.0 * np.eye(n)
+        jac = np.where(jac0 != 0.0, rng.standard_normal(jac0.shape), 0.0)
+        if sparse:  # zeros inside the band: skipped columns and rows of the factors
+            a[rng.random(a.shape) < 0.5] = 0.0
+            a += 4.0 * np.eye(n)
+        mats.append((a, jac))
+    ab, piv, lower, last = band.no_factors(n, lay.b)
+    for a, jac in mats:
+        mv = a[pt.mass_r, pt.mass_c] * np.where(pt.mass_r == pt.mass_c, 0.5, 1.0)
+        jv = jac[pt.phi_r, pt.phi_c]
+        band.clear_lu(ab, piv, n, lay.b)
+        assert not ab.any()
+        band.add_entries(ab, lay.mass_s, mv, 1.0)
+        fresh = ab.copy()
+        assert band.lu_factor_band_into(ab, n, lay.b, piv)
+        ref_piv, ok = band.lu_factor(fresh, lay)
+        assert ok and np.array_equal(ab, fresh) and np.array_equal(piv[: 3 * n], ref_piv[: 3 * n])
+        spd_v = np.abs(mv) + np.where(pt.mass_r == pt.mass_c, 2.0 * n, 0.0)
+        band.clear_cholesky(lower, last, n, lay.b)
+        assert not lower.any()
+        band.add_lower_entries(lower, lay.mass_s, spd_v, 1.0, lay.b)
+        band.add_gram(lower, lay, jv, 2.5, True)
+        full = np.zeros_like(lower)
+        band.add_entries(full, lay.mass_s, spd_v, 1.0)
+        band.add_gram(full, lay, jv, 2.5, False)
+        below = np.arange(len(full)) % lay.ldab >= 2 * lay.b  # on and below the diagonal
+        assert np.array_equal(lower[below], full[below])
+        assert not lower[~below].any()  # the upper band is not written
+        assert band.cholesky_factor_into(lower, n, lay.b, last)
+        ref_last, ok = band.cholesky_factor(full, lay)
+        assert ok and np.array_equal(last[:n], ref_last[:n])
+        assert np.array_equal(lower[below], full[below])

@@ -33,6 +33,7 @@ def test_a_kernel_makes_its_dispatcher_when_first_called():
     assert k(1.5) == 3.0
     assert k._dispatcher is not None
     assert len(k.signatures) == 1  # the dispatcher's attributes read through
+    assert k(x=2.5) == 5.0  # by keyword, as the dispatcher takes them
 
 
 def test_a_kernel_called_by_a_kernel_is_made_when_the_caller_compiles(monkeypatch):
