@@ -116,13 +116,23 @@ def slopes(sch, h):
 @kernel(inline="always")
 def newmark_update(sch, q1, q, qd, qdd, a, h):
     """``(q̇, q̈, a)`` at ``t + h`` from the positions ``q1`` there (``Newmark.update``)."""
-    am, af, beta, gamma = sch
-    a1 = (q1 - q - h * qd - (h * h * (0.5 - beta)) * a) / (beta * h * h)
-    qd1 = qd + h * ((1.0 - gamma) * a + gamma * a1)
-    if am == 0.0 and af == 0.0:
-        return qd1, a1, a1
-    qdd1 = ((1.0 - am) * a1 + am * a - af * qdd) / (1.0 - af)
+    n = q1.shape[0]
+    qd1, qdd1, a1 = np.empty(n), np.empty(n), np.empty(n)
+    newmark_update_into(sch, q1, q, qd, qdd, a, h, qd1, qdd1, a1)
     return qd1, qdd1, a1
+
+
+@kernel(inline="always")
+def newmark_update_into(sch, q1, q, qd, qdd, a, h, qd1, qdd1, a1):
+    """:func:`newmark_update` into ``qd1``, ``qdd1`` and ``a1``."""
+    am, af, beta, gamma = sch
+    c0, c1 = h * h * (0.5 - beta), beta * h * h
+    plain = am == 0.0 and af == 0.0
+    for i in range(q1.shape[0]):
+        ai = (q1[i] - q[i] - h * qd[i] - c0 * a[i]) / c1
+        a1[i] = ai
+        qd1[i] = qd[i] + h * ((1.0 - gamma) * a[i] + gamma * ai)
+        qdd1[i] = ai if plain else ((1.0 - am) * ai + am * a[i] - af * qdd[i]) / (1.0 - af)
 
 
 @kernel(inline="always")
@@ -301,13 +311,19 @@ def _weighted(lam_star, alpha, gp, pa, m):
     ``α_v = α/γ'`` on the no-slip rows' ``B q̇`` (whose ``α_v BᵀB q̇`` adds ``α BᵀB/β'``
     to the tangent, as Φ's rows do)."""
     out = np.empty(pa.shape[0])
+    _weighted_into(lam_star, alpha, gp, pa, m, out)
+    return out
+
+
+@kernel(inline="always")
+def _weighted_into(lam_star, alpha, gp, pa, m, out):
+    """:func:`_weighted` into ``out``."""
     for i in range(m):
         out[i] = lam_star[i] + alpha * pa[i]
     if pa.shape[0] > m:
         alpha_v = alpha / gp if gp != 0.0 else 0.0
         for i in range(m, pa.shape[0]):
             out[i] = lam_star[i] + alpha_v * pa[i]
-    return out
 
 
 @kernel(inline="always")
@@ -406,6 +422,15 @@ def _line_search(P, pt, rows, trial, q, dq, norm0, rho):
 
 
 @kernel(inline="always")
+def _residual_into(base, jr, jc, jvals, lam, scale, jt, out):
+    """``out = (base + Jᵀλ) / scale`` (``jt``: n values of scratch, ``Jᵀλ``)."""
+    jt[:] = 0.0
+    band.add_mat_t_vec(jr, jc, jvals, lam, 1.0, jt)
+    for i in range(out.shape[0]):
+        out[i] = (base[i] + jt[i]) / scale
+
+
+@kernel(inline="always")
 def _newton_correction(lu, piv, lay, res, scale, work, dq):
     """``Δq = −T⁻¹ (res / scale)`` into ``dq`` from the tangent's factors (``work``: n
     values)."""
@@ -431,8 +456,10 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
     formed more than one tangent), else only the first (later passes first try the last
     tangent, and evaluate Q again with its Jacobians where they form a new one). ``ws``: the
     step's work arrays, ``(tangent band, its pivots, projector band, its last non-zeros,
-    Δq, n values of scratch, the projections' work arrays)`` (``band.no_factors`` at
-    first: each step clears the factors the one before left).
+    Δq, n values of scratch, the projections' work arrays, the passes' vectors: q̇, q̈,
+    a, M q̈ − Q, Jᵀλ, the residual (n each) and λ (J's rows))`` (``band.no_factors`` at
+    first: each step clears the factors the one before left). The q̇ and q̈ it returns
+    after a failure are the passes' (read before the next step).
     After a failure only the first three count (every failure returns the same types: one
     compilation)."""
     n, m = P.n, P.m
@@ -452,7 +479,8 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
     alpha = 0.0
     have_fac = False
     reused = False  # the last correction was a modified Newton one
-    lu, piv, pfac, plast, dq, work, scratch = ws
+    lu, piv, pfac, plast, dq, work, scratch, vecs = ws
+    qd_w, qdd_w, a_w, base, jt, res, lam = vecs  # the passes' vectors
     err_q = np.inf
     err_phi = np.inf
     last_q = np.inf  # the last correction's max norm
@@ -468,7 +496,8 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
     while True:
         if slider_off_beam(P, q) >= 0:
             return STATUS_OFF_BEAM, it, 0.0, q, qd, qdd, a0, lam_star, lam_star, phi, phi, phi, mk
-        qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
+        newmark_update_into(sch, q, q0, qd0, qdd0, a0, h, qd_w, qdd_w, a_w)
+        qd, qdd = qd_w, qdd_w
         mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, rows, q, qd, t1)
         if have_fac:  # multiplier update with Φ at the new positions
             lam_star = _weighted(lam_star, alpha, gp, pa, m)
@@ -479,13 +508,16 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
         # formed (``jac_every``)
         jac_now = (jac_every or not have_fac) and it < max_it
         f, kv, cv = forces(P, mk, q, qd, t1, YES, nk if jac_now else none, nc if jac_now else none)
-        base = entries_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, n) - f
+        base[:] = 0.0  # M q̈ − Q
+        band.add_mat_vec(pt.mass_r, pt.mass_c, mvals, qdd, 1.0, base)
+        for i in range(n):
+            base[i] -= f[i]
         if have_fac:
             # the next correction with the last tangent and its α: below the tolerance,
             # apply it and stop; if the one after it should be below (the same rate of
             # shrinking), apply it as a modified Newton iteration (``modified_newton``)
-            lam = _weighted(lam_star, alpha, gp, pa, m)
-            res = base + entries_mat_t_vec(jr, jc, jvals, lam, n)
+            _weighted_into(lam_star, alpha, gp, pa, m, lam)
+            _residual_into(base, jr, jc, jvals, lam, 1.0, jt, res)
             _newton_correction(lu, piv, lay, res, bp, work, dq)
             last = err_q
             err_q = max_abs(dq)
@@ -494,8 +526,9 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
             else:
                 done = err_phi <= tol and err_q <= tol_q
             if done:
-                q = q + dq
-                qd, qdd, _ = newmark_update(sch, q, q0, qd0, qdd0, a0, h)
+                for i in range(n):
+                    q[i] += dq[i]
+                newmark_update_into(sch, q, q0, qd0, qdd0, a0, h, qd_w, qdd_w, a_w)
                 mk, phi, jvals, pa, phit, gamma = _constraints(P, pt, rows, q, qd, t1)
                 lam_star = _weighted(lam_star, alpha, gp, pa, m)
                 converged = True
@@ -503,7 +536,8 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
             if not reused and it < max_it:
                 reused = modified_newton(err_q, last, tol_q, err_phi, last_phi, tol)
                 if reused:
-                    q = q + dq
+                    for i in range(n):
+                        q[i] += dq[i]
                     continue
         if it == max_it:
             break
@@ -512,8 +546,8 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
             alpha = fixed
         else:
             alpha = min(ratio_first * ratio_growth ** (it - 1), ratio_max) * m_ref * bp
-        lam = _weighted(lam_star, alpha, gp, pa, m)
-        res = (base + entries_mat_t_vec(jr, jc, jvals, lam, n)) / bp
+        _weighted_into(lam_star, alpha, gp, pa, m, lam)
+        _residual_into(base, jr, jc, jvals, lam, bp, jt, res)
         if not jac_now:  # the Jacobians at this state, not computed above
             f, kv, cv = forces(P, mk, q, qd, t1, YES, nk, nc)
         rbv = mass_times_jacobian(P, q, qdd)
@@ -538,9 +572,12 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
             searching = err_q >= contraction * last_q
         if searching:
             trial = (sch, (q0, qd0, qdd0, a0), h, t1, lam_star, alpha, gp, bp)
-            q = q + _line_search(P, pt, rows, trial, q, dq, norm2(res), backtrack) * dq
+            step = _line_search(P, pt, rows, trial, q, dq, norm2(res), backtrack)
+            for i in range(n):
+                q[i] += step * dq[i]
         else:
-            q = q + dq
+            for i in range(n):
+                q[i] += dq[i]
         last_q = err_q
     if not converged:
         err = max(err_q, err_phi)
@@ -687,7 +724,8 @@ def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, rec
     lu, piv, pfac, plast = band.no_factors(P.n, layout[0].b)
     nj, n = lam_star.shape[0], P.n
     scratch = (np.empty(nj), np.empty(nj), np.empty(n), np.empty(n))  # the projections'
-    ws = (lu, piv, pfac, plast, np.empty(n), np.empty(n), scratch)
+    vecs = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n))
+    ws = (lu, piv, pfac, plast, np.empty(n), np.empty(n), scratch, vecs + (np.empty(nj),))
     for k in range(n_steps):
         t1 = t0 + (k0 + k + 1) * h
         index1 = multipliers or drivers or k == n_steps - 1

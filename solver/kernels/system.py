@@ -221,21 +221,14 @@ def value(P, f, t):
     return jet(P.fn, f, t)[0]
 
 
-@kernel
-def targets(P, t):
-    """``(c, ċ, c̈)`` of every primitive instance at t: its constant plus its function."""
-    ni = P.pr_type.shape[0]
-    c = P.pr_const.copy()
-    cd = np.zeros(ni)
-    cdd = np.zeros(ni)
-    for i in range(ni):
-        f = P.pr_func[i]
-        if f >= 0:
-            v, v1, v2 = jet(P.fn, f, t)
-            c[i] += v
-            cd[i] = v1
-            cdd[i] = v2
-    return c, cd, cdd
+@kernel(inline="always")
+def _target(pr_const, pr_func, fn, i, t):
+    """``(c, ċ, c̈)`` of primitive instance ``i`` at t: its constant plus its function."""
+    f = pr_func[i]
+    if f < 0:
+        return pr_const[i], 0.0, 0.0
+    v, v1, v2 = jet(fn, f, t)
+    return pr_const[i] + v, v1, v2
 
 
 # ---- constraints ----------------------------------------------------------------------
@@ -252,8 +245,9 @@ def _put(mode, e, rows, cols, vals, r, c, v):
 
 
 @kernel
-def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd):
-    """Φ, Φ_t, γ (when ``phi`` has m entries) and the entries of Φ_q; returns their count."""
+def _jacobian_entries(P, mk, t, phi, phit, gamma, mode, rows, cols, vals, q, qd):
+    """Φ, Φ_t, γ at t (when ``phi`` has m entries) and the entries of Φ_q; returns their
+    count."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
     blk = local_zeros((MAX_SLOTS, 3, 3))
     ph = local_zeros(3)
@@ -264,16 +258,17 @@ def _jacobian_entries(P, mk, c, phi, phit, gamma, mode, rows, cols, vals, q, qd)
     pr_type, pr_mk, pr_const, pr_row = P.pr_type, P.pr_mk, P.pr_const, P.pr_row
     mk_ncols, mk_cols = P.mk_ncols, P.mk_cols
     u, ud, jac, jdq = mk.u, mk.ud, mk.jac, mk.jdq
-    target, rate, accel = c[0], c[1], c[2]
+    pr_func, fn = P.pr_func, P.fn
     for i in range(pr_type.shape[0]):
         typ = pr_type[i]
-        nr = prim.evaluate(typ, pr_mk, i, pr_const[i], target[i], u, ud, ph, blk, quad)
+        target, rate, accel = _target(pr_const, pr_func, fn, i, t)
+        nr = prim.evaluate(typ, pr_mk, i, pr_const[i], target, u, ud, ph, blk, quad)
         r0 = pr_row[i]
         if want:
             for r in range(nr):
                 phi[r0 + r] = ph[r]
-                phit[r0 + r] = -rate[i]
-                gamma[r0 + r] = -quad[r] + accel[i]
+                phit[r0 + r] = -rate
+                gamma[r0 + r] = -quad[r] + accel
         for s in range(prim.SLOTS[typ]):
             k = pr_mk[i, s]
             nc = mk_ncols[k]
@@ -436,13 +431,12 @@ def constraint_pattern(P, q, mk):
 def constraints(P, mk, q, qd, t, count):
     """``(Φ, Φ_t, γ, entries of Φ_q)`` at ``(q, q̇, t)`` from the markers ``mk`` (evaluated
     with velocities); ``count`` entries (:func:`constraint_pattern`)."""
-    c = targets(P, t)
     phi = np.zeros(P.m)
     phit = np.zeros(P.m)
     gamma = np.zeros(P.m)
     vals = np.zeros(count)
     idx = local_int_zeros(0)
-    _jacobian_entries(P, mk, c, phi, phit, gamma, VALUES, idx, idx, vals, q, qd)
+    _jacobian_entries(P, mk, t, phi, phit, gamma, VALUES, idx, idx, vals, q, qd)
     return phi, phit, gamma, vals
 
 
@@ -457,15 +451,14 @@ def constraint_evaluation(P, mk, q, qd, t, mode, count):
     if mode == VALUES:
         phi, phit, gamma, vals = constraints(P, mk, q, qd, t, count)
         return phi, phit, gamma, idx, idx, vals, count
-    c = targets(P, 0.0)
     none = np.zeros(0)
     if mode == COUNT:
-        count = _jacobian_entries(P, mk, c, none, none, none, COUNT, idx, idx, none, q, q)
+        count = _jacobian_entries(P, mk, 0.0, none, none, none, COUNT, idx, idx, none, q, q)
         return none, none, none, idx, idx, none, count
     rows = np.zeros(count, np.int64)
     cols = np.zeros(count, np.int64)
     vals = np.zeros(count)
-    _jacobian_entries(P, mk, c, none, none, none, PATTERN, rows, cols, vals, q, q)
+    _jacobian_entries(P, mk, 0.0, none, none, none, PATTERN, rows, cols, vals, q, q)
     return none, none, none, rows, cols, none, count
 
 
@@ -708,7 +701,7 @@ def _pairs(typ, i, j):
 
 
 @kernel
-def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd):
+def _second_entries(P, mk, t, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd):
     """Entries of ``∂(Φ_qᵀλ)/∂q`` (n×n) and, with ``velocity``, ``∂(Φ_q q̇)/∂q`` (m×n);
     returns their counts ``(nk, nd)``."""
     values = mode == VALUES  # the evaluation pass writes its entries directly
@@ -718,7 +711,8 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     hs = local_zeros((MAX_SLOTS, MAX_SLOTS, 3, 3))
     h1 = local_zeros((MAX_SLOTS, MAX_SLOTS, 3, 3))
     lr = local_zeros(3)
-    one = np.ones(1)
+    one = local(1)
+    one[0] = 1.0
     f = local_zeros(3)
     w = np.zeros((3, P.mk_cols.shape[1]))
     hf = local((4, 4))
@@ -728,11 +722,12 @@ def _second_entries(P, mk, c, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     pr_type, pr_mk, pr_const, pr_row = P.pr_type, P.pr_mk, P.pr_const, P.pr_row
     mk_ncols, mk_cols, mk_kind, mk_local = P.mk_ncols, P.mk_cols, P.mk_kind, P.mk_local
     u, ud, jac, sjd = mk.u, mk.ud, mk.jac, mk.sjd
-    target = c[0]
+    pr_func, fn = P.pr_func, P.fn
     rig_off = P.rig_off
     for i in range(pr_type.shape[0]):
         typ = pr_type[i]
-        nr = prim.evaluate(typ, pr_mk, i, pr_const[i], target[i], u, ud, ph, blk, quad)
+        target = _target(pr_const, pr_func, fn, i, t)[0]
+        nr = prim.evaluate(typ, pr_mk, i, pr_const[i], target, u, ud, ph, blk, quad)
         r0 = pr_row[i]
         for r in range(nr):
             lr[r] = lam[r0 + r]
@@ -996,11 +991,10 @@ def second_order_pattern(P, q, mk):
 def second_order(P, mk, q, qd, t, lam, velocity, nk, nd):
     """Entries of ``∂(Φ_qᵀλ)/∂q`` and (``velocity``) ``∂(Φ_q q̇)/∂q`` (else an empty array)
     at q with the rates ``qd`` (markers ``mk`` at ``(q, q̇)``)."""
-    c = targets(P, t)
     kv = np.zeros(nk)
     dv = np.zeros(nd if velocity else 0)
     idx = local_int_zeros(0)
-    _second_entries(P, mk, c, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, q, qd)
+    _second_entries(P, mk, t, lam, velocity, VALUES, idx, idx, kv, idx, idx, dv, q, qd)
     return kv, dv
 
 
@@ -1015,15 +1009,14 @@ def second_order_evaluation(P, mk, q, qd, t, lam, velocity, mode, nk, nd):
     if mode == VALUES:
         kv, dv = second_order(P, mk, q, qd, t, lam, velocity, nk, nd)
         return idx, idx, kv, idx, idx, dv, nk, nd
-    c = targets(P, 0.0)
     none = np.zeros(0)
     lam = np.ones(P.m)
     if mode == COUNT:
-        nk, nd = _second_entries(P, mk, c, lam, YES, COUNT, idx, idx, none, idx, idx, none, q, qd)
+        nk, nd = _second_entries(P, mk, 0.0, lam, YES, COUNT, idx, idx, none, idx, idx, none, q, qd)
         return idx, idx, none, idx, idx, none, nk, nd
     kr, kc, kv = np.zeros(nk, np.int64), np.zeros(nk, np.int64), np.zeros(nk)
     dr, dc, dv = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd)
-    _second_entries(P, mk, c, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, q, qd)
+    _second_entries(P, mk, 0.0, lam, YES, PATTERN, kr, kc, kv, dr, dc, dv, q, qd)
     return kr, kc, none, dr, dc, none, nk, nd
 
 

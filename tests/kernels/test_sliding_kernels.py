@@ -79,19 +79,18 @@ def test_entries_are_the_same_on_every_element(name):
             for a, b in zip(fresh, s.packed_patterns, strict=True):
                 np.testing.assert_array_equal(a, b)
             pt = s.packed_patterns
-            c = ks.targets(s.arrays, 0.2)
             idx = np.zeros(0, np.int64)
             m, none = np.zeros(s.m), np.zeros(0)
             vals = np.zeros(len(pt.phi_r))
             count = ks._jacobian_entries(
-                s.arrays, mk, c, m, m.copy(), m.copy(), ks.VALUES, idx, idx, vals, q, qd
+                s.arrays, mk, 0.2, m, m.copy(), m.copy(), ks.VALUES, idx, idx, vals, q, qd
             )
             assert count == len(pt.phi_r)
             lam = rng.standard_normal(s.m)
             kv, dv = np.zeros(len(pt.hk_r)), np.zeros(len(pt.hd_r))
             for velocity in (YES, NO):
                 counts = ks._second_entries(
-                    s.arrays, mk, c, lam, velocity, ks.VALUES, idx, idx, kv, idx, idx,
+                    s.arrays, mk, 0.2, lam, velocity, ks.VALUES, idx, idx, kv, idx, idx,
                     dv if velocity else none, q, qd,
                 )  # fmt: skip
                 assert counts == (len(pt.hk_r), len(pt.hd_r) if velocity else 0)
