@@ -203,6 +203,9 @@ WITH_DU, WITH_DV, WITH_DP = np.int64(1), np.int64(2), np.int64(4)
 WITH_DU_DV = np.int64(3)
 NOTHING = np.int64(0)
 ONE, TWO, THREE = np.int64(1), np.int64(2), np.int64(3)
+#: the columns of a marker (the coordinates its position depends on) that the kernels' work
+#: arrays per marker hold on the stack; markers of more columns take them from the heap
+LOCAL_COLUMNS = 48
 
 
 @kernel(inline="always")
@@ -523,7 +526,10 @@ def _no_slip_second_entries(P, mk, q, qd, mu, mode, kr, kc, kv, dr, dc, dv):
     da = local_zeros(3)
     dp = local_zeros(4)
     f = local_zeros(3)
-    w = np.zeros((4, P.mk_cols.shape[1]))
+    if P.mk_cols.shape[1] <= LOCAL_COLUMNS:
+        w = local_zeros((4, LOCAL_COLUMNS))
+    else:
+        w = np.zeros((4, P.mk_cols.shape[1]))
     ek = np.int64(0)
     ed = np.int64(0)
     for k in range(P.rl_mk.shape[0]):
@@ -714,7 +720,10 @@ def _second_entries(P, mk, t, lam, velocity, mode, kr, kc, kv, dr, dc, dv, q, qd
     one = local(1)
     one[0] = 1.0
     f = local_zeros(3)
-    w = np.zeros((3, P.mk_cols.shape[1]))
+    if P.mk_cols.shape[1] <= LOCAL_COLUMNS:
+        w = local_zeros((3, LOCAL_COLUMNS))
+    else:
+        w = np.zeros((3, P.mk_cols.shape[1]))
     hf = local((4, 4))
     ek = np.int64(0)
     ed = np.int64(0)
@@ -1160,11 +1169,10 @@ def mass_evaluation(P, q, a, what, count):
 
 
 @kernel(inline="always")
-def _marker_table(P, mk):
+def _marker_table(P, mk, inner, innerv, hf):
     """What :func:`_marker_loads` reads of the markers ``mk`` (evaluated at q) and of the
-    marker table, with its scratch: made once per evaluation, passed to every call."""
-    nc = P.mk_cols.shape[1]
-    inner, innerv, hf = np.empty((3, nc)), np.empty((3, nc)), np.empty((4, 4))
+    marker table, with its scratch ``inner``, ``innerv`` (3 × the markers' columns at
+    least) and ``hf`` (4 × 4): made once per evaluation, passed to every call."""
     return P.mk_ncols, P.mk_cols, P.mk_kind, P.mk_local, mk.jac, mk.sjd, inner, innerv, hf
 
 
@@ -1361,7 +1369,11 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
     """``Q`` into ``out`` (gravity, force elements and, if ``inertial``, the rigid bodies'
     quadratic-velocity forces) and the entries of ``∂Q/∂q`` and ``∂Q/∂q̇`` (the same
     entries either way); returns their counts."""
-    tab = _marker_table(P, mk)
+    if P.mk_cols.shape[1] <= LOCAL_COLUMNS:  # the scratch of the marker loads
+        inner, innerv = local((3, LOCAL_COLUMNS)), local((3, LOCAL_COLUMNS))
+    else:
+        inner, innerv = np.empty((3, P.mk_cols.shape[1])), np.empty((3, P.mk_cols.shape[1]))
+    tab = _marker_table(P, mk, inner, innerv, local((4, 4)))
     values = mode == VALUES  # the evaluation pass writes its entries directly
     gravity_q = P.gravity_q
     for i in range(P.n):
@@ -1498,7 +1510,11 @@ def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     :func:`_force_entries`); the slots a contact's law can load: the sphere's centre and
     the second side's origin, the plane's axes (its normal turns with them) and, with
     friction, every axis."""
-    tab = _marker_table(P, mk)
+    if P.mk_cols.shape[1] <= LOCAL_COLUMNS:  # the scratch of the marker loads
+        inner, innerv = local((3, LOCAL_COLUMNS)), local((3, LOCAL_COLUMNS))
+    else:
+        inner, innerv = np.empty((3, P.mk_cols.shape[1])), np.empty((3, P.mk_cols.shape[1]))
+    tab = _marker_table(P, mk, inner, innerv, local((4, 4)))
     nn = P.cn_kind.shape[0]
     if nn == 0:
         return e, ed
