@@ -516,6 +516,9 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
             # the next correction with the last tangent and its α: below the tolerance,
             # apply it and stop; if the one after it should be below (the same rate of
             # shrinking), apply it as a modified Newton iteration (``modified_newton``)
+            # (the residual is divided by β' in the solve here, and before it is kept below,
+            # where the line search reads it: each path keeps its order of operations, and so
+            # its results to the last bit)
             _weighted_into(lam_star, alpha, gp, pa, m, lam)
             _residual_into(base, jr, jc, jvals, lam, 1.0, jt, res)
             _newton_correction(lu, piv, lay, res, bp, work, dq)

@@ -1490,7 +1490,7 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
         e, _ = _natural_loads(P, q, np.zeros(0), t, mode, e, kr, kc, kv, out, jac)
     # a call counts each array it passes in and out: none for the kinds a model lacks
     if P.cn_kind.shape[0]:
-        e, ed = _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
+        e, ed = _contact_entries(P, mk, tab, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.ln_cols.shape[0]:
         e, ed = _line_entries(P, q, qd, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac)
     if P.ct_cols.shape[0]:
@@ -1505,16 +1505,11 @@ def _force_entries(P, mk, q, qd, t, inertial, mode, kr, kc, kv, cr, cc, cv, out)
 
 
 @kernel
-def _contact_entries(P, mk, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
+def _contact_entries(P, mk, tab, mode, e, kr, kc, kv, ed, cr, cc, cv, out, jac):
     """The contacts' forces into ``out`` and their Jacobian entries (as
-    :func:`_force_entries`); the slots a contact's law can load: the sphere's centre and
-    the second side's origin, the plane's axes (its normal turns with them) and, with
-    friction, every axis."""
-    if P.mk_cols.shape[1] <= LOCAL_COLUMNS:  # the scratch of the marker loads
-        inner, innerv = local((3, LOCAL_COLUMNS)), local((3, LOCAL_COLUMNS))
-    else:
-        inner, innerv = np.empty((3, P.mk_cols.shape[1])), np.empty((3, P.mk_cols.shape[1]))
-    tab = _marker_table(P, mk, inner, innerv, local((4, 4)))
+    :func:`_force_entries`, whose marker table ``tab`` they load through); the slots a
+    contact's law can load: the sphere's centre and the second side's origin, the plane's
+    axes (its normal turns with them) and, with friction, every axis."""
     nn = P.cn_kind.shape[0]
     if nn == 0:
         return e, ed
