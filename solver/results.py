@@ -162,34 +162,23 @@ class Result:
     def frame_row(self, system, frame: Frame, requested: np.ndarray | None = None) -> np.ndarray:
         """The CSV row of ``frame``; the requested quantities are ``requested`` (NaN when
         not given: a preview of a step between outputs)."""
-        row = self._standard_row(system, frame)
-        if not self.n_requested:
-            return row
-        if requested is None:
-            requested = np.full(self.n_requested, np.nan)
-        return np.concatenate([row, requested])
-
-    @staticmethod
-    def _standard_row(system, frame: Frame) -> np.ndarray:
-        bodies = system.body_state(frame.q, frame.qd)
-        pts = system.output_points(frame.q, frame.qd)
-        parts = [np.array([frame.t])]
-        parts += [bodies[name] for name in system.slots]
-        parts.append(pts.ravel())
-        parts.append(
-            np.array(
-                [
-                    frame.kinetic,
-                    frame.potential,
-                    frame.elastic,
-                    frame.work,
-                    frame.total,
-                    frame.constraint_position,
-                    frame.constraint_velocity,
-                ]
-            )
+        states = system.state_columns
+        row = np.empty(1 + states.width + len(TAIL) + self.n_requested)
+        row[0] = frame.t
+        states.write(frame.q, frame.qd, row, 1)
+        at = 1 + states.width
+        row[at : at + len(TAIL)] = (
+            frame.kinetic,
+            frame.potential,
+            frame.elastic,
+            frame.work,
+            frame.total,
+            frame.constraint_position,
+            frame.constraint_velocity,
         )
-        return np.concatenate(parts)
+        if self.n_requested:
+            row[at + len(TAIL) :] = np.nan if requested is None else requested
+        return row
 
     def append(self, system, frame: Frame, requested: np.ndarray | None = None) -> Frame:
         frame.row = self.frame_row(system, frame, requested)

@@ -90,6 +90,27 @@ def e_matrix(p):
     return out
 
 
+@kernel(inline="always")
+def omega_into(x, o, xd, out, c):
+    """The global angular velocity ``ω = 2 E(p) ṗ = 2 (p0 ė − ṗ0 e + e × ė)`` of the unit
+    ``p = x[o : o + 4]`` and ``ṗ = xd[o : o + 4]`` into ``out[c : c + 3]`` (rad/s)."""
+    p0, p1, p2, p3 = x[o], x[o + 1], x[o + 2], x[o + 3]
+    d0, d1, d2, d3 = xd[o], xd[o + 1], xd[o + 2], xd[o + 3]
+    out[c] = 2.0 * (p0 * d1 - d0 * p1 + p2 * d3 - p3 * d2)
+    out[c + 1] = 2.0 * (p0 * d2 - d0 * p2 + p3 * d1 - p1 * d3)
+    out[c + 2] = 2.0 * (p0 * d3 - d0 * p3 + p1 * d2 - p2 * d1)
+
+
+@kernel(full_optimisation=True)
+def angular_velocities(p, pd):
+    """:func:`omega_into` of every row of ``p`` and ``ṗ`` (n × 4 each), flat (3n)."""
+    n = p.shape[0]
+    out = np.empty(3 * n)
+    for i in range(n):
+        omega_into(p[i], 0, pd[i], out, 3 * i)
+    return out
+
+
 @kernel(full_optimisation=True)
 def h_matrix(c):
     """``H(c) = [[0, −cᵀ], [c, −c̃]]`` with ``G(x)ᵀ c = H(c) x``, 4×4."""

@@ -137,13 +137,18 @@ class Markers:
     def values_of(self, idx: np.ndarray, q: np.ndarray, qd: np.ndarray):
         """``(u, u̇)`` of the markers ``idx`` alone at ``(q, q̇)``, ``(len(idx), 3)`` each (the
         output points of a row: not the whole table)."""
+        values = km.evaluate_markers(*self.subset(idx), _f64(q), _f64(qd), True)
+        return values[0], values[1]
+
+    def subset(self, idx: np.ndarray) -> tuple:
+        """The table of the markers ``idx`` alone, as :meth:`arrays` (made once per ``idx``)."""
+        idx = np.asarray(idx, dtype=np.int64)
         key = idx.tobytes()
         sub = self.__dict__.setdefault("_subsets", {}).get(key)
         if sub is None:
             sub = tuple(np.ascontiguousarray(a[idx]) for a in self.arrays())
             self._subsets[key] = sub
-        values = km.evaluate_markers(*sub, _f64(q), _f64(qd), True)
-        return values[0], values[1]
+        return sub
 
     def positions(self, q: np.ndarray) -> MarkerState:
         """The markers at ``q`` at rest: ``u`` and ``J`` (``u̇``, ``J̇q̇`` zero), without

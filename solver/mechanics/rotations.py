@@ -92,23 +92,17 @@ _S_TENSOR = np.array(
 )
 
 
-def _omega_form() -> np.ndarray:
-    """``(16, 3)``: ``ω = vec(p ṗᵀ) @ _OMEGA`` is ``2 E(p) ṗ = 2 (p0 ė − ṗ0 e + e × ė)``."""
-    t = np.zeros((4, 4, 3))
-    for i, (a, b, c) in enumerate(((1, 2, 3), (2, 3, 1), (3, 1, 2))):
-        t[0, a, i], t[a, 0, i], t[b, c, i], t[c, b, i] = 2.0, -2.0, 2.0, -2.0
-    return t.reshape(16, 3)
-
-
-_OMEGA = _omega_form()
-
-
 def angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:
     """Global angular velocity ``ω = 2 E(p) ṗ`` with ``E = [−e, e0 I + ẽ]`` (unit p), for
-    any leading shape: bilinear in ``(p, ṗ)``, one product with a constant matrix."""
+    any leading shape (:func:`solver.kernels.rotations.omega_into`)."""
+    from solver.kernels.rotations import angular_velocities  # compiled: loaded on first use
+
     p, pdot = np.asarray(p, float), np.asarray(pdot, float)
-    outer = p[..., :, None] * pdot[..., None, :]
-    return outer.reshape(outer.shape[:-2] + (16,)) @ _OMEGA
+    lead = p.shape[:-1]
+    flat = angular_velocities(
+        np.ascontiguousarray(p.reshape(-1, 4)), np.ascontiguousarray(pdot.reshape(-1, 4))
+    )
+    return flat.reshape(lead + (3,))
 
 
 def body_angular_velocity(p: np.ndarray, pdot: np.ndarray) -> np.ndarray:

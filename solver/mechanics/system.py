@@ -32,8 +32,9 @@ from solver.mechanics.markers import POINT_MASS as MK_POINT_MASS
 from solver.mechanics.markers import RIGID as MK_RIGID
 from solver.mechanics.markers import Markers, MarkerState
 from solver.mechanics.node_sharing import NodeSharing
-from solver.mechanics.rotations import angular_velocity, pdot_from_omega, rotate, rotation_matrix
+from solver.mechanics.rotations import pdot_from_omega, rotate, rotation_matrix
 from solver.mechanics.sparse_pattern import FixedPattern
+from solver.mechanics.state_columns import StateColumns
 from solver.model import description as d
 from solver.model.errors import ModelError
 from solver.model.fields import fmt_vector
@@ -653,32 +654,20 @@ class MultibodySystem:
         return power
 
     # ---- outputs ---------------------------------------------------------------------
+    @property
+    def state_columns(self) -> StateColumns:
+        """Where a results row holds the body states and output points (made once)."""
+        made = self.__dict__.get("_state_columns")
+        if made is None:
+            made = self._state_columns = StateColumns(self)
+        return made
+
     def body_state(self, q: np.ndarray, qd: np.ndarray) -> dict[str, np.ndarray]:
         """Per body: ``[x y z e0 e1 e2 e3 vx vy vz wx wy wz]`` (rigid) or ``[x y z vx vy vz]``.
 
-        ω is global, ``2 E(p̂) ṗ`` with the normalised p̂; all rigid bodies at once.
+        ω is global, ``2 E(p̂) ṗ`` with the normalised p̂ (:mod:`solver.mechanics.state_columns`).
         """
-        out = {}
-        rows = None
-        if len(self.rigid):
-            blk, dblk = q[self.rigid.cols], qd[self.rigid.cols]
-            rows = np.empty((len(blk), 13))
-            rows[:, :3] = blk[:, :3]
-            e = blk[:, 3:]
-            p = e / np.sqrt((e * e).sum(axis=1, keepdims=True))
-            rows[:, 3:7] = p
-            rows[:, 7:10] = dblk[:, :3]
-            rows[:, 10:] = angular_velocity(p, dblk[:, 3:])
-        for name, s in self.slots.items():
-            if s.owner is not None:
-                out[name] = s.owner.state(s, q, qd)
-            elif s.kind == "rigid":
-                out[name] = rows[s.index]
-            else:
-                out[name] = np.concatenate(
-                    [q[s.offset : s.offset + 3], qd[s.offset : s.offset + 3]]
-                )
-        return out
+        return self.state_columns.body_state(q, qd)
 
     def output_points(
         self, q: np.ndarray, qd: np.ndarray, ms: MarkerState | None = None
