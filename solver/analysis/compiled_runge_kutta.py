@@ -16,7 +16,8 @@ import os
 
 import numpy as np
 
-from solver.analysis.compiled_steps import RCOND, saddle_layout
+from solver.analysis.compiled_steps import CHUNK, RCOND, _CompiledStepper, saddle_layout
+from solver.analysis.formulations import DynamicState
 
 
 def tableau(integrator: str):
@@ -140,3 +141,76 @@ class CompiledRungeKutta:
             s.arrays, s.patterns, self.layout, self.tab, cfg, self.state, self.target, self.out
         )
         return int(status), int(done)
+
+
+class CompiledRungeKuttaSteps(_CompiledStepper):
+    """The output steps of ``lagrange_baumgarte`` by its compiled integrator, for a run
+    without contacts: one compiled call (``rk_advance``, the states at the steps' end times
+    written; the integrator's own steps do not depend on those times) up to each step
+    whose frame :meth:`_CompiledStepper.thin` asks for, at most ``CHUNK`` steps, and
+    the frame of that step alone (its energies and constraint errors,
+    ``MultibodySystem.frame_values``). Where a call stops early (a
+    singular position, a step size below the floating-point spacing) or a state is not
+    finite, the formulation takes the next step itself, and keeps taking them while it
+    bridges a singular position with the augmented Lagrangian; both share the one
+    integrator, so the compiled calls go on from where its steps end."""
+
+    def frames(self, state, steps: int):
+        from solver.analysis.dynamic import numpy_frames, state_frame
+        from solver.analysis.formulations.lagrange_baumgarte import LBCarry
+        from solver.compiled.lagrange_baumgarte import (
+            STATUS_OK,
+            STATUS_SINGULAR,
+            RKOutput,
+            rk_advance,
+        )
+
+        s, f, h = self.system, self.formulation, self.settings.dt
+        n, m = s.n, s.m + s.m_nh
+        works = f._power is not None
+        k, last = 0, state
+        while k < steps:
+            if f._bridging:  # the formulation's steps until the position is regular again
+                ended: list = []
+                yield from numpy_frames(
+                    s, self.settings, f, last, k, steps, False, 0.0, ended,
+                    lambda _: not f._bridging,
+                )  # fmt: skip
+                last, _, k = ended
+                continue
+            rk = f._rk
+            # up to the next step whose frame is wanted: its energies are evaluated right
+            # after the accelerations at its end (a joint torque's angle is unwrapped
+            # against the last evaluation, that of the integrator's last right-hand side)
+            todo = int(np.argmax(self._wanted(k, min(CHUNK, steps - k), steps))) + 1
+            targets = np.empty(todo)
+            t = float(last.t)
+            for i in range(todo):  # the time loop's own sums: t + h, step by step
+                t = t + h
+                targets[i] = t
+            ny = rk.state.y.shape[0]
+            out = RKOutput(
+                np.zeros((todo, ny)), np.zeros((todo, n)), np.zeros((todo, m)), np.zeros(todo)
+            )
+            status, done = rk_advance(
+                s.arrays, s.patterns, rk.layout, rk.tab, rk.cfg, rk.state, targets, out
+            )
+            finite = np.isfinite(out.y[:done, : 2 * n]).all(axis=1)
+            if not finite.all():
+                done, status = int(np.argmin(finite)), -1
+            if done:
+                k += done
+                y = out.y[done - 1]
+                work = float(y[2 * n]) if works else 0.0
+                last = DynamicState(
+                    float(targets[done - 1]), y[:n].copy(), y[n : 2 * n].copy(),
+                    out.qdd[done - 1].copy(), out.lam[done - 1].copy(), 0,
+                    LBCarry(work=work if works else None),
+                )  # fmt: skip
+                yield state_frame(s, last, s.marker_state(last.q, last.qd), work), k
+            if status == STATUS_SINGULAR:  # the next step bridged, as the formulation does
+                f._bridging = True
+            elif status != STATUS_OK:  # the formulation's own step (and its error)
+                ended = []
+                yield from numpy_frames(s, self.settings, f, last, k, k + 1, False, 0.0, ended)
+                last, _, k = ended

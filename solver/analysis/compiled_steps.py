@@ -55,8 +55,15 @@ RCOND = 1e-13
 
 def compiled_stepper(system, settings, formulation):
     """A compiled stepper for this run, or ``None`` (a sparse system outside the augmented
-    Lagrangian, or one whose band would not pay)."""
+    Lagrangian, or one whose band would not pay; ``lagrange_baumgarte`` with contacts or
+    SciPy's integrator)."""
     name = type(formulation).__name__
+    if name == "LagrangeBaumgarte":
+        if not formulation._integrates_compiled() or len(system.force_set.contacts):
+            return None  # SciPy's integrator; contacts: committed at the integrator's steps
+        from solver.analysis.compiled_runge_kutta import CompiledRungeKuttaSteps
+
+        return CompiledRungeKuttaSteps(system, settings, formulation)
     if name not in ("CentralDifferences", "AugmentedLagrangian", "NullSpace"):
         return None
     if name == "CentralDifferences" and system.blocks:

@@ -406,3 +406,45 @@ def test_a_long_central_differences_run_keeps_one_compiled_signature():
     assert result.status == "ok", result.message
     layouts = [str(signature) for signature in ccd.cd_steps.signatures]
     assert layouts and not [s for s in layouts if "'F'" in s or "'A'" in s]
+
+
+@pytest.mark.parametrize(
+    ("name", "t_end", "bridged"),
+    [
+        ("heavy_top", 0.2, False),
+        ("forces and drivers", 0.2, False),  # the work of forces and drivers, integrated
+        ("natural", 0.2, False),
+        ("slider_crank_planar", 0.42, True),  # a singular position at 0.389 s, bridged
+    ],
+)
+def test_lagrange_baumgarte_takes_its_output_steps_compiled(name, t_end, bridged, monkeypatch):
+    """``lagrange_baumgarte``'s compiled integrator runs from one wanted frame to the next in
+    one compiled call: the frames of the formulation's own output steps (the same
+    integrator, the same steps; energies evaluated at the same states), through a singular
+    position that the augmented Lagrangian bridges."""
+    from solver.analysis.compiled_runge_kutta import CompiledRungeKuttaSteps
+    from solver.analysis.formulations.lagrange_baumgarte import LagrangeBaumgarte
+
+    model = MODELS[name] if name in MODELS else load_model(EXAMPLES / f"{name}.json")
+    counts = {"chunks": 0, "bridges": 0}
+    frames, bridge = CompiledRungeKuttaSteps.frames, LagrangeBaumgarte._bridge
+
+    def counted_frames(self, state, steps):
+        counts["chunks"] += 1
+        return frames(self, state, steps)
+
+    def counted_bridge(self, state, h):
+        counts["bridges"] += 1
+        return bridge(self, state, h)
+
+    monkeypatch.setattr(CompiledRungeKuttaSteps, "frames", counted_frames)
+    monkeypatch.setattr(LagrangeBaumgarte, "_bridge", counted_bridge)
+    kw = {"formulation": "lagrange_baumgarte", "dt": 1e-3, "t_end": t_end, "output_dt": 0.01}
+    ref = _run(model, monkeypatch, False, **kw)
+    assert counts["chunks"] == 0
+    bridges = counts["bridges"]
+    got = _run(model, monkeypatch, True, **kw)
+    assert counts["chunks"] == 1  # the run went through the compiled output steps
+    assert (bridges > 0) == bridged and counts["bridges"] == 2 * bridges
+    assert ref.status == got.status == "ok" and len(ref) == len(got) == round(t_end / 0.01) + 1
+    np.testing.assert_allclose(got.data, ref.data, rtol=1e-12, atol=1e-12)
