@@ -138,6 +138,22 @@ class _CompiledStepper:
             frame.iterations, its = its, 0
             yield frame, k
 
+    def _thinned(self, out, done: int, bq, bqd, bqdd, mod, k: int, want):
+        """:meth:`_frames` of the first ``done`` rows of one compiled call's ``out`` (a
+        system without contacts): only the rows of wanted frames are read, the iterations
+        of the others summed into the next wanted one's at once."""
+        if self.every == 1 or not done:
+            yield from self._frames(out[:done].tolist(), bq, bqd, bqdd, mod, k, want)
+            return
+        keep = want[:done].copy()
+        keep[done - 1] = True
+        at = np.flatnonzero(keep)
+        its = np.diff(np.cumsum(out[:done, mod.OUT_ITS])[at], prepend=0.0)
+        for i, row, count in zip(at.tolist(), out[at].tolist(), its.tolist(), strict=True):
+            frame = _frame(row, bq[i], bqd[i], bqdd[i], mod)
+            frame.iterations = int(count)
+            yield frame, k + i + 1
+
     def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume, retry=None):
         """The frames of ``steps`` steps, run ``CHUNK`` at a time by
         ``advance(todo, out, bq, bqd, bqdd, want) -> (status, done)`` (``mod``'s stepper:
@@ -165,12 +181,12 @@ class _CompiledStepper:
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
             want = self._wanted(k, todo, steps)
             status, done = advance(todo, out, bq, bqd, bqdd, want)
-            rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
             touch = bool(len(contacts)) and status == mod.STATUS_CONTACT
             if len(contacts):
+                rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
                 yield from self._between_contacts(mod, rows, bq, bqd, bqdd, k, want, touch)
             else:
-                yield from self._frames(rows, bq, bqd, bqdd, mod, k, want)
+                yield from self._thinned(out, done, bq, bqd, bqdd, mod, k, want)
             k += done
             if done:
                 clock["t"] = float(out[done - 1, mod.OUT_T])
@@ -286,13 +302,13 @@ class CompiledCentralDifferences(_CompiledStepper):
             su, svt = np.ascontiguousarray(su), np.ascontiguousarray(svt)
             look = (qm, q, qp, have_qp, su, ss, svt, have_svd)
             work, power = float(res[13]), float(res[14])
-            rows = out[:done].tolist()
             want = self._wanted(k, todo, steps)
             touch = len(contacts) > 0 and status == ccd.CONTACT
             if len(contacts):
+                rows = out[:done].tolist()
                 yield from self._between_contacts(ccd, rows, bq, bqd, bqdd, k, want, touch)
             else:
-                yield from self._frames(rows, bq, bqd, bqdd, ccd, k, want)
+                yield from self._thinned(out, done, bq, bqd, bqdd, ccd, k, want)
             k += done
             if done:
                 qd0 = bqd[done - 1].copy()
