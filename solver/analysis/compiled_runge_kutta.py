@@ -144,16 +144,19 @@ class CompiledRungeKutta:
 
 
 class CompiledRungeKuttaSteps(_CompiledStepper):
-    """The output steps of ``lagrange_baumgarte`` by its compiled integrator, for a run
-    without contacts: one compiled call (``rk_advance``, the states at the steps' end times
-    written; the integrator's own steps do not depend on those times) up to each step
-    whose frame :meth:`_CompiledStepper.thin` asks for, at most ``CHUNK`` steps, and
-    the frame of that step alone (its energies and constraint errors,
-    ``MultibodySystem.frame_values``). Where a call stops early (a
-    singular position, a step size below the floating-point spacing) or a state is not
-    finite, the formulation takes the next step itself, and keeps taking them while it
-    bridges a singular position with the augmented Lagrangian; both share the one
-    integrator, so the compiled calls go on from where its steps end."""
+    """The output steps of ``lagrange_baumgarte`` by its compiled integrator: one compiled
+    call (``rk_advance``, the states at the steps' end times written; the integrator's own
+    steps do not depend on those times) up to each step whose frame
+    :meth:`_CompiledStepper.thin` asks for, at most ``CHUNK`` steps, and the frame of that
+    step alone (its energies and constraint errors, ``MultibodySystem.frame_values``).
+
+    Where a call stops early (a singular position, a step size below the floating-point
+    spacing) or a state is not finite, the formulation takes the next step itself, and
+    keeps taking them while it bridges a singular position with the augmented Lagrangian;
+    both share the one integrator, so the compiled calls go on from where its steps end.
+    Contacts: the steps a call accepted are handed to them (``LagrangeBaumgarte._commit``);
+    a call stops at a step where one penetrates, and while any touches the formulation
+    takes the steps (one compiled call per accepted step)."""
 
     def frames(self, state, steps: int):
         from solver.analysis.dynamic import numpy_frames, state_frame
@@ -168,6 +171,7 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
         s, f, h = self.system, self.formulation, self.settings.dt
         n, m = s.n, s.m + s.m_nh
         works = f._power is not None
+        contacts = s.force_set.contacts
         k, last = 0, state
         while k < steps:
             if f._bridging:  # the formulation's steps until the position is regular again
@@ -175,6 +179,14 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
                 yield from numpy_frames(
                     s, self.settings, f, last, k, steps, False, 0.0, ended,
                     lambda _: not f._bridging,
+                )  # fmt: skip
+                last, _, k = ended
+                continue
+            if len(contacts) and not contacts.quiet():  # in touch: the formulation's steps
+                ended = []
+                yield from numpy_frames(
+                    s, self.settings, f, last, k, steps, False, 0.0, ended,
+                    lambda _: contacts.quiet(),
                 )  # fmt: skip
                 last, _, k = ended
                 continue
@@ -195,6 +207,8 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
             status, done = rk_advance(
                 s.arrays, s.patterns, rk.layout, rk.tab, rk.cfg, rk.state, targets, out
             )
+            if len(contacts):  # the accepted steps handed on (one penetrating: committed)
+                f._commit(status)
             finite = np.isfinite(out.y[:done, : 2 * n]).all(axis=1)
             if not finite.all():
                 done, status = int(np.argmin(finite)), -1
@@ -207,6 +221,8 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
                     out.qdd[done - 1].copy(), out.lam[done - 1].copy(), 0,
                     LBCarry(work=work if works else None),
                 )  # fmt: skip
+                if len(contacts):
+                    work += contacts.work(last.t)
                 yield state_frame(s, last, s.marker_state(last.q, last.qd), work), k
             if status == STATUS_SINGULAR:  # the next step bridged, as the formulation does
                 f._bridging = True

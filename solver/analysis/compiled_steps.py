@@ -55,12 +55,12 @@ RCOND = 1e-13
 
 def compiled_stepper(system, settings, formulation):
     """A compiled stepper for this run, or ``None`` (a sparse system outside the augmented
-    Lagrangian, or one whose band would not pay; ``lagrange_baumgarte`` with contacts or
-    SciPy's integrator)."""
+    Lagrangian, or one whose band would not pay; ``lagrange_baumgarte`` on SciPy's
+    integrator)."""
     name = type(formulation).__name__
     if name == "LagrangeBaumgarte":
-        if not formulation._integrates_compiled() or len(system.force_set.contacts):
-            return None  # SciPy's integrator; contacts: committed at the integrator's steps
+        if not formulation._integrates_compiled():
+            return None  # SciPy's integrator (an ANCF sliding joint)
         from solver.analysis.compiled_runge_kutta import CompiledRungeKuttaSteps
 
         return CompiledRungeKuttaSteps(system, settings, formulation)

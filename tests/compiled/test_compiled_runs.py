@@ -415,13 +415,15 @@ def test_a_long_central_differences_run_keeps_one_compiled_signature():
         ("forces and drivers", 0.2, False),  # the work of forces and drivers, integrated
         ("natural", 0.2, False),
         ("slider_crank_planar", 0.42, True),  # a singular position at 0.389 s, bridged
+        ("ball_drop", 0.6, False),  # a bounce at about 0.45 s
     ],
 )
 def test_lagrange_baumgarte_takes_its_output_steps_compiled(name, t_end, bridged, monkeypatch):
     """``lagrange_baumgarte``'s compiled integrator runs from one wanted frame to the next in
     one compiled call: the frames of the formulation's own output steps (the same
     integrator, the same steps; energies evaluated at the same states), through a singular
-    position that the augmented Lagrangian bridges."""
+    position that the augmented Lagrangian bridges and through an impact (the contact's
+    steps taken by the formulation, one accepted step per call)."""
     from solver.analysis.compiled_runge_kutta import CompiledRungeKuttaSteps
     from solver.analysis.formulations.lagrange_baumgarte import LagrangeBaumgarte
 
@@ -448,3 +450,5 @@ def test_lagrange_baumgarte_takes_its_output_steps_compiled(name, t_end, bridged
     assert (bridges > 0) == bridged and counts["bridges"] == 2 * bridges
     assert ref.status == got.status == "ok" and len(ref) == len(got) == round(t_end / 0.01) + 1
     np.testing.assert_allclose(got.data, ref.data, rtol=1e-12, atol=1e-12)
+    if name == "ball_drop":  # it bounced
+        assert got.column("ball.vz").min() < -2.0 and got.column("ball.vz")[-1] > 1.0
