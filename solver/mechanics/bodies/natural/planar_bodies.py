@@ -265,19 +265,26 @@ class PlanarNaturalBodies(NaturalBodies):
     def state(self, slot, q, qd) -> np.ndarray:
         info = self.infos[slot.index]
         e, ed = self.entity_values(info, q), self.entity_values(info, qd, rates=True)
-
-        def combine(coef, values):
-            return sum(complex_block(complex(a)) @ v for a, v in zip(coef, values, strict=True))
-
         a_g = info.frame.point_coefficients(np.zeros(3))
         a_x = info.frame.axis_coefficients()
-        ux, uxd = combine(a_x, e), combine(a_x, ed)
+        ux, uxd = _combine(a_x, e), _combine(a_x, ed)
         theta = float(np.arctan2(ux[1], ux[0]))
         p = np.array([np.cos(0.5 * theta), 0.0, 0.0, np.sin(0.5 * theta)])
         if p @ self._last_p[info.name] < 0.0:
             p = -p
         self._last_p[info.name] = p
         omega = float(ux[0] * uxd[1] - ux[1] * uxd[0]) / float(ux @ ux)
-        centre = np.array([*combine(a_g, e), info.position0[2]])
-        velocity = np.array([*combine(a_g, ed), 0.0])
+        centre = np.array([*_combine(a_g, e), info.position0[2]])
+        velocity = np.array([*_combine(a_g, ed), 0.0])
         return np.concatenate([centre, p, velocity, [0.0, 0.0, omega]])
+
+
+def _combine(coef, values: np.ndarray) -> np.ndarray:
+    """``Σ_k (Re a_k I + Im a_k Ĩ) v_k``: the point or direction of complex coefficients
+    ``a_k`` over a body's entities ``v_k`` (rows of ``values``, 2 each), as a 2-vector
+    (the complex product ``a_k (v_k,x + i v_k,y)``, summed in Python floats)."""
+    re = im = 0.0
+    for a, (x, y) in zip(coef.tolist(), values.tolist(), strict=True):
+        re += a.real * x - a.imag * y
+        im += a.imag * x + a.real * y
+    return np.array([re, im])
