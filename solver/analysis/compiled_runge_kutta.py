@@ -172,23 +172,22 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
         n, m = s.n, s.m + s.m_nh
         works = f._power is not None
         contacts = s.force_set.contacts
+
+        def free() -> bool:
+            """Neither bridging a singular position nor a contact touching."""
+            return not f._bridging and (not len(contacts) or contacts.quiet())
+
+        def own_steps(last, k: int, end: int, until=None):
+            """The formulation's steps k+1… (to ``end``, or to the first state where
+            ``until`` holds); returns ``(state, step)`` reached."""
+            ended: list = []
+            yield from numpy_frames(s, self.settings, f, last, k, end, False, 0.0, ended, until)
+            return ended[0], ended[2]
+
         k, last = 0, state
         while k < steps:
-            if f._bridging:  # the formulation's steps until the position is regular again
-                ended: list = []
-                yield from numpy_frames(
-                    s, self.settings, f, last, k, steps, False, 0.0, ended,
-                    lambda _: not f._bridging,
-                )  # fmt: skip
-                last, _, k = ended
-                continue
-            if len(contacts) and not contacts.quiet():  # in touch: the formulation's steps
-                ended = []
-                yield from numpy_frames(
-                    s, self.settings, f, last, k, steps, False, 0.0, ended,
-                    lambda _: contacts.quiet(),
-                )  # fmt: skip
-                last, _, k = ended
+            if not free():  # the formulation's steps until both have ended
+                last, k = yield from own_steps(last, k, steps, lambda _: free())
                 continue
             rk = f._rk
             # up to the next step whose frame is wanted: its energies are evaluated right
@@ -227,6 +226,4 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
             if status == STATUS_SINGULAR:  # the next step bridged, as the formulation does
                 f._bridging = True
             elif status != STATUS_OK:  # the formulation's own step (and its error)
-                ended = []
-                yield from numpy_frames(s, self.settings, f, last, k, k + 1, False, 0.0, ended)
-                last, _, k = ended
+                last, k = yield from own_steps(last, k, k + 1)

@@ -5,7 +5,6 @@ parameters, ω = 2 E(p̂) ṗ, an output point r + A s̄ and its velocity ṙ + 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from solver.mechanics.rotations import e_matrix, rotation_matrix
 from solver.mechanics.system import MultibodySystem
@@ -107,11 +106,10 @@ def test_body_state_is_the_rows_columns_and_requested_columns_follow_as_nan():
     )
 
 
-@pytest.mark.parametrize("coordinates", ["natural"])
-def test_bodies_of_their_own_kind_write_the_same_state(coordinates):
+def test_bodies_of_their_own_kind_write_the_same_state():
     """A rigid body in natural coordinates reports the state the reference-point body does."""
     ref = MultibodySystem(model_from_data(_model()))
-    nat = MultibodySystem(model_from_data(_model(coordinates)))
+    nat = MultibodySystem(model_from_data(_model("natural")))
     a = Result(columns_for(ref)).frame_row(ref, Frame(0.0, ref.q0, ref.qd0, 0, 0, 0, 0, 0, 0))
     b = Result(columns_for(nat)).frame_row(nat, Frame(0.0, nat.q0, nat.qd0, 0, 0, 0, 0, 0, 0))
     assert columns_for(ref) == columns_for(nat)
