@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from solver.compiled.dense import lu_factor, lu_solve
+from solver.compiled.householder import left_null_space
 from solver.lazy_scipy import issparse, lapack
 from solver.lazy_scipy import linalg as sla
 from solver.lazy_scipy import sparse as sp
@@ -101,9 +102,21 @@ def min_norm_solve(a, b: np.ndarray, reg: float = 1e-12) -> np.ndarray:
     return x
 
 
-def saddle_solve(m, a, f: np.ndarray, g: np.ndarray, mu: float = 0.0):
+class SaddleHint:
+    """What the last of a series of saddle-point solves found (the outputs of a run, one
+    state after another): ``redundant``, its constraint rows dependent, so that the next
+    dense solve starts with the form for dependent rows instead of an LU that would fail."""
+
+    __slots__ = ("redundant",)
+
+    def __init__(self) -> None:
+        self.redundant = False
+
+
+def saddle_solve(m, a, f: np.ndarray, g: np.ndarray, mu: float = 0.0, hint=None):
     """Solve ``[[M, aᵀ], [a, −μ I]] [x; λ] = [f; g]`` for ``x`` and a ``λ`` (μ = 0: the
-    saddle-point system itself).
+    saddle-point system itself); ``hint``: a :class:`SaddleHint` the solve reads and
+    updates.
 
     With redundant rows in ``a`` the matrix is singular; ``x`` is still unique when the
     constraints are consistent, and λ is the minimum-norm one (that of the least-squares
@@ -135,9 +148,18 @@ def saddle_solve(m, a, f: np.ndarray, g: np.ndarray, mu: float = 0.0):
     if mu > 0.0:
         kkt[range(n, n + k), range(n, n + k)] = -mu
     rhs = np.concatenate([f, g])
-    sol = _lu_solve(kkt, rhs)
-    if sol is None and mu == 0.0:
+    sol = None
+    tried = hint is not None and hint.redundant and mu == 0.0
+    if tried:  # dependent rows last time: the LU of the matrix would fail again
         sol = _redundant_saddle(kkt, np.asarray(a), rhs, n)
+    redundant = sol is not None
+    if sol is None:
+        sol = _lu_solve(kkt, rhs)
+    if sol is None and mu == 0.0 and not tried:
+        sol = _redundant_saddle(kkt, np.asarray(a), rhs, n)
+        redundant = sol is not None
+    if hint is not None:
+        hint.redundant = redundant
     if sol is None:
         sol, *_ = sla.lstsq(kkt, rhs, lapack_driver="gelsd", cond=1e-13)
     return sol[:n], sol[n:]
@@ -157,16 +179,18 @@ def _lu_solve(a: np.ndarray, b: np.ndarray, rcond: float = 1e-13):
 def _redundant_saddle(kkt: np.ndarray, a: np.ndarray, rhs: np.ndarray, n: int):
     """The saddle-point solve when ``a`` has dependent rows, or ``None`` when it has not.
 
-    With ``U₀`` an orthonormal basis of the null space of ``aᵀ`` (the SVD of ``a``), the
-    matrix ``[[M, aᵀ], [a, −U₀U₀ᵀ]]`` is regular wherever the saddle-point matrix is regular
-    but for those rows, and its solution has ``U₀ᵀλ = −U₀ᵀg`` (0 for consistent
-    constraints): the same ``x`` and the minimum-norm λ, those of the least-squares solve
-    of the singular matrix, at the cost of an SVD of ``a`` and an LU instead of an SVD of
-    the whole matrix.
+    With ``U₀`` an orthonormal basis of the null space of ``aᵀ`` (the pivoted QR of ``a``,
+    ``solver.compiled.householder.left_null_space``; its rank tolerance that of
+    :func:`rank_and_left_null_space`), the matrix ``[[M, aᵀ], [a, −U₀U₀ᵀ]]`` is regular
+    wherever the saddle-point matrix is regular but for those rows, and its solution has
+    ``U₀ᵀλ = −U₀ᵀg`` (0 for consistent constraints): the same ``x`` and the minimum-norm
+    λ, those of the least-squares solve of the singular matrix, at the cost of a QR of
+    ``a`` and an LU instead of an SVD of the whole matrix.
     """
     if a.size == 0:
         return None
-    _, _, u0 = rank_and_left_null_space(a, dependent=True)  # its LU just failed
+    ratio = max(a.shape) * np.finfo(float).eps * 1e3  # (_rank_tolerance's, relative)
+    u0 = left_null_space(np.ascontiguousarray(a, dtype=np.float64), ratio)
     if u0.shape[1] == 0:
         return None
     kkt = kkt.copy()

@@ -12,10 +12,12 @@ from solver.analysis.linalg import (
     LAZY_LU_BUDGET,
     SMALL_LU,
     DenseLU,
+    SaddleHint,
     rank_and_left_null_space,
     rank_and_null_spaces,
     saddle_solve,
 )
+from solver.compiled.householder import left_null_space
 
 RNG = np.random.default_rng(7)
 
@@ -38,6 +40,23 @@ def test_left_null_space_matches_the_full_svd(shape, dependent, expected):
         np.testing.assert_allclose(left.T @ left, np.eye(m - rank), atol=1e-10)
         # the same subspace as the full SVD's
         np.testing.assert_allclose(left @ left.T, left_full @ left_full.T, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(22, 43), (20, 6), (12, 12), (3, 8)])
+@pytest.mark.parametrize("dependent", [0, 1, 4])
+def test_pivoted_qr_left_null_space_spans_the_svds(shape, dependent):
+    m, n = shape
+    dependent = min(dependent, m - 1)
+    a = RNG.standard_normal((m, n)) * np.logspace(0, 3, n)  # columns of unequal norms
+    for k in range(dependent):
+        a[m - 1 - k] = RNG.standard_normal(m - dependent) @ a[: m - dependent]
+    rank, _, ref, _ = rank_and_null_spaces(a)
+    left = left_null_space(a, max(a.shape) * np.finfo(float).eps * 1e3)
+    assert left.shape == ref.shape == (m, m - rank)
+    if left.shape[1]:
+        np.testing.assert_allclose(left.T @ left, np.eye(m - rank), atol=1e-12)
+        np.testing.assert_allclose(left @ left.T, ref @ ref.T, atol=1e-10)
+    assert left_null_space(np.zeros((3, 5)), 1e-11).shape == (3, 3)
 
 
 def test_empty_matrix():
@@ -73,6 +92,19 @@ def test_saddle_solve_with_redundant_rows_gives_the_minimum_norm_multipliers(dep
     _, _, left = rank_and_left_null_space(a)
     assert left.shape[1] == dependent
     assert np.abs(left.T @ lam).max() < 1e-9 * scale  # no share along aᵀ's null space
+
+
+def test_a_hint_of_dependent_rows_gives_the_same_solves_and_follows_the_rank():
+    n, k = 14, 9
+    hint = SaddleHint()
+    for dependent in (2, 2, 0, 3, 0):  # redundant, again, regular, redundant, regular
+        m, a, f, g = _redundant_saddle(n, k, dependent)
+        x, lam = saddle_solve(m, a, f, g, hint=hint)
+        assert hint.redundant == (dependent > 0)
+        ref_x, ref_lam = saddle_solve(m, a, f, g)
+        scale = max(np.abs(ref_x).max(), np.abs(ref_lam).max())
+        np.testing.assert_allclose(x, ref_x, atol=1e-12 * scale)
+        np.testing.assert_allclose(lam, ref_lam, atol=1e-12 * scale)
 
 
 def test_saddle_solve_with_a_singular_mass_matrix_and_redundant_rows():

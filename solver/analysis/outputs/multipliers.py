@@ -17,14 +17,20 @@ from __future__ import annotations
 import numpy as np
 
 from solver.analysis.kinematics import all_velocity_rows
-from solver.analysis.linalg import min_norm_solve, saddle_solve
+from solver.analysis.linalg import SaddleHint, min_norm_solve, saddle_solve
 from solver.mechanics.system import MultibodySystem
 
 
 def accelerations_and_multipliers(
-    system: MultibodySystem, q: np.ndarray, qd: np.ndarray, t: float, static: bool = False
+    system: MultibodySystem,
+    q: np.ndarray,
+    qd: np.ndarray,
+    t: float,
+    static: bool = False,
+    hint: SaddleHint | None = None,
 ):
-    """``(q̈, λ, A)`` at ``(q, q̇, t)``; ``static``: equilibrium (``q̈ = 0``)."""
+    """``(q̈, λ, A)`` at ``(q, q̇, t)``; ``static``: equilibrium (``q̈ = 0``); ``hint``:
+    what the last state's solve found (``solver.analysis.linalg.SaddleHint``)."""
     ms = system.marker_state(q, qd)
     a, _, gamma = all_velocity_rows(system, q, qd, t, ms=ms)
     forces = system.forces(q, qd, t, ms)
@@ -32,5 +38,5 @@ def accelerations_and_multipliers(
         qdd = np.zeros(system.n)
         lam = min_norm_solve(a.T, forces) if a.shape[0] else np.zeros(0)
         return qdd, lam, a
-    qdd, lam = saddle_solve(system.mass(q), a, forces, gamma)
+    qdd, lam = saddle_solve(system.mass(q), a, forces, gamma, hint=hint)
     return qdd, lam, a

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.analysis.linalg import SaddleHint
 from solver.analysis.outputs import body_frames as bf
 from solver.analysis.outputs.joint_coordinates import JointCoordinates
 from solver.analysis.outputs.multipliers import accelerations_and_multipliers
@@ -148,6 +149,7 @@ class RequestedOutputs:
                 self.evaluators.append((kind, name))
             else:
                 self.evaluators.append((kind, JointCoordinates(sysm, joints[name])))
+        self._saddle = SaddleHint()  # the states follow each other: so does their rank
         self.needs_dynamics = any(
             k in ("reactions", "efforts", "accelerations") for k, _ in self.items
         )
@@ -176,7 +178,7 @@ class RequestedOutputs:
             sysm.force_set.accept(sysm.marker_state(q, qd), t)
         qdd = lam = a = None
         if self.needs_dynamics:
-            qdd, lam, a = accelerations_and_multipliers(sysm, q, qd, t, self.static)
+            qdd, lam, a = accelerations_and_multipliers(sysm, q, qd, t, self.static, self._saddle)
         out: list[float] = []
         for kind, ev in self.evaluators:
             if kind == "reactions":
