@@ -154,14 +154,15 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
     spacing) or a state is not finite, the formulation takes the next step itself, and
     keeps taking them while it bridges a singular position with the augmented Lagrangian;
     both share the one integrator, so the compiled calls go on from where its steps end.
-    Contacts: the steps a call accepted are handed to them (``LagrangeBaumgarte._commit``);
-    a call stops at a step where one penetrates, and while any touches the formulation
-    takes the steps (one compiled call per accepted step)."""
+    Contacts: the calls commit them at every step they accept (onsets, releases and the
+    contact work, ``solver.kernels.contact_record``), and stop early only to hand their
+    events over (``Contacts.drain``)."""
 
     def frames(self, state, steps: int):
         from solver.analysis.dynamic import numpy_frames, state_frame
         from solver.analysis.formulations.lagrange_baumgarte import LBCarry
         from solver.compiled.lagrange_baumgarte import (
+            STATUS_CONTACT,
             STATUS_OK,
             STATUS_SINGULAR,
             RKOutput,
@@ -174,8 +175,8 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
         contacts = s.force_set.contacts
 
         def free() -> bool:
-            """Neither bridging a singular position nor a contact touching."""
-            return not f._bridging and (not len(contacts) or contacts.quiet())
+            """Not bridging a singular position."""
+            return not f._bridging
 
         def own_steps(last, k: int, end: int, until=None):
             """The formulation's steps k+1… (to ``end``, or to the first state where
@@ -206,8 +207,8 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
             status, done = rk_advance(
                 s.arrays, s.patterns, rk.layout, rk.tab, rk.cfg, rk.state, targets, out
             )
-            if len(contacts):  # the accepted steps handed on (one penetrating: committed)
-                f._commit(status)
+            if len(contacts):  # the onsets and releases the call committed
+                contacts.drain()
             finite = np.isfinite(out.y[:done, : 2 * n]).all(axis=1)
             if not finite.all():
                 done, status = int(np.argmin(finite)), -1
@@ -225,5 +226,5 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
                 yield state_frame(s, last, s.marker_state(last.q, last.qd), work), k
             if status == STATUS_SINGULAR:  # the next step bridged, as the formulation does
                 f._bridging = True
-            elif status != STATUS_OK:  # the formulation's own step (and its error)
-                last, k = yield from own_steps(last, k, k + 1)
+            elif status not in (STATUS_OK, STATUS_CONTACT):  # the formulation's own step
+                last, k = yield from own_steps(last, k, k + 1)  # (and its error)

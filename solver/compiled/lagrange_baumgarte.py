@@ -38,6 +38,8 @@ import numpy as np
 
 from solver.compiled import band
 from solver.kernels.contact import any_penetration
+from solver.kernels.contact_record import EVENTS as EVENTS_WRITTEN
+from solver.kernels.contact_record import commit
 from solver.kernels.jit import YES, kernel
 from solver.kernels.scratch import local_zeros
 from solver.kernels.system import constraints, forces, markers, mass, no_slip_rows, state_power
@@ -144,16 +146,16 @@ def lb_accelerations(P, pt, layout, q, qd, t, alpha, beta, mu, rcond):
 #: the step control's safety factor and the bounds of the factor a step size changes by
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 #: what :func:`rk_advance` returns: all outputs written; stopped after an accepted step
-#: that ends with a contact penetrating (the time loop commits it), or after the one
-#: accepted step of a ``single`` call; the step size fell below the spacing of the
-#: floating-point numbers at ``t``; Φ_q lost rank (``RKSettings.rank``)
+#: that ends with a contact penetrating (the time loop commits it) or, committing
+#: (``RKSettings.commit``), with the contacts' events to be read before more are written;
+#: stopped after the one accepted step of a ``single`` call; the step size fell below the
+#: spacing of the floating-point numbers at ``t``; Φ_q lost rank (``RKSettings.rank``)
 STATUS_OK, STATUS_CONTACT, STATUS_STEP, STATUS_SMALL, STATUS_SINGULAR = range(5)
 #: fields of the integrator's ``clock``: the time and next step size (0: not started),
-#: the size of the last accepted step (0: none yet), the right-hand sides evaluated, the
-#: steps a call accepted, whether the last step's extra stages are evaluated, and the
-#: times of the last three accepted steps (oldest first; fewer when fewer were)
-T, H_ABS, H_LAST, NFEV, ACCEPTED, EXTRA, TIMES = 0, 1, 2, 3, 4, 5, 6
-CLOCK = TIMES + 3
+#: the size of the last accepted step (0: none yet), the right-hand sides evaluated and
+#: whether the last step's extra stages are evaluated
+T, H_ABS, H_LAST, NFEV, EXTRA = 0, 1, 2, 3, 4
+CLOCK = 5
 
 
 class RKTableau(NamedTuple):
@@ -182,7 +184,9 @@ class RKSettings(NamedTuple):
     (1/kg), the pivot ratio ``rcond`` of a singular saddle-point matrix, the conditioned
     rank of Φ_q to hold (−1: no check) and the ratio of its singular values that counts,
     ``single`` (stop after each accepted step), ``work`` (the state's last component is
-    the work of forces and drivers)."""
+    the work of forces and drivers), ``commit`` (the contacts' state committed at each
+    accepted step, ``solver.kernels.contact_record.commit``; else the call stops after
+    a step that ends with a contact penetrating)."""
 
     rtol: float
     atol: float
@@ -195,6 +199,7 @@ class RKSettings(NamedTuple):
     ratio: float
     single: bool
     work: bool
+    commit: bool
 
 
 class RKState(NamedTuple):
@@ -316,8 +321,9 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
     the last step) is passed, writing the state at ``targets[j]`` into row ``j`` of
     ``out`` (:class:`RKOutput`; the continuous extension of the step that passes it, and
     the accelerations there). Returns ``(status, outputs written)`` (``STATUS_*``);
-    ``clock`` counts the right-hand sides and the accepted steps of the call and keeps the
-    last three accepted times.
+    ``clock`` counts the right-hand sides. Committing contacts (``cfg.commit``), an accepted step is
+    committed after the outputs inside it are written (their accelerations with the
+    onset speeds committed before it, as when the time loop commits).
 
     The first step size is Hairer, Nørsett and Wanner's estimate from ẏ at the start and
     one more right-hand side (*Solving Ordinary Differential Equations I*, §II.4), the
@@ -339,7 +345,6 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
     yi = np.empty_like(y)
     slope = np.empty_like(y)
     scale = np.empty_like(y)
-    clock[ACCEPTED] = 0.0
     nt = targets.shape[0]
     j = 0
     status = STATUS_OK
@@ -347,6 +352,7 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
     h_abs = clock[H_ABS]
     h = h0 = d1 = ti = t_new = 0.0
     rejected = False
+    pending = False  # an accepted step whose contacts are to be committed
     phase = _OUTPUT if h_abs > 0.0 else _START
     while True:
         # the point of the next right-hand side
@@ -362,6 +368,17 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
                 else:
                     yi[:] = y
                 ti = targets[j]
+            elif pending:  # the last step's contacts, after the outputs inside it
+                pending = False
+                mk = markers(P, y[:n].copy(), y[n : 2 * n].copy(), YES)
+                commit(
+                    P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, P.cn_active, P.cn_reported,
+                    P.cn_history, P.cn_events, mk.u, mk.ud, t,
+                )  # fmt: skip
+                room = P.cn_events.shape[0] - P.cn_history[EVENTS_WRITTEN]
+                if status == STATUS_OK and room < P.cn_kind.shape[0]:
+                    status = STATUS_CONTACT
+                continue
             elif j == nt or status != STATUS_OK:
                 break
             else:  # a step (again, after a rejection)
@@ -465,19 +482,18 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
         t = t_new
         clock[H_LAST] = h
         clock[EXTRA] = 0.0
-        clock[ACCEPTED] += 1.0
-        clock[TIMES] = clock[TIMES + 1]
-        clock[TIMES + 1] = clock[TIMES + 2]
-        clock[TIMES + 2] = t
         q = y[:n].copy()
         qd = y[n : 2 * n].copy()
         if cfg.rank >= 0 and _conditioned_rank(P, pt, q, qd, t, cfg.ratio) < cfg.rank:
             status = STATUS_SINGULAR
             break
         if P.cn_kind.shape[0] > 0:
-            mk = markers(P, q, qd, YES)
-            if any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk.u, mk.ud):
-                status = STATUS_CONTACT
+            if cfg.commit:
+                pending = True
+            else:
+                mk = markers(P, q, qd, YES)
+                if any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk.u, mk.ud):
+                    status = STATUS_CONTACT
         if status == STATUS_OK and cfg.single:
             status = STATUS_STEP
     clock[T] = t

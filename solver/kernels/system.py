@@ -170,6 +170,12 @@ class SystemArrays(NamedTuple):
     cn_kind: np.ndarray  # (nn,) int64
     cn_par: np.ndarray  # (nn, contact.PARAMETERS)
     cn_onset: np.ndarray  # (nn,) m/s
+    # the rest of the committed state (``solver.kernels.contact_record``): touching (1.0),
+    # the speed last reported, the last accepted points and the count of events, events
+    cn_active: np.ndarray  # (nn,)
+    cn_reported: np.ndarray  # (nn,) m/s
+    cn_history: np.ndarray  # (contact_record.HISTORY,)
+    cn_events: np.ndarray  # (rows, contact_record.EVENT_FIELDS)
     # belts on pulleys (``solver.kernels.pulley``): per point its 5 markers (the belt's
     # point, the pulley's centre and axes) and parameters; the points in groups of one
     # element and one pulley (first point, count), whose entries are summed

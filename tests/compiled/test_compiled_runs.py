@@ -422,8 +422,8 @@ def test_lagrange_baumgarte_takes_its_output_steps_compiled(name, t_end, bridged
     """``lagrange_baumgarte``'s compiled integrator runs from one wanted frame to the next in
     one compiled call: the frames of the formulation's own output steps (the same
     integrator, the same steps; energies evaluated at the same states), through a singular
-    position that the augmented Lagrangian bridges and through an impact (the contact's
-    steps taken by the formulation, one accepted step per call)."""
+    position that the augmented Lagrangian bridges and through an impact (committed by
+    the compiled calls at the steps they accept)."""
     from solver.analysis.compiled_runge_kutta import CompiledRungeKuttaSteps
     from solver.analysis.formulations.lagrange_baumgarte import LagrangeBaumgarte
 
@@ -452,3 +452,59 @@ def test_lagrange_baumgarte_takes_its_output_steps_compiled(name, t_end, bridged
     np.testing.assert_allclose(got.data, ref.data, rtol=1e-12, atol=1e-12)
     if name == "ball_drop":  # it bounced
         assert got.column("ball.vz").min() < -2.0 and got.column("ball.vz")[-1] > 1.0
+
+
+def _contact_run(model, monkeypatch, compiled_integrator: bool, rows=None, **kw):
+    """A ``lagrange_baumgarte`` run: ``(result, onsets, releases)``; without the compiled
+    integrator, SciPy's (the time loop commits the contacts after every internal step);
+    ``rows``: the contacts' events buffer of that many rows."""
+    from solver.analysis.formulations.lagrange_baumgarte import LagrangeBaumgarte
+    from solver.kernels import contact_record
+
+    with monkeypatch.context() as patch:
+        if not compiled_integrator:
+            patch.setattr(LagrangeBaumgarte, "_integrates_compiled", lambda self: False)
+        if rows is not None:
+            patch.setattr(contact_record, "events_rows", rows)
+        settings = simulate.settings_with(model, formulation="lagrange_baumgarte", **kw)
+        sim = simulate.Simulation(model, settings)
+        for _ in sim:
+            pass
+    contacts = sim.system.force_set.contacts
+    onsets = [(ev.name, ev.t, ev.speed) for ev in contacts.onsets]
+    return sim.result, onsets, list(contacts.releases)
+
+
+def test_lagrange_baumgarte_commits_the_contacts_inside_its_compiled_calls(monkeypatch):
+    """The compiled integrator commits the contacts at each step it accepts (onset speed,
+    touching, the work of their damping) and hands the onsets and releases over after
+    the call: a call that must stop after every commit that logged an event (a buffer of
+    one row per contact) gives Newton's cradle to the last bit; and two bounces of the
+    dropped ball are those of the run where the time loop commits after every internal
+    step of SciPy's integrator of the same pair, up to the two integrators' rounding."""
+    model = load_model(EXAMPLES / "newtons_cradle.json")
+    kw = {"t_end": 0.4, "output_dt": 0.02}
+    got, onsets, releases = _contact_run(model, monkeypatch, True, **kw)
+    tight, tight_onsets, tight_releases = _contact_run(
+        model, monkeypatch, True, rows=lambda contacts: max(contacts, 1), **kw
+    )
+    assert got.status == tight.status == "ok"
+    np.testing.assert_array_equal(tight.data, got.data)
+    assert (tight_onsets, tight_releases) == (onsets, releases)
+    assert len(onsets) >= 4 and len(releases) >= 4  # the momentum passed down the row
+
+    model = load_model(EXAMPLES / "ball_drop.json")
+    kw = {"t_end": 1.5, "output_dt": 0.01}
+    got, onsets, releases = _contact_run(model, monkeypatch, True, **kw)
+    ref, ref_onsets, ref_releases = _contact_run(model, monkeypatch, False, **kw)
+    assert got.status == ref.status == "ok" and len(got) == len(ref)
+    assert len(onsets) == len(ref_onsets) == len(releases) == len(ref_releases) == 2
+    np.testing.assert_allclose(
+        [(t, v) for _, t, v in onsets], [(t, v) for _, t, v in ref_onsets], rtol=1e-6
+    )
+    np.testing.assert_allclose([t for _, t in releases], [t for _, t in ref_releases], rtol=1e-6)
+    for col in got.columns:
+        scale = np.abs(ref.column(col)).max()
+        tol = 1e-5 if col.startswith("energy.") else 1e-6  # (the work: the damping's)
+        np.testing.assert_allclose(got.column(col), ref.column(col), atol=tol * scale, err_msg=col)
+    assert got.column("energy.work")[-1] < -0.1 * got.column("energy.kinetic").max()

@@ -143,7 +143,7 @@ class LagrangeBaumgarte(Formulation):
             max(float(p["rtol"]), RTOL_MIN), float(p["atol"]), self._t_bound(),
             float(p["baumgarte_alpha"]), float(p["baumgarte_beta"]), float(self._mu), 0.0,
             -1 if self._rank is None else int(self._rank), SINGULAR_RATIO, False,
-            self._power is not None,
+            self._power is not None, len(self.system.force_set.contacts) > 0,
         )  # fmt: skip
         return CompiledRungeKutta(self.system, tab, cfg)
 
@@ -270,9 +270,8 @@ class LagrangeBaumgarte(Formulation):
         return DynamicState(t, y[:n].copy(), y[n : 2 * n].copy(), qdd, lam, 0, carry)
 
     def _compiled_step(self, state: DynamicState, h: float) -> DynamicState:
-        """:meth:`step` by the compiled integrator, the contacts committing the accepted
-        states where one penetrates or touches (one compiled call per accepted step
-        while any touches)."""
+        """:meth:`step` by the compiled integrator, which commits the contacts at the
+        steps it accepts (their events read after each call, ``Contacts.drain``)."""
         from solver.compiled import lagrange_baumgarte as clb
 
         rk, s = self._rk, self.system
@@ -281,9 +280,9 @@ class LagrangeBaumgarte(Formulation):
         before = rk.clock[clb.NFEV]
         done = 0
         while not done:
-            status, done = rk.advance(target, bool(len(contacts)) and not contacts.quiet())
+            status, done = rk.advance(target, False)
             if len(contacts):
-                self._commit(status)
+                contacts.drain()
             if status == clb.STATUS_SMALL:
                 raise SimulationError(
                     float(rk.clock[clb.T]),
@@ -296,22 +295,3 @@ class LagrangeBaumgarte(Formulation):
                 return self._bridge(state, h)
         out, evaluations = rk.out, int(rk.clock[clb.NFEV] - before)
         return self._output(target, out.y[0], out.qdd[0].copy(), out.lam[0].copy(), evaluations)
-
-    def _commit(self, status: int) -> None:
-        """Hand the states the compiled integrator accepted in its last call to the
-        contacts: the one it stopped at (a contact penetrating, or the one step taken
-        while one touches) to ``accept``, the others (no contact penetrating, none touching
-        before) to ``idle``."""
-        from solver.compiled import lagrange_baumgarte as clb
-
-        rk, s = self._rk, self.system
-        accepted = int(rk.clock[clb.ACCEPTED])
-        if not accepted:
-            return
-        times = [float(t) for t in rk.clock[clb.TIMES + 3 - min(accepted, 3) : clb.TIMES + 3]]
-        if status not in (clb.STATUS_CONTACT, clb.STATUS_STEP):
-            s.force_set.contacts.idle(times)
-            return
-        s.force_set.contacts.idle(times[:-1])
-        n = s.n
-        s.force_set.accept(s.marker_state(rk.y[:n], rk.y[n : 2 * n]), times[-1])

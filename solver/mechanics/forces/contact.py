@@ -114,6 +114,7 @@ import numpy as np
 
 from solver.errors import SimulationError
 from solver.kernels import contact as law
+from solver.kernels import contact_record as record
 from solver.kernels.contact import MIN_IMPACT_SPEED
 from solver.mechanics.markers import MarkerState
 from solver.model import description as d
@@ -199,14 +200,15 @@ class Contacts:
 
     The force law is evaluated by the kernels (``solver.kernels.contact``, through the
     system's force evaluation); the committed onset speeds live in :attr:`onset`, the
-    array the kernels read (``SystemArrays.cn_onset``)."""
+    array the kernels read (``SystemArrays.cn_onset``), beside the rest of the committed
+    state (``solver.kernels.contact_record``)."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
         self._markers: list[list[int]] = []
         self._kinds: list[int] = []
         self._rows: list[list[float]] = []
-        self.onset = np.zeros(0)  # committed δ̇⁻ (m/s; 0: not in contact)
+        self._record(0)  # committed δ̇⁻ (m/s; 0: not in contact) and the rest
         self.reset()
 
     def __len__(self) -> int:
@@ -304,13 +306,27 @@ class Contacts:
         self.mk = np.array(self._markers, dtype=np.int64).reshape(m, law.SLOTS)
         self.kind = np.array(self._kinds, dtype=np.int64).reshape(m)
         self.par = np.ascontiguousarray(np.reshape(self._rows, (m, law.PARAMETERS)), float)
-        self.onset = np.zeros(m)
+        self._record(m)
         self.reset()
 
+    def _record(self, m: int) -> None:
+        """The committed state's arrays (``solver.kernels.contact_record``), for ``m``
+        contacts: the kernels read and write them in place."""
+        self.onset = np.zeros(m)
+        self.active = np.zeros(m)  # 1.0: touching at the last accepted state
+        self.reported = np.zeros(m)  # the δ̇⁻ last checked against the step
+        self.history = np.zeros(record.HISTORY)
+        self.events = np.zeros((record.events_rows(m), record.EVENT_FIELDS))
+
     def arrays(self) -> dict[str, np.ndarray]:
-        """The kernels' contact fields of ``SystemArrays`` (``cn_onset`` is :attr:`onset`
-        itself: what :meth:`accept` commits, the kernels read; after :meth:`freeze`)."""
-        return {"cn_mk": self.mk, "cn_kind": self.kind, "cn_par": self.par, "cn_onset": self.onset}
+        """The kernels' contact fields of ``SystemArrays`` (``cn_onset`` … ``cn_events``
+        are the committed state itself: what :meth:`accept` or the compiled steps commit,
+        the kernels read; after :meth:`freeze`)."""
+        return {
+            "cn_mk": self.mk, "cn_kind": self.kind, "cn_par": self.par, "cn_onset": self.onset,
+            "cn_active": self.active, "cn_reported": self.reported,
+            "cn_history": self.history, "cn_events": self.events,
+        }  # fmt: skip
 
     def _law(self, ms: MarkerState) -> np.ndarray:
         """The law's values (``solver.kernels.contact.OUTPUTS`` columns) of every contact."""
@@ -319,13 +335,20 @@ class Contacts:
     # ---- committed state and work ----------------------------------------------------------
     def reset(self) -> None:
         """Forget every contact and the work done: a run starts."""
-        m = len(self)
-        self.active = np.zeros(m, bool)
-        self.onset[:] = 0.0
-        self.reported = np.zeros(m)  # the δ̇⁻ last checked against the step
-        self._points: list[tuple[float, float, float]] = []  # last three (t, power, work)
+        for a in (self.onset, self.active, self.reported, self.history, self.events):
+            a[...] = 0.0
         self.onsets: list[Onset] = []  # every impact of the run, in order
         self.releases: list[tuple[str, float]] = []  # (name, t) of every separation
+
+    @property
+    def _points(self) -> list[tuple[float, float, float]]:
+        """The last (at most three) accepted points ``(t, power, work)``, oldest first."""
+        h = self.history
+        count = int(h[record.COUNT])
+        return [
+            tuple(h[record.POINTS + 3 * i : record.POINTS + 3 * i + 3].tolist())
+            for i in range(count)
+        ]
 
     def power(self, ms: MarkerState) -> float:
         """Power of contact damping and friction (W, ≤ 0)."""
@@ -333,53 +356,54 @@ class Contacts:
 
     def accept(self, ms: MarkerState, t: float) -> list[Onset]:
         """Commit the contact state at an accepted state at time ``t`` and integrate the
-        contact work; states not later than the last accepted one are ignored. Returns the
-        contacts that started here (also logged in ``onsets``) and those whose approach
-        speed grew by a quarter since it was last reported (``Onset.update``), for the
-        step check."""
-        pts = self._points
-        if pts and t <= pts[-1][0]:
+        contact work (``solver.kernels.contact_record.commit``); states not later than the
+        last accepted one are ignored. Returns the contacts that started here (also logged
+        in ``onsets``) and those whose approach speed grew by a quarter since it was last
+        reported (``Onset.update``), for the step check."""
+        record.commit(
+            self.mk, self.kind, self.par, self.onset, self.active, self.reported,
+            self.history, self.events, ms.u, ms.udot, float(t),
+        )  # fmt: skip
+        return self.drain()
+
+    def drain(self) -> list[Onset]:
+        """The onsets and growths committed since the last call (logging the onsets in
+        ``onsets`` and the releases in ``releases``), in the order they happened."""
+        h = self.history
+        count = int(h[record.EVENTS])
+        if not count:
             return []
-        values = self._law(ms)
-        delta = values[:, law.PENETRATION]
-        inside = delta > 0.0
-        speed = np.where(inside, np.maximum(self.onset, values[:, law.ONSET_ESTIMATE]), 0.0)
-        changed = not np.array_equal(speed, self.onset)
-        onsets = []
-        if changed or not np.array_equal(inside, self.active):
-            started = np.flatnonzero(inside & ~self.active)
-            ended = np.flatnonzero(self.active & ~inside)
-            grown = np.flatnonzero(inside & self.active & (speed > 1.25 * self.reported))
-            self.active = inside
-            self.onset[:] = speed
-            self.reported[started] = speed[started]
-            self.reported[grown] = speed[grown]
-            onsets = [
-                self._onset(int(i), float(t), float(speed[i]), float(delta[i]), i in grown)
-                for i in np.concatenate([started, grown])
-            ]
-            self.releases += [(self.names[i], t) for i in ended]
-            self.onsets.extend(ev for ev in onsets if not ev.update)
-        # the power with the committed onset speeds (the same values unless they changed)
-        power = self.power(ms) if changed else float(np.sum(values[:, law.POWER]))
-        work = self._integral(t, power) if pts else 0.0
-        self._points = (pts + [(t, power, work)])[-3:]
-        return onsets
+        out = []
+        for kind, c, t, speed, depth in self.events[:count].tolist():
+            i = int(c)
+            if kind == record.RELEASED:
+                self.releases.append((self.names[i], t))
+                continue
+            ev = self._onset(i, t, speed, depth, kind == record.GROWN)
+            out.append(ev)
+            if not ev.update:
+                self.onsets.append(ev)
+        h[record.EVENTS] = 0.0
+        return out
 
     def quiet(self) -> bool:
         """No contact touching or committed, and no contact power at the last accepted
         states: accepting a state where no contact penetrates changes nothing then but the
         times of the work's last points (:meth:`idle`)."""
-        powers = (p for _, p, _ in self._points)
-        return not self.active.any() and not self.onset.any() and not any(powers)
+        h = self.history
+        count = int(h[record.COUNT])
+        powers = h[record.POINTS + 1 : record.POINTS + 3 * count : 3]
+        return not self.active.any() and not self.onset.any() and not powers.any()
 
     def idle(self, times) -> None:
         """:meth:`accept` of states at ``times`` (increasing, after the last accepted one)
         where no contact penetrates, while :meth:`quiet`: no onset, no release, no power,
         the same work (what the compiled steps hand on between contacts)."""
-        pts = self._points
-        work = pts[-1][2] if pts else 0.0
-        self._points = (pts + [(float(t), 0.0, work) for t in times[-3:]])[-3:]
+        h = self.history
+        count = int(h[record.COUNT])
+        work = float(h[record.POINTS + 3 * count - 1]) if count else 0.0
+        for t in times[-3:]:
+            record.add_point(h, float(t), 0.0, work)
 
     def _onset(self, i: int, t: float, speed: float, depth: float, update=False) -> Onset:
         k = float(self.par[i, law.STIFFNESS])
@@ -393,34 +417,19 @@ class Contacts:
         step = STEP_FACTOR / omega if omega > 0 else math.inf
         return Onset(self.names[i], t, speed, depth, omega, step, update)
 
-    def _integral(self, t: float, power: float | None = None) -> float:
-        """Work at ``t`` after the last-but-one point: ∫ of the parabola through the last
-        three powers (``power`` at ``t`` is the newest one if given; else the last three
-        points are used as they are)."""
-        pts = self._points if power is None else self._points[-2:] + [(t, power, 0.0)]
-        if len(pts) == 1:
-            return pts[0][2]
-        (t1, p1, w1), (t2, p2, _) = pts[-2], pts[-1]
-        h, x = t2 - t1, t - t1
-        slope = (p2 - p1) / h
-        work = w1 + p1 * x + 0.5 * slope * x * x
-        if len(pts) == 3 and (p1 or p2 or pts[0][1]):
-            t0, p0, _ = pts[0]
-            curve = (slope - (p1 - p0) / (t1 - t0)) / (t2 - t0)
-            work += curve * (x**3 / 3.0 - 0.5 * h * x * x)
-        return work
-
     def work(self, t: float) -> float:
         """Work of contact damping and friction from the start up to ``t`` (J, ≤ 0); inside
         the last interval between accepted states, the integral of their parabola."""
-        pts = self._points
-        if not pts:
+        h = self.history
+        count = int(h[record.COUNT])
+        if not count:
             return 0.0
-        if t >= pts[-1][0] or len(pts) == 1:
-            return pts[-1][2]
-        if t <= pts[-2][0]:
-            return pts[-2][2]
-        return self._integral(t)
+        last = record.POINTS + 3 * (count - 1)
+        if t >= h[last] or count == 1:
+            return float(h[last + 2])
+        if t <= h[last - 3]:
+            return float(h[last - 1])
+        return float(record.work_integral(h, float(t), 0.0, False))
 
     def state(self, ms: MarkerState) -> dict[str, dict[str, float]]:
         """Per contact name: penetration (m), its rate (m/s) and the normal force (N)."""
