@@ -154,7 +154,9 @@ class _CompiledStepper:
             frame.iterations = int(count)
             yield frame, k + i + 1
 
-    def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume, retry=None):
+    def _chunks(
+        self, mod, steps: int, clock: dict, advance, last_state, resume, retry=None, commits=False
+    ):
         """The frames of ``steps`` steps, run ``CHUNK`` at a time by
         ``advance(todo, out, bq, bqd, bqdd, want) -> (status, done)`` (``mod``'s stepper:
         rows of scalars ``mod.OUT_*`` and the states into the buffers; ``want`` the steps
@@ -165,13 +167,15 @@ class _CompiledStepper:
         step is taken by the NumPy formulation from ``last_state()`` (retried in substeps
         there if need be, or by ``retry``, a formulation whose steps are the compiled
         ones); ``resume(state)`` then takes the stepper's state from the state reached,
-        and the compiled steps go on after it."""
+        and the compiled steps go on after it. With ``commits`` the stepper commits the
+        contacts at its steps (:meth:`_committed`); else it stops where one penetrates and
+        the steps in touch are taken one at a time."""
         n = self.system.n
         contacts = self.system.force_set.contacts
         k = 0
         while k < steps:
             clock["k"] = k  # the steps done (the steppers that put their steps on the grid)
-            if len(contacts) and not contacts.quiet():  # steps one at a time while in touch
+            if len(contacts) and not commits and not contacts.quiet():  # one at a time
                 k = yield from self._numpy_steps(
                     last_state(), k, clock, resume, retry, steps, lambda _: contacts.quiet()
                 )
@@ -184,7 +188,8 @@ class _CompiledStepper:
             touch = bool(len(contacts)) and status == mod.STATUS_CONTACT
             if len(contacts):
                 rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
-                yield from self._between_contacts(mod, rows, bq, bqd, bqdd, k, want, touch)
+                between = self._committed if commits else self._between_contacts
+                yield from between(mod, rows, bq, bqd, bqdd, k, want, touch)
             else:
                 yield from self._thinned(out, done, bq, bqd, bqdd, mod, k, want)
             k += done
@@ -193,7 +198,7 @@ class _CompiledStepper:
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
                 clock["power"] = float(out[done - 1, mod.OUT_POWER])
             if touch:
-                continue  # the steps in contact are taken one at a time
+                continue  # (without commits, the steps in contact one at a time)
             if status != mod.STATUS_OK:  # the NumPy step from the same state
                 clock["k"] = k  # the step before the one to take
                 k = yield from self._numpy_steps(last_state(), k, clock, resume, retry)
@@ -221,6 +226,25 @@ class _CompiledStepper:
             check_step(onsets, self.settings.dt, self.settings.formulation)
             row[mod.OUT_WORK] += contacts.work(t)
             yield from self._frames(rows[i:], bq[i:], bqd[i:], bqdd[i:], mod, k + i, want[i:])
+
+    def _committed(self, mod, rows, bq, bqd, bqdd, k: int, want, touch: bool):
+        """The frames of one compiled call's rows (steps k+1…) whose steps committed the
+        contacts (their work at each step in ``OUT_CONTACT``, added to the frame's); with
+        ``touch`` the last step's commit logged an onset or a growth, whose step check
+        (``check_step``: a ``SimulationError`` after the frames before it) comes before
+        that step's frame."""
+        from solver.mechanics.forces.contact import check_step
+
+        for row in rows:
+            row[mod.OUT_WORK] += row[mod.OUT_CONTACT]
+        onsets = self.system.force_set.contacts.drain()
+        last = len(rows) - 1 if touch else len(rows)
+        yield from self._frames(rows[:last], bq, bqd, bqdd, mod, k, want)
+        check_step(onsets, self.settings.dt, self.settings.formulation)
+        if touch:
+            yield from self._frames(
+                rows[last:], bq[last:], bqd[last:], bqdd[last:], mod, k + last, want[last:]
+            )
 
     def _numpy_steps(
         self, state: DynamicState, k: int, clock: dict, resume, retry=None, end=None, until=None
@@ -624,9 +648,10 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         t = start = float(state.t)  # step k ends at start + k h (al_steps)
         q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m, nh)
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam[:m])}
+        commits = len(s.force_set.contacts) > 0  # (the retried steps' by the time loop)
         settings = cal.ALSettings(
             sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
-            s.nonconservative, False,
+            s.nonconservative, False, commits,
         )  # fmt: skip
         arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
 
@@ -658,7 +683,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             t1 = float(state.t)
             clock["power"] = _state_power(s, q, qd, t1, lam[:m])
 
-        yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry)
+        yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry, commits)
 
 
 class _CompiledALSteps:
@@ -700,7 +725,7 @@ class _CompiledALSteps:
             t0, k0 = self.end, -1  # al_steps' step then ends at t0 + (k0 + 1) h = end
         settings = cal.ALSettings(
             self.sch, self.pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations),
-            float(h), False, False,
+            float(h), False, False, False,
         )  # fmt: skip
         record = StepRecord(out, z, z.copy(), z.copy(), np.zeros((1, m + nh)), np.ones(1, np.bool_))
         arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
@@ -740,13 +765,15 @@ class CompiledNullSpace(_CompiledStepper):
         clock, advance, last_state, resume = self.run_from(state)
         from solver.compiled import null_space as cns
 
-        # the steps in contact one at a time, compiled (others: the formulation's first)
-        retry = _CompiledNSSteps(self, state) if len(self.system.force_set.contacts) else None
-        yield from self._chunks(cns, steps, clock, advance, last_state, resume, retry)
+        # with contacts a failed step is retried compiled first (without: the formulation)
+        commits = len(self.system.force_set.contacts) > 0
+        retry = _CompiledNSSteps(self, state) if commits else None
+        yield from self._chunks(cns, steps, clock, advance, last_state, resume, retry, commits)
 
     def run_from(self, state: DynamicState, secant: bool = True):
         """``(clock, advance, last_state, resume)`` of :meth:`_CompiledStepper._chunks` for
-        a run from ``state`` (``secant``: the steps integrate the work of forces)."""
+        a run from ``state`` (``secant``: the steps integrate the work of forces and commit
+        the contacts; else the time loop does both)."""
         from solver.analysis.formulations.null_space_newmark import CONDITION_FLOOR
         from solver.compiled import null_space as cns
 
@@ -765,6 +792,7 @@ class CompiledNullSpace(_CompiledStepper):
         settings = cns.NSSettings(
             coef, w, float(CONDITION_FLOOR), float(stepper.tol), int(stepper.max_iterations), h,
             s.nonconservative and secant, bool(np.any(s.packed.pr_func >= 0)),
+            secant and len(s.force_set.contacts) > 0,
         )  # fmt: skip
         ranks = [rank]  # the rank reached, for the next chunk
         past, memo = np.zeros((4, n)), np.zeros(2, np.int64)  # the predictor's, carried over
@@ -801,8 +829,8 @@ class CompiledNullSpace(_CompiledStepper):
 
 class _CompiledNSSteps:
     """The compiled null-space step as a formulation's ``step(state, h)``, one step per
-    call: the steps of a system with contacts while one touches (those the time loop
-    takes one at a time, :meth:`_CompiledStepper._chunks`). A step of another size (a
+    call: the step of a system with contacts that the time loop takes after a failed one
+    (:meth:`_CompiledStepper._chunks`), committing the contacts itself. A step of another size (a
     substep after a failure) or one that fails compiled is the NumPy formulation's (which
     names what failed, and whose failure the step control retries in substeps); the
     compiled steps go on from the state it reached."""

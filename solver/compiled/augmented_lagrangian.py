@@ -50,6 +50,7 @@ import numpy as np
 from solver.compiled import band
 from solver.compiled.band import entries_mat_t_vec, entries_mat_vec
 from solver.kernels.contact import any_penetration
+from solver.kernels.contact_record import commit_step
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import MarkerValues
 from solver.kernels.system import (
@@ -79,7 +80,9 @@ STATUS_PROJECTOR = 3  # M + α_p Φ_qᵀ Φ_q is singular
 STATUS_PROJECTION = 4  # a projection gave non-finite values
 STATUS_NONFINITE = 5  # the step's q or q̇ is non-finite (the time loop's check)
 STATUS_OFF_BEAM = 6  # an iterate put a sliding joint's point off its beam
-STATUS_CONTACT = 7  # the last step ends with a contact penetrating: its state is committed
+#: the last step ends with a contact penetrating: its state is committed by the time loop
+#: or, committing (``ALSettings.commit``), the time loop reads what that step's commit logged
+STATUS_CONTACT = 7
 #: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
 PROJECTION_ITERATIONS = 20
 HINT = "a smaller dt, or another formulation (null_space, central_differences)"
@@ -625,8 +628,10 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
 
 
 #: columns of the per-step scalars ``al_steps`` writes
+#: (the contacts' work since the start: its column is the work committed at the step)
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
-N_OUT = 9
+OUT_CONTACT = 9
+N_OUT = 10
 
 
 @kernel(inline="always")
@@ -655,7 +660,9 @@ class ALSettings(NamedTuple):
     ``pen = (α_fixed or 0 for the schedule, PENALTY_RATIO_FIRST, PENALTY_RATIO_GROWTH,
     PENALTY_RATIO_MAX, PROJECTION_PENALTY_RATIO, NEWTON_CONTRACTION, NEWTON_DAMPING)``
     (``al_parameters``), ``m_ref`` the mass scale at the start, the Newton tolerance and
-    iterations, the step ``h`` (s), ``secant`` and ``multipliers`` (see :func:`al_steps`)."""
+    iterations, the step ``h`` (s), ``secant`` and ``multipliers`` (see :func:`al_steps`),
+    ``commit``: the contacts' state committed at each step
+    (``solver.kernels.contact_record.commit``)."""
 
     sch: tuple
     pen: tuple
@@ -665,6 +672,7 @@ class ALSettings(NamedTuple):
     h: float
     secant: bool
     multipliers: bool
+    commit: bool
 
 
 class ALArrays(NamedTuple):
@@ -707,6 +715,9 @@ def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, rec
     time of the failed step, whose Newton iterations and error follow (see :func:`failure`).
     With contacts the steps stop after one that ends with a contact penetrating
     (``STATUS_CONTACT``, ``done`` counting it): the time loop commits their state there.
+    With ``settings.commit`` every step commits it (``OUT_CONTACT``: the contacts' work at
+    the step), and the steps stop after one whose commit logged an onset or a growth (the
+    time loop's step check reads it) or left no room for another's events.
     """
     h, secant, multipliers = settings.h, settings.secant, settings.multipliers
     q, qd, qdd, a, lam_star, lam, extrap = state
@@ -781,9 +792,14 @@ def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, rec
             out[k, OUT_KIN] = out[k, OUT_POT] = out[k, OUT_ELA] = np.nan
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
-        if P.cn_kind.shape[0] and any_penetration(
-            P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud
-        ):
+        if P.cn_kind.shape[0] == 0:
+            continue
+        if settings.commit:
+            work_c, stop = commit_step(P, mk1.u, mk1.ud, t, True)
+            out[k, OUT_CONTACT] = work_c
+        else:
+            stop = any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud)
+        if stop:
             if not want[k]:  # the step handed on: its frame is read
                 _energies(P, mk1, q1, qd1, out[k])
             return STATUS_CONTACT, k + 1, t, 0, 0.0

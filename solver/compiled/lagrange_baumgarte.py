@@ -38,8 +38,7 @@ import numpy as np
 
 from solver.compiled import band
 from solver.kernels.contact import any_penetration
-from solver.kernels.contact_record import EVENTS as EVENTS_WRITTEN
-from solver.kernels.contact_record import commit
+from solver.kernels.contact_record import commit_step
 from solver.kernels.jit import YES, kernel
 from solver.kernels.scratch import local_zeros
 from solver.kernels.system import constraints, forces, markers, mass, no_slip_rows, state_power
@@ -371,13 +370,8 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
             elif pending:  # the last step's contacts, after the outputs inside it
                 pending = False
                 mk = markers(P, y[:n].copy(), y[n : 2 * n].copy(), YES)
-                commit(
-                    P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, P.cn_active, P.cn_reported,
-                    P.cn_history, P.cn_events, mk.u, mk.ud, t,
-                )  # fmt: skip
-                room = P.cn_events.shape[0] - P.cn_history[EVENTS_WRITTEN]
-                if status == STATUS_OK and room < P.cn_kind.shape[0]:
-                    status = STATUS_CONTACT
+                if commit_step(P, mk.u, mk.ud, t, False)[1] and status == STATUS_OK:
+                    status = STATUS_CONTACT  # (no room for more events)
                 continue
             elif j == nt or status != STATUS_OK:
                 break

@@ -51,6 +51,7 @@ from solver.compiled.pivoted_lu import (
     sort_patterns,
 )
 from solver.kernels.contact import any_penetration
+from solver.kernels.contact_record import commit_step, quiet
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
 from solver.kernels.system import (
@@ -79,11 +80,14 @@ STATUS_NEWTON = 1  # no convergence in max_iterations, or a non-finite correctio
 STATUS_SINGULAR = 2  # the reduced Newton matrix is singular
 STATUS_NONFINITE = 3  # the step's q or q̇ is non-finite
 STATUS_OFF_BEAM = 4  # an iterate put a sliding joint's point off its beam
-STATUS_CONTACT = 5  # the last step ends with a contact penetrating: its state is committed
+#: the last step ends with a contact penetrating: its state is committed by the time loop
+#: or, committing (``NSSettings.commit``), the time loop reads what that step's commit logged
+STATUS_CONTACT = 5
 
 #: columns of the per-step scalars ``ns_steps`` writes (as ``augmented_lagrangian.OUT_*``)
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
-N_OUT = 9
+OUT_CONTACT = 9
+N_OUT = 10
 EPS = np.finfo(np.float64).eps
 #: singular values of ``B N`` below this fraction of the largest count as zero
 #: (``no_slip.RANK_TOLERANCE``)
@@ -732,7 +736,9 @@ class NSSettings(NamedTuple):
     """What :func:`ns_steps` keeps over a run: ``coef`` the scheme's ``(a₀, a₁, a₂, a₅, a₆,
     a₇)``, ``w`` the metric's weights, ``floor`` the singular values' floor
     (``CONDITION_FLOOR``), the Newton tolerance and iterations, the step ``h`` (s),
-    ``secant`` (the force elements do non-conservative work) and ``drivers``."""
+    ``secant`` (the force elements do non-conservative work), ``drivers`` and ``commit``
+    (the contacts' state committed at each step, as ``augmented_lagrangian.al_steps``
+    does)."""
 
     coef: tuple
     w: np.ndarray
@@ -742,6 +748,7 @@ class NSSettings(NamedTuple):
     h: float
     secant: bool
     drivers: bool
+    commit: bool
 
 
 class NSArrays(NamedTuple):
@@ -774,7 +781,9 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     step's residuals of the scheme's formulas for ``q`` and ``q̇`` over all coordinates
     (which the constrained directions leave, Newmark holding for α only); ``memo`` how
     many steps are known and whether the next step extrapolates (both carried over to
-    the next call). A step starts from the constant acceleration (:func:`predictors`), or
+    the next call; forgotten at each step while a contact is not ``quiet``, as the
+    derivative matrices are). A step starts from the constant acceleration
+    (:func:`predictors`), or
     from the quadratic extrapolation ``3q̈ₙ − 3q̈ₙ₋₁ + q̈ₙ₋₂`` with the scheme's position
     and velocity for it plus the last residuals, when that was the closer prediction of
     the last step. A predictor only shortens the iteration: the converged state is the
@@ -815,6 +824,9 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
     gamma = coef[3] * beta * h
     for k in range(n_steps):
         t1 = t + h
+        if settings.commit and not quiet(P.cn_active, P.cn_onset, P.cn_history):
+            memo[0] = 0  # in touch: from the constant acceleration and fresh derivatives
+            have = False  # (an impact's extrapolation and old derivatives fail Newton)
         reuse = have and reuse_ok and age < DERIVATIVE_AGE and last_its <= 2
         xc, vc, xe, ve, ae = predictors(q, qd, qdd, past, h, beta, gamma)
         use = memo[0] >= 2 and memo[1] == 1
@@ -875,9 +887,12 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
         out[k, OUT_ITS] = it
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
-        contact = P.cn_kind.shape[0] > 0 and any_penetration(
-            P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud
-        )
+        contact = False
+        if P.cn_kind.shape[0] > 0 and settings.commit:
+            work_c, contact = commit_step(P, mk1.u, mk1.ud, t, True)
+            out[k, OUT_CONTACT] = work_c
+        elif P.cn_kind.shape[0] > 0:
+            contact = any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud)
         if want[k] or contact:  # (the step a contact stops at is handed on: its frame is read)
             _outputs(P, pt, mk1, q1, qd1, t, out[k])
         else:

@@ -151,3 +151,43 @@ def commit(mk, kind, par, onset, active, reported, history, events, u, ud, t):
         power += values[c, POWER]
     work = work_integral(history, t, power, True) if count > 0 else 0.0
     add_point(history, t, power, work)
+
+
+@kernel
+def quiet(active, onset, history):
+    """No contact touching or committed, and no contact power at the last points: a
+    commit where no contact penetrates then changes nothing but the work's last points."""
+    for c in range(active.shape[0]):
+        if active[c] != 0.0 or onset[c] != 0.0:
+            return False
+    for i in range(int(history[COUNT])):  # noqa: SIM110 (a loop: no generator compiled)
+        if history[POINTS + 3 * i + 1] != 0.0:
+            return False
+    return True
+
+
+@kernel
+def last_work(history):
+    """The contact work at the last committed point (J; 0 before any)."""
+    count = int(history[COUNT])
+    return history[POINTS + 3 * count - 1] if count > 0 else 0.0
+
+
+@kernel
+def commit_step(P, u, ud, t, check):
+    """:func:`commit` at a step a compiled stepper accepted (``P``: the system's arrays,
+    ``u``, ``ud`` its marker values at time ``t``): ``(work, stop)``, the contact work at
+    ``t`` (J) and whether the stepper must stop for the time loop to read the events: no
+    room left for one more commit's, or (``check``) an onset or a growth logged here,
+    which the step check reads."""
+    first = int(P.cn_history[EVENTS])
+    commit(
+        P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, P.cn_active, P.cn_reported, P.cn_history,
+        P.cn_events, u, ud, t,
+    )  # fmt: skip
+    count = int(P.cn_history[EVENTS])
+    stop = P.cn_events.shape[0] - count < P.cn_kind.shape[0]
+    if check:
+        for e in range(first, count):
+            stop = stop or P.cn_events[e, KIND] != RELEASED
+    return last_work(P.cn_history), stop

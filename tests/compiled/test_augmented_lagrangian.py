@@ -187,7 +187,7 @@ def _compiled_steps(formulation, state, system, dt, n_steps, multipliers=True):
     }
     settings = cal.ALSettings(
         sch, pen, formulation.m_ref, formulation.tolerance, formulation.max_iterations, dt,
-        False, multipliers,
+        False, multipliers, False,
     )  # fmt: skip
     record = StepRecord(scalars, q, qd, qdd, lam, np.ones(n_steps, np.bool_))
     res = cal.al_steps(

@@ -390,10 +390,7 @@ class Contacts:
         """No contact touching or committed, and no contact power at the last accepted
         states: accepting a state where no contact penetrates changes nothing then but the
         times of the work's last points (:meth:`idle`)."""
-        h = self.history
-        count = int(h[record.COUNT])
-        powers = h[record.POINTS + 1 : record.POINTS + 3 * count : 3]
-        return not self.active.any() and not self.onset.any() and not powers.any()
+        return bool(record.quiet(self.active, self.onset, self.history))
 
     def idle(self, times) -> None:
         """:meth:`accept` of states at ``times`` (increasing, after the last accepted one)
