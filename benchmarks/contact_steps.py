@@ -1,8 +1,6 @@
-"""Contact models in the fixed-step formulations: the compiled steps (the augmented
-Lagrangian's and the null-space method's in chunks that commit the contacts' state
-themselves; the central differences' in chunks while no contact touches, one at a time
-while one does, the time loop committing the contacts' state after each of those)
-against the formulations' own steps, ms per step.
+"""Contact models in the fixed-step formulations: the compiled steps (in chunks that
+commit the contacts' state themselves at each step) against the formulations' own
+steps, ms per step.
 
     .venv/bin/python -m benchmarks.contact_steps [--t-end 1.0] [--rounds 3]
 

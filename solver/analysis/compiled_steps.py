@@ -9,9 +9,10 @@ steppers' tuples, their frames, and their status codes as the formulations' erro
 (every small system; chains, trees and meshes of any size: :func:`band_layout`),
 ``central_differences`` (standard DIMCD with Euler parameters) and ``null_space`` (its
 Newmark method) on dense ones, the no-slip rows of rolling discs included; else ``None``
-(the formulation's own step then runs). With contacts, whose state the time loop commits
-after every step in touch, the compiled steps run in chunks while no contact touches and
-one at a time while one does (:meth:`_CompiledStepper._chunks`).
+(the formulation's own step then runs). With contacts the compiled steps commit their
+state at every step (``solver.kernels.contact_record``) and stop after one whose commit
+logged an onset or a growth, for the time loop's step check (:meth:`_CompiledStepper.
+_committed`).
 
 A stepper's ``frames(state, steps)`` takes the state the NumPy formulation's ``start``
 returned and yields ``(Frame, k)`` for k = 1…steps, computing ``CHUNK`` steps per
@@ -154,9 +155,7 @@ class _CompiledStepper:
             frame.iterations = int(count)
             yield frame, k + i + 1
 
-    def _chunks(
-        self, mod, steps: int, clock: dict, advance, last_state, resume, retry=None, commits=False
-    ):
+    def _chunks(self, mod, steps: int, clock: dict, advance, last_state, resume, retry=None):
         """The frames of ``steps`` steps, run ``CHUNK`` at a time by
         ``advance(todo, out, bq, bqd, bqdd, want) -> (status, done)`` (``mod``'s stepper:
         rows of scalars ``mod.OUT_*`` and the states into the buffers; ``want`` the steps
@@ -167,29 +166,22 @@ class _CompiledStepper:
         step is taken by the NumPy formulation from ``last_state()`` (retried in substeps
         there if need be, or by ``retry``, a formulation whose steps are the compiled
         ones); ``resume(state)`` then takes the stepper's state from the state reached,
-        and the compiled steps go on after it. With ``commits`` the stepper commits the
-        contacts at its steps (:meth:`_committed`); else it stops where one penetrates and
-        the steps in touch are taken one at a time."""
+        and the compiled steps go on after it. The steps commit the contacts themselves
+        (:meth:`_committed`)."""
         n = self.system.n
         contacts = self.system.force_set.contacts
         k = 0
         while k < steps:
             clock["k"] = k  # the steps done (the steppers that put their steps on the grid)
-            if len(contacts) and not commits and not contacts.quiet():  # one at a time
-                k = yield from self._numpy_steps(
-                    last_state(), k, clock, resume, retry, steps, lambda _: contacts.quiet()
-                )
-                continue
             todo = min(CHUNK, steps - k)
             out = np.zeros((todo, mod.N_OUT))
             bq, bqd, bqdd = np.zeros((todo, n)), np.zeros((todo, n)), np.zeros((todo, n))
             want = self._wanted(k, todo, steps)
             status, done = advance(todo, out, bq, bqd, bqdd, want)
-            touch = bool(len(contacts)) and status == mod.STATUS_CONTACT
             if len(contacts):
                 rows = out[:done].tolist()  # Python floats at once, not one scalar at a time
-                between = self._committed if commits else self._between_contacts
-                yield from between(mod, rows, bq, bqd, bqdd, k, want, touch)
+                touch = status == mod.STATUS_CONTACT
+                yield from self._committed(mod, rows, bq, bqd, bqdd, k, want, touch)
             else:
                 yield from self._thinned(out, done, bq, bqd, bqdd, mod, k, want)
             k += done
@@ -197,35 +189,9 @@ class _CompiledStepper:
                 clock["t"] = float(out[done - 1, mod.OUT_T])
                 clock["work"] = float(out[done - 1, mod.OUT_WORK])
                 clock["power"] = float(out[done - 1, mod.OUT_POWER])
-            if touch:
-                continue  # (without commits, the steps in contact one at a time)
-            if status != mod.STATUS_OK:  # the NumPy step from the same state
-                clock["k"] = k  # the step before the one to take
+            if status not in (mod.STATUS_OK, mod.STATUS_CONTACT):  # the NumPy step from
+                clock["k"] = k  # the same state (the step before the one to take)
                 k = yield from self._numpy_steps(last_state(), k, clock, resume, retry)
-
-    def _between_contacts(self, mod, rows, bq, bqd, bqdd, k: int, want, touch: bool):
-        """The frames of one compiled call's rows (steps k+1…) of a system with contacts,
-        called while none touched (``Contacts.quiet``): each step's is accepted by the
-        contacts (``Contacts.idle``: no change, and their work the same) and their work
-        added to the frame's; with ``touch`` the last step ends with one penetrating, its
-        state then committed (``Contacts.accept``, and the impact's step check: a
-        ``SimulationError`` after the frames before it)."""
-        from solver.mechanics.forces.contact import check_step
-
-        s, contacts = self.system, self.system.force_set.contacts
-        free = rows[:-1] if touch else rows
-        contacts.idle([row[mod.OUT_T] for row in free])
-        work = contacts.work(free[-1][mod.OUT_T]) if free else 0.0  # the same at each
-        for row in free:
-            row[mod.OUT_WORK] += work
-        yield from self._frames(free, bq, bqd, bqdd, mod, k, want)
-        if touch:
-            i, row = len(rows) - 1, rows[-1]
-            t = row[mod.OUT_T]
-            onsets = s.force_set.accept(s.marker_state(bq[i], bqd[i]), t)
-            check_step(onsets, self.settings.dt, self.settings.formulation)
-            row[mod.OUT_WORK] += contacts.work(t)
-            yield from self._frames(rows[i:], bq[i:], bqd[i:], bqdd[i:], mod, k + i, want[i:])
 
     def _committed(self, mod, rows, bq, bqd, bqdd, k: int, want, touch: bool):
         """The frames of one compiled call's rows (steps k+1…) whose steps committed the
@@ -246,20 +212,17 @@ class _CompiledStepper:
                 rows[last:], bq[last:], bqd[last:], bqdd[last:], mod, k + last, want[last:]
             )
 
-    def _numpy_steps(
-        self, state: DynamicState, k: int, clock: dict, resume, retry=None, end=None, until=None
-    ):
+    def _numpy_steps(self, state: DynamicState, k: int, clock: dict, resume, retry=None):
         """Step k+1 by the time loop from ``state`` (the state of step k) with the NumPy
-        formulation or ``retry`` (its failures retried in substeps) or, with ``until``,
-        the steps up to the first whose state makes ``until(state)`` true (or to ``end``);
-        then the compiled stepper's state, ``clock`` included, from the state reached.
-        Returns the step reached."""
+        formulation or ``retry`` (its failures retried in substeps); then the compiled
+        stepper's state, ``clock`` included, from the state reached. Returns the step
+        reached."""
         from solver.analysis.dynamic import numpy_frames
 
         last: list = []
         yield from numpy_frames(
-            self.system, self.settings, retry or self.formulation, state, k,
-            k + 1 if until is None else end, False, clock["work"], last, until,
+            self.system, self.settings, retry or self.formulation, state, k, k + 1, False,
+            clock["work"], last,
         )  # fmt: skip
         new, work, reached = last
         resume(new)
@@ -280,7 +243,7 @@ class CompiledCentralDifferences(_CompiledStepper):
         P, pt = s.arrays, s.patterns
         n, m = s.n, s.m
         contacts = s.force_set.contacts
-        one = _CompiledCDSteps(self)  # the steps in touch, and those after a failed one
+        one = _CompiledCDSteps(self)  # the steps after a failed one
         t = float(state.t)
         look = self.look_ahead(state)
         qd0 = _own(state.qd)
@@ -295,14 +258,14 @@ class CompiledCentralDifferences(_CompiledStepper):
         h = self.settings.dt
 
         def free(st: DynamicState) -> bool:
-            """No contact touches, and the look-ahead is for dt (not that of the last
-            substep of a retried step; a chunk's state, without one, has it for dt): the
-            compiled chunks can go on."""
-            return (not len(contacts) or contacts.quiet()) and getattr(st.carry, "h", h) == h
+            """The look-ahead is for dt (not that of the last substep of a retried step; a
+            chunk's state, without one, has it for dt): the compiled chunks, which commit
+            the contacts, can go on."""
+            return getattr(st.carry, "h", h) == h
 
         failed = False  # the last chunk stopped at a failed step: the time loop takes it
         while k < steps:
-            if failed or not free(last):  # one at a time, contacts committed
+            if failed or not free(last):  # the time loop's steps
                 failed = False
                 ended: list = []
                 own = isinstance(last.carry, CDLookahead)
@@ -330,7 +293,7 @@ class CompiledCentralDifferences(_CompiledStepper):
             touch = len(contacts) > 0 and status == ccd.CONTACT
             if len(contacts):
                 rows = out[:done].tolist()
-                yield from self._between_contacts(ccd, rows, bq, bqd, bqdd, k, want, touch)
+                yield from self._committed(ccd, rows, bq, bqd, bqdd, k, want, touch)
             else:
                 yield from self._thinned(out, done, bq, bqd, bqdd, ccd, k, want)
             k += done
@@ -338,7 +301,7 @@ class CompiledCentralDifferences(_CompiledStepper):
                 qd0 = bqd[done - 1].copy()
                 last = DynamicState(t, qm, qd0, bqdd[done - 1].copy())
             if touch:
-                continue  # the steps in contact are taken one at a time
+                continue  # (the events read: the chunks go on)
             if status != ccd.OK:  # the time loop's step from the same look-ahead: the
                 # formulation's (its error, or substeps), then the compiled steps again
                 last = self._look_state(t, look, last.qd, last.qdd)
@@ -371,7 +334,8 @@ class CompiledCentralDifferences(_CompiledStepper):
         return float(meter(state, ms, c))
 
     def cd_settings(self, secant: bool):
-        """The run's ``CDSettings`` (``secant``: the steps integrate the work of forces)."""
+        """The run's ``CDSettings`` (``secant``: the steps integrate the work of forces and
+        commit the contacts; else the time loop does both)."""
         from solver.compiled import central_differences as ccd
 
         f, s = self.formulation, self.system
@@ -379,6 +343,7 @@ class CompiledCentralDifferences(_CompiledStepper):
             self.settings.dt, float(f.rtol), f.predictor == "quadratic", float(f.tolerance),
             int(f.max_iterations), bool(len(s.force_set) > 0 or s.kernel_elements),
             bool(np.any(s.packed.pr_func >= 0)), s.nonconservative and secant,
+            secant and len(s.force_set.contacts) > 0,
         )  # fmt: skip
 
     def look_ahead(self, state: DynamicState) -> tuple:
@@ -409,8 +374,8 @@ class CompiledCentralDifferences(_CompiledStepper):
 class _CompiledCDSteps:
     """The compiled central-difference step as a formulation's ``step(state, h)``, one
     step per call: the steps the time loop takes one at a time
-    (:meth:`CompiledCentralDifferences.frames`: those of a system with contacts while one
-    touches, and those after a failed step until the look-ahead is for Δt again).
+    (:meth:`CompiledCentralDifferences.frames`: those after a failed step until the
+    look-ahead is for Δt again; the time loop commits their contacts).
     A step without a look-ahead for ``h`` (a substep after a failure) or one that fails
     compiled is the NumPy formulation's (which names what failed, and whose failure the
     step control retries in substeps)."""
@@ -648,11 +613,17 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         t = start = float(state.t)  # step k ends at start + k h (al_steps)
         q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m, nh)
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam[:m])}
-        commits = len(s.force_set.contacts) > 0  # (the retried steps' by the time loop)
         settings = cal.ALSettings(
-            sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
-            s.nonconservative, False, commits,
-        )  # fmt: skip
+            sch,
+            pen,
+            float(f.m_ref),
+            float(f.tolerance),
+            int(f.max_iterations),
+            h,
+            s.nonconservative,
+            False,
+            len(s.force_set.contacts) > 0,  # (the retried steps':
+        )  # fmt: skip  (the time loop commits their contacts)
         arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
 
         retry = _CompiledALSteps(self, sch, pen)
@@ -683,7 +654,7 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
             t1 = float(state.t)
             clock["power"] = _state_power(s, q, qd, t1, lam[:m])
 
-        yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry, commits)
+        yield from self._chunks(cal, steps, clock, advance, last_state, resume, retry)
 
 
 class _CompiledALSteps:
@@ -766,9 +737,8 @@ class CompiledNullSpace(_CompiledStepper):
         from solver.compiled import null_space as cns
 
         # with contacts a failed step is retried compiled first (without: the formulation)
-        commits = len(self.system.force_set.contacts) > 0
-        retry = _CompiledNSSteps(self, state) if commits else None
-        yield from self._chunks(cns, steps, clock, advance, last_state, resume, retry, commits)
+        retry = _CompiledNSSteps(self, state) if len(self.system.force_set.contacts) else None
+        yield from self._chunks(cns, steps, clock, advance, last_state, resume, retry)
 
     def run_from(self, state: DynamicState, secant: bool = True):
         """``(clock, advance, last_state, resume)`` of :meth:`_CompiledStepper._chunks` for

@@ -49,8 +49,7 @@ import numpy as np
 
 from solver.compiled import band
 from solver.compiled.band import entries_mat_t_vec, entries_mat_vec
-from solver.kernels.contact import any_penetration
-from solver.kernels.contact_record import commit_step
+from solver.kernels.contact_record import step_contacts
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import MarkerValues
 from solver.kernels.system import (
@@ -792,14 +791,9 @@ def al_steps(P, pt, layout, settings, t0, k0, n_steps, work0, power0, state, rec
             out[k, OUT_KIN] = out[k, OUT_POT] = out[k, OUT_ELA] = np.nan
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
-        if P.cn_kind.shape[0] == 0:
-            continue
-        if settings.commit:
-            work_c, stop = commit_step(P, mk1.u, mk1.ud, t, True)
-            out[k, OUT_CONTACT] = work_c
-        else:
-            stop = any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud)
-        if stop:
+        if P.cn_kind.shape[0] and step_contacts(
+            P, mk1.u, mk1.ud, t, settings.commit, out[k], OUT_CONTACT
+        ):
             if not want[k]:  # the step handed on: its frame is read
                 _energies(P, mk1, q1, qd1, out[k])
             return STATUS_CONTACT, k + 1, t, 0, 0.0

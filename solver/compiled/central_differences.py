@@ -30,14 +30,15 @@ import numpy as np
 
 from solver.compiled.dense import lu_factor, lu_solve
 from solver.kernels import system as ks
-from solver.kernels.contact import any_penetration
+from solver.kernels.contact_record import step_contacts
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.rotations import g_matrix, gjg
 from solver.kernels.scratch import local
 from solver.kernels.small import dot, mat_mat, mat_t_vec, mat_vec
 
 #: status codes of :func:`cd_steps` (0: all steps taken; ``CONTACT``: the last step ends
-#: with a contact penetrating, whose state the time loop commits)
+#: with a contact penetrating, whose state the time loop commits or, committing
+#: (``CDSettings.commit``), whose commit logged what the time loop must read)
 OK, NOT_CONVERGED, NON_FINITE, SINGULAR, CONTACT = 0, 1, 2, 3, 4
 #: a final Newton correction this small (relative) changes nothing but rounding
 ROUNDING = 1e-13
@@ -285,7 +286,8 @@ def _solve(P, pt, h, x0, basis, res, newton, linear):
 
 #: columns of the per-step scalars ``cd_steps`` writes
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
-N_OUT = 9
+OUT_CONTACT = 9  # the contacts' work at the step (committing)
+N_OUT = 10
 
 
 @kernel
@@ -308,8 +310,10 @@ class CDSettings(NamedTuple):
     """What :func:`cd_steps` keeps over a run: the step ``h`` (s), ``rtol`` the rank
     tolerance of Φ_q, ``quadratic`` the predictor, the Newton tolerance and iterations,
     ``elements`` (the model has force elements), ``drivers`` (driven constraints: their
-    power needs the multipliers) and ``secant`` (the force elements do non-conservative
-    work, ``MultibodySystem.nonconservative``: add their power and ``secant_work_at``)."""
+    power needs the multipliers), ``secant`` (the force elements do non-conservative
+    work, ``MultibodySystem.nonconservative``: add their power and ``secant_work_at``)
+    and ``commit`` (the contacts' state committed at each step, as
+    ``augmented_lagrangian.al_steps`` does)."""
 
     h: float
     rtol: float
@@ -319,6 +323,7 @@ class CDSettings(NamedTuple):
     elements: bool
     drivers: bool
     secant: bool
+    commit: bool
 
 
 @kernel
@@ -340,7 +345,7 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
     its look-ahead computed with the contacts' state committed before it, as the
     formulation's step computes it).
     """
-    h, rtol, quadratic, tol, max_it, elements, drivers, secant = settings
+    h, rtol, quadratic, tol, max_it, elements, drivers, secant, _ = settings
     qm, q, qp, have_qp, su, ss, svt, have_svd = look
     out, o_q, o_qd, o_qdd, _, _ = record
     n, m = P.n, P.m
@@ -434,8 +439,8 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         qp, have_qp = qm, True
         qm, q, t = q, x2, t1
         su, ss, svt, have_svd = u2, s2, vt2, reuse
-        if P.cn_kind.shape[0] and any_penetration(
-            P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk.u, mk.ud
+        if P.cn_kind.shape[0] and step_contacts(
+            P, mk.u, mk.ud, t, settings.commit, out[k], OUT_CONTACT
         ):
             return (CONTACT, k + 1, t, qm, q, qp, have_qp, su, ss, svt, have_svd, 0.0, 0.0,
                     work, power)  # fmt: skip

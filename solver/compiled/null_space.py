@@ -50,8 +50,7 @@ from solver.compiled.pivoted_lu import (
     sigma_min_bound,
     sort_patterns,
 )
-from solver.kernels.contact import any_penetration
-from solver.kernels.contact_record import commit_step, quiet
+from solver.kernels.contact_record import quiet, step_contacts
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
 from solver.kernels.system import (
@@ -887,12 +886,9 @@ def ns_steps(P, pt, settings, t0, n_steps, work0, power0, rank, state, record):
         out[k, OUT_ITS] = it
         out[k, OUT_WORK] = work
         out[k, OUT_POWER] = power1
-        contact = False
-        if P.cn_kind.shape[0] > 0 and settings.commit:
-            work_c, contact = commit_step(P, mk1.u, mk1.ud, t, True)
-            out[k, OUT_CONTACT] = work_c
-        elif P.cn_kind.shape[0] > 0:
-            contact = any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk1.u, mk1.ud)
+        contact = P.cn_kind.shape[0] > 0 and step_contacts(
+            P, mk1.u, mk1.ud, t, settings.commit, out[k], OUT_CONTACT
+        )
         if want[k] or contact:  # (the step a contact stops at is handed on: its frame is read)
             _outputs(P, pt, mk1, q1, qd1, t, out[k])
         else:

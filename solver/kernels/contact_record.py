@@ -20,7 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.kernels.contact import ONSET_ESTIMATE, PENETRATION, POWER, contact_states
+from solver.kernels.contact import (
+    ONSET_ESTIMATE,
+    PENETRATION,
+    POWER,
+    any_penetration,
+    contact_states,
+)
 from solver.kernels.jit import kernel
 
 #: fields of ``history``: the count of points, the first point's, the count of events
@@ -191,3 +197,16 @@ def commit_step(P, u, ud, t, check):
         for e in range(first, count):
             stop = stop or P.cn_events[e, KIND] != RELEASED
     return last_work(P.cn_history), stop
+
+
+@kernel
+def step_contacts(P, u, ud, t, committing, row, column):
+    """The contacts at a step a compiled stepper accepted (marker values ``u``, ``ud`` at
+    time ``t``): whether the stepper must stop there. ``committing``: :func:`commit_step`
+    with the step check, the contact work into ``row[column]``; else whether a contact
+    penetrates (the time loop then commits the state itself)."""
+    if not committing:
+        return any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, u, ud)
+    work, stop = commit_step(P, u, ud, t, True)
+    row[column] = work
+    return stop

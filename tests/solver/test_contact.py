@@ -368,33 +368,29 @@ def test_force_is_continuous_when_the_onset_speed_is_committed():
     assert system.force_set.accept(system.marker_state(q, qd), 0.3) == []
 
 
-def test_idle_states_are_accepted_as_accept_would_and_quiet_says_when():
-    """Between contacts (none touching, none committed, no contact power at the last three
-    accepted states) ``idle`` records free states exactly as ``accept`` does, which lets
-    the compiled steps run on without handing each state over; an impact, its release and
-    the damping work just after it are not quiet."""
-    runs = [MultibodySystem(model_from_data(falling_ball())) for _ in range(2)]
-    q, qd = runs[0].q0.copy(), np.zeros(3)
-    for system in runs:
-        assert system.force_set.contacts.quiet()  # (nothing accepted yet)
+def test_quiet_says_when_a_commit_changes_nothing_but_the_work_points():
+    """Quiet: none touching, none committed, no contact power at the last three accepted
+    states. An impact, its release and the damping work just after it are not quiet; free
+    states after them are, and their commits keep the work."""
+    system = MultibodySystem(model_from_data(falling_ball()))
+    contacts = system.force_set.contacts
+    q, qd = system.q0.copy(), np.zeros(3)
+    assert contacts.quiet()  # (nothing accepted yet)
     q_in, qd_in = q.copy(), qd.copy()
     q_in[2], qd_in[2] = 0.1 - 1e-4, -2.0
     events = [(0.0, q, qd), (0.1, q_in, qd_in)] + [(0.1 + 0.01 * i, q, qd) for i in range(1, 7)]
     quiet = []
     for t, qi, qdi in events:
-        for system in runs:
-            system.force_set.accept(system.marker_state(qi, qdi), t)
-        quiet.append(runs[0].force_set.contacts.quiet())
+        system.force_set.accept(system.marker_state(qi, qdi), t)
+        quiet.append(contacts.quiet())
     # the impact, the release (the last three points hold its power), then quiet again
     assert quiet == [True, False, False, False, True, True, True, True]
-    free = [0.2 + 0.01 * i for i in range(5)]
-    runs[0].force_set.contacts.idle(free)
-    for t in free:
-        runs[1].force_set.accept(runs[1].marker_state(q, qd), t)
-    a, b = (system.force_set.contacts for system in runs)
-    assert a._points == b._points
-    assert a.work(0.3) == b.work(0.3) < 0.0  # the impact's damping work, kept
-    assert a.quiet() and b.quiet() and not a.active.any() and not a.onset.any()
+    work = contacts.work(0.16)
+    assert work < 0.0  # the impact's damping work, kept
+    system.force_set.accept(system.marker_state(q, qd), 0.2)
+    assert contacts._points[-1] == (0.2, 0.0, work) and contacts.work(0.3) == work
+    assert contacts.quiet() and not contacts.active.any() and not contacts.onset.any()
+    assert [r[0] for r in contacts.releases] == ["floor"] and len(contacts.onsets) == 1
 
 
 def test_trial_states_do_not_change_the_committed_state():

@@ -64,9 +64,10 @@ The onset speed δ̇⁻ (per-contact state)
 -----------------------------------------
 Every formulation evaluates forces at trial states (Runge–Kutta stages, rejected steps,
 Newton iterates), so δ̇⁻ cannot be stored while evaluating. Each contact keeps a
-committed δ̇⁻ (zero when not in contact) that only :meth:`Contacts.accept` changes, at
-states the time loop has accepted (after every step of the fixed-step formulations; after
-every internal step of the adaptive one). An evaluation uses
+committed δ̇⁻ (zero when not in contact) that only a commit changes
+(``solver.kernels.contact_record.commit``, through :meth:`Contacts.accept` or from the
+compiled steps), at accepted states (after every step of the fixed-step formulations;
+after every internal step of the adaptive one). An evaluation uses
 
     δ̇⁻ = max(committed δ̇⁻, v*),   v* = max(√(max(δ̇, 0)² + 2 K δⁿ⁺¹/((n + 1) m_eff)), v_min),
 
@@ -388,19 +389,8 @@ class Contacts:
 
     def quiet(self) -> bool:
         """No contact touching or committed, and no contact power at the last accepted
-        states: accepting a state where no contact penetrates changes nothing then but the
-        times of the work's last points (:meth:`idle`)."""
+        states (``solver.kernels.contact_record.quiet``)."""
         return bool(record.quiet(self.active, self.onset, self.history))
-
-    def idle(self, times) -> None:
-        """:meth:`accept` of states at ``times`` (increasing, after the last accepted one)
-        where no contact penetrates, while :meth:`quiet`: no onset, no release, no power,
-        the same work (what the compiled steps hand on between contacts)."""
-        h = self.history
-        count = int(h[record.COUNT])
-        work = float(h[record.POINTS + 3 * count - 1]) if count else 0.0
-        for t in times[-3:]:
-            record.add_point(h, float(t), 0.0, work)
 
     def _onset(self, i: int, t: float, speed: float, depth: float, update=False) -> Onset:
         k = float(self.par[i, law.STIFFNESS])
