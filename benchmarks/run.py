@@ -520,8 +520,7 @@ def report(out: Path, info, peer, precision, slider, reference, figures, quick) 
         "and sparse LU (Eigen) from N = 64 on. Biela: `simulate` as a user calls it, its "
         "time loop's energies and constraint errors at every step included; model set-up "
         "excluded in both. `biela (compiled)`: the Numba-compiled steps of `solver.compiled` "
-        "(dense models of rigid bodies and point masses under gravity; compiled or loaded "
-        "from the cache before the timing, in "
+        "(every model these runs use; compiled or loaded from the cache before the timing, in "
         f"{info.get('compile_s', '–')} s this time), `biela`: the NumPy path.",
         "",
     ]
