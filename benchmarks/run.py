@@ -439,6 +439,7 @@ def _fmt(x, spec=".3g"):
 
 def plots(out: Path, peer, slider, precision) -> list[str]:
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -471,6 +472,14 @@ def plots(out: Path, peer, slider, precision) -> list[str]:
         ax.barh(range(len(bi)), [r["ratio_cpu"] for r in bi])
         ax.set_yticks(range(len(bi)), labels, fontsize=7)
         ax.set_xscale("log")
+        ratios = [r["ratio_cpu"] for r in bi]
+        ticks = [
+            x
+            for x in (0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32)
+            if 0.5 * min(ratios) < x < 2 * max(ratios)
+        ]
+        ax.set_xticks(ticks, [f"{x:g}" for x in ticks])  # plain numbers, no minor labels
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("CPU time ratio Biela / Exudyn (same run)")
         ax.axvline(1.0, color="k", lw=0.8)
         fig.tight_layout()
