@@ -74,7 +74,7 @@ def _from_scipy(integrator: str):
 
 class CompiledRungeKutta:
     """The integrator of ``y = [q, q̇(, W)]`` for one run, and its accelerations:
-    ``start(t, y)``, then ``advance(target, single)``; ``state``
+    ``start(t, y)``, then ``advance(target)``; ``state``
     (``solver.compiled.lagrange_baumgarte.RKState``: ``y``, its derivative ``f``, the
     ``clock``, the last step's stages) holds the last accepted step's, ``out``
     (``RKOutput``) the state at the last target. :meth:`evaluate` works on a state of
@@ -87,8 +87,7 @@ class CompiledRungeKutta:
 
         self.system, self.tab = system, tab
         self.layout = saddle_layout(system)
-        self.cfg = cfg._replace(rcond=RCOND, single=False)
-        self._single = self.cfg._replace(single=True)
+        self.cfg = cfg._replace(rcond=RCOND)
         self.clock = np.zeros(CLOCK)
         self.state = None
         n, m = system.n, system.m + system.m_nh
@@ -129,17 +128,17 @@ class CompiledRungeKutta:
         rk_advance(s.arrays, s.patterns, self.layout, self.tab, self.cfg, st, self.target, out)
         return out.qdd[0].copy(), out.lam[0].copy(), float(out.power[0])
 
-    def advance(self, target: float, single: bool) -> tuple[int, int]:
+    def advance(self, target: float) -> tuple[int, int]:
         """``rk_advance`` towards ``target``: ``(status, 1 if the state at target is in
-        self.out else 0)``; ``single`` stops after one accepted step."""
+        self.out else 0)``."""
         from solver.compiled.lagrange_baumgarte import rk_advance
 
         s = self.system
         self.target[0] = target
-        cfg = self._single if single else self.cfg
         status, done = rk_advance(
-            s.arrays, s.patterns, self.layout, self.tab, cfg, self.state, self.target, self.out
-        )
+            s.arrays, s.patterns, self.layout, self.tab, self.cfg, self.state, self.target,
+            self.out,
+        )  # fmt: skip
         return int(status), int(done)
 
 
@@ -174,10 +173,6 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
         works = f._power is not None
         contacts = s.force_set.contacts
 
-        def free() -> bool:
-            """Not bridging a singular position."""
-            return not f._bridging
-
         def own_steps(last, k: int, end: int, until=None):
             """The formulation's steps k+1… (to ``end``, or to the first state where
             ``until`` holds); returns ``(state, step)`` reached."""
@@ -187,8 +182,8 @@ class CompiledRungeKuttaSteps(_CompiledStepper):
 
         k, last = 0, state
         while k < steps:
-            if not free():  # the formulation's steps until both have ended
-                last, k = yield from own_steps(last, k, steps, lambda _: free())
+            if f._bridging:  # the formulation's steps until the singular position is passed
+                last, k = yield from own_steps(last, k, steps, lambda _: not f._bridging)
                 continue
             rk = f._rk
             # up to the next step whose frame is wanted: its energies are evaluated right

@@ -613,17 +613,11 @@ class CompiledAugmentedLagrangian(_CompiledStepper):
         t = start = float(state.t)  # step k ends at start + k h (al_steps)
         q, qd, qdd, a, lam, lam_star, extrap = _al_state(state, n, m, nh)
         clock = {"t": t, "work": 0.0, "power": _state_power(s, q, qd, t, lam[:m])}
+        # the chunks commit the contacts (a retried step's: the time loop, _CompiledALSteps)
         settings = cal.ALSettings(
-            sch,
-            pen,
-            float(f.m_ref),
-            float(f.tolerance),
-            int(f.max_iterations),
-            h,
-            s.nonconservative,
-            False,
-            len(s.force_set.contacts) > 0,  # (the retried steps':
-        )  # fmt: skip  (the time loop commits their contacts)
+            sch, pen, float(f.m_ref), float(f.tolerance), int(f.max_iterations), h,
+            s.nonconservative, False, len(s.force_set.contacts) > 0,
+        )  # fmt: skip
         arrays = cal.ALArrays(q, qd, qdd, a, lam_star, lam, extrap)
 
         retry = _CompiledALSteps(self, sch, pen)
@@ -800,8 +794,8 @@ class CompiledNullSpace(_CompiledStepper):
 class _CompiledNSSteps:
     """The compiled null-space step as a formulation's ``step(state, h)``, one step per
     call: the step of a system with contacts that the time loop takes after a failed one
-    (:meth:`_CompiledStepper._chunks`), committing the contacts itself. A step of another size (a
-    substep after a failure) or one that fails compiled is the NumPy formulation's (which
+    (:meth:`_CompiledStepper._chunks`; the time loop commits its contacts). A step of
+    another size (a substep after a failure) or one that fails compiled is the NumPy formulation's (which
     names what failed, and whose failure the step control retries in substeps); the
     compiled steps go on from the state it reached."""
 

@@ -627,9 +627,8 @@ def al_step(P, pt, layout, settings, t1, start, extrap, index1, jac_every, ws):
 
 
 #: columns of the per-step scalars ``al_steps`` writes
-#: (the contacts' work since the start: its column is the work committed at the step)
 OUT_T, OUT_ITS, OUT_PHI, OUT_PHIV, OUT_KIN, OUT_POT, OUT_ELA, OUT_WORK, OUT_POWER = range(9)
-OUT_CONTACT = 9
+OUT_CONTACT = 9  # the contacts' work since the start, committed at the step (committing)
 N_OUT = 10
 
 

@@ -37,7 +37,6 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.compiled import band
-from solver.kernels.contact import any_penetration
 from solver.kernels.contact_record import commit_step
 from solver.kernels.jit import YES, kernel
 from solver.kernels.scratch import local_zeros
@@ -145,11 +144,10 @@ def lb_accelerations(P, pt, layout, q, qd, t, alpha, beta, mu, rcond):
 #: the step control's safety factor and the bounds of the factor a step size changes by
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 #: what :func:`rk_advance` returns: all outputs written; stopped after an accepted step
-#: that ends with a contact penetrating (the time loop commits it) or, committing
-#: (``RKSettings.commit``), with the contacts' events to be read before more are written;
-#: stopped after the one accepted step of a ``single`` call; the step size fell below the
-#: spacing of the floating-point numbers at ``t``; Φ_q lost rank (``RKSettings.rank``)
-STATUS_OK, STATUS_CONTACT, STATUS_STEP, STATUS_SMALL, STATUS_SINGULAR = range(5)
+#: whose contacts' events the time loop must read before more are written (no room left
+#: for another commit's); the step size fell below the spacing of the floating-point
+#: numbers at ``t``; Φ_q lost rank (``RKSettings.rank``)
+STATUS_OK, STATUS_CONTACT, STATUS_SMALL, STATUS_SINGULAR = range(4)
 #: fields of the integrator's ``clock``: the time and next step size (0: not started),
 #: the size of the last accepted step (0: none yet), the right-hand sides evaluated and
 #: whether the last step's extra stages are evaluated
@@ -182,10 +180,7 @@ class RKSettings(NamedTuple):
     time it never steps past (s), the stabilisation's α and β, the regularisation μ
     (1/kg), the pivot ratio ``rcond`` of a singular saddle-point matrix, the conditioned
     rank of Φ_q to hold (−1: no check) and the ratio of its singular values that counts,
-    ``single`` (stop after each accepted step), ``work`` (the state's last component is
-    the work of forces and drivers), ``commit`` (the contacts' state committed at each
-    accepted step, ``solver.kernels.contact_record.commit``; else the call stops after
-    a step that ends with a contact penetrating)."""
+    ``work`` (the state's last component is the work of forces and drivers)."""
 
     rtol: float
     atol: float
@@ -196,9 +191,7 @@ class RKSettings(NamedTuple):
     rcond: float
     rank: int
     ratio: float
-    single: bool
     work: bool
-    commit: bool
 
 
 class RKState(NamedTuple):
@@ -320,9 +313,10 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
     the last step) is passed, writing the state at ``targets[j]`` into row ``j`` of
     ``out`` (:class:`RKOutput`; the continuous extension of the step that passes it, and
     the accelerations there). Returns ``(status, outputs written)`` (``STATUS_*``);
-    ``clock`` counts the right-hand sides. Committing contacts (``cfg.commit``), an accepted step is
-    committed after the outputs inside it are written (their accelerations with the
-    onset speeds committed before it, as when the time loop commits).
+    ``clock`` counts the right-hand sides. The contacts are committed at every accepted
+    step (``solver.kernels.contact_record.commit_step``), after the outputs inside it are
+    written (their accelerations with the onset speeds committed before it, as when the
+    time loop commits).
 
     The first step size is Hairer, Nørsett and Wanner's estimate from ẏ at the start and
     one more right-hand side (*Solving Ordinary Differential Equations I*, §II.4), the
@@ -481,15 +475,7 @@ def rk_advance(P, pt, layout, tab, cfg, state, targets, out):
         if cfg.rank >= 0 and _conditioned_rank(P, pt, q, qd, t, cfg.ratio) < cfg.rank:
             status = STATUS_SINGULAR
             break
-        if P.cn_kind.shape[0] > 0:
-            if cfg.commit:
-                pending = True
-            else:
-                mk = markers(P, q, qd, YES)
-                if any_penetration(P.cn_mk, P.cn_kind, P.cn_par, P.cn_onset, mk.u, mk.ud):
-                    status = STATUS_CONTACT
-        if status == STATUS_OK and cfg.single:
-            status = STATUS_STEP
+        pending = P.cn_kind.shape[0] > 0
     clock[T] = t
     clock[H_ABS] = h_abs
     return status, j

@@ -7,8 +7,8 @@ v*)`` in contact, zero out of it), keeps which contacts touch (``active``) and t
 last reported to the step check (``reported``), logs every onset, growth by a quarter and
 release in ``events``, and integrates the contacts' power (damping and friction, W) over
 the accepted states: :func:`work_integral`, the parabola through the last three powers.
-The time loop calls it through ``Contacts.accept``; the compiled Runge–Kutta steps call it
-at each step they accept. SI units.
+The time loop calls it through ``Contacts.accept``; the compiled steppers call it at
+each step they accept (:func:`commit_step`, :func:`step_contacts`). SI units.
 
 ``history``: ``[count, t₀ P₀ W₀, t₁ P₁ W₁, t₂ P₂ W₂, events]``, the last ``count`` ≤ 3
 accepted points (time s, power W, work J from the start), oldest first, and the number of

@@ -200,7 +200,7 @@ def test_compiled_lagrange_baumgarte_accelerations_stop_off_the_beam():
 
     m, _, _ = incline(elements=4, s0=0.95)
     s = MultibodySystem(m)
-    cfg = RKSettings(1e-9, 1e-11, 1.0, 1.0, 1.0, 0.0, 0.0, -1, 0.0, False, False, False)
+    cfg = RKSettings(1e-9, 1e-11, 1.0, 1.0, 1.0, 0.0, 0.0, -1, 0.0, False)
     core = CompiledRungeKutta(s, tableau("RK45"), cfg)
     qdd, _, _ = core.evaluate(0.0, s.q0, s.qd0)  # on the beam
     assert np.all(np.isfinite(qdd))

@@ -119,7 +119,7 @@ class LagrangeBaumgarte(Formulation):
         if self._rk is None:
             state.qdd, state.lam = self.accelerations(state.t, state.q, state.qd)
         else:  # (the compiled integrator starts here)
-            self._rk.advance(state.t, False)
+            self._rk.advance(state.t)
             state.qdd, state.lam = self._rk.out.qdd[0].copy(), self._rk.out.lam[0].copy()
         return state
 
@@ -142,8 +142,8 @@ class LagrangeBaumgarte(Formulation):
         cfg = RKSettings(
             max(float(p["rtol"]), RTOL_MIN), float(p["atol"]), self._t_bound(),
             float(p["baumgarte_alpha"]), float(p["baumgarte_beta"]), float(self._mu), 0.0,
-            -1 if self._rank is None else int(self._rank), SINGULAR_RATIO, False,
-            self._power is not None, len(self.system.force_set.contacts) > 0,
+            -1 if self._rank is None else int(self._rank), SINGULAR_RATIO,
+            self._power is not None,
         )  # fmt: skip
         return CompiledRungeKutta(self.system, tab, cfg)
 
@@ -280,7 +280,7 @@ class LagrangeBaumgarte(Formulation):
         before = rk.clock[clb.NFEV]
         done = 0
         while not done:
-            status, done = rk.advance(target, False)
+            status, done = rk.advance(target)
             if len(contacts):
                 contacts.drain()
             if status == clb.STATUS_SMALL:
