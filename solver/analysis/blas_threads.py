@@ -5,23 +5,24 @@ The matrices of a dense system (below ``SPARSE_THRESHOLD`` coordinates) are smal
 thread pool, and on a busy machine its threads wait for each other (measured: A03 Andrews
 squeezer with central_differences, 53 ms per step with the default pool on 2 loaded cores,
 13 ms with one thread). ``single_blas_thread(system)`` limits the BLAS pool to one thread
-for a dense system (threadpoolctl, which finds the BLAS numpy and scipy loaded) and does
-nothing for a sparse one, whose SuperLU factorisations are single-threaded anyway.
+for a dense system (threadpoolctl, which finds the BLAS libraries NumPy and SciPy loaded)
+and does nothing for a sparse one, whose SuperLU factorisations are single-threaded anyway.
 
 Finding the BLAS libraries reads the process's whole list of loaded libraries (15–25 ms
 on a 2-core machine, as much as 200 steps of a small compiled model), so it is done once
-per process, after NumPy's and SciPy's linear algebra are loaded (again once SciPy's is,
-if it was not). SciPy's (its own BLAS, which Numba's compiled LAPACK calls use too) takes
-0.1 s to import: a run that calls none of it (the compiled augmented Lagrangian, whose
-factorisations are compiled) does not load it for this. Such a run calls no BLAS while
-it steps and does not search at all (measured: its first run in a process 25 ms shorter,
-the later ones no slower).
+per process for NumPy's, and once more when SciPy's linear algebra is loaded. SciPy's
+(its own BLAS, which Numba's compiled LAPACK calls use too) takes 0.1 s to import, and the
+compiled steps of the central differences and the null-space Newmark method call it only
+on rank-deficient paths (Numba imports it on that first call): so a run does not import
+it for this. The limit follows it instead: the time loop calls
+``refresh()`` after each frame, which limits SciPy's BLAS too once it is loaded. The
+compiled augmented Lagrangian calls no BLAS while it steps and does not search at all
+(measured: its first run in a process 25 ms shorter, the later ones no slower).
 """
 
 from __future__ import annotations
 
 import sys
-from contextlib import AbstractContextManager, nullcontext
 from functools import cache
 
 from solver.kernels import jit
@@ -37,12 +38,58 @@ def _controller(with_scipy: bool):
     return ThreadpoolController()
 
 
-def single_blas_thread(system, augmented_lagrangian: bool = False) -> AbstractContextManager:
-    """A context in which BLAS uses one thread if ``system`` is dense: NumPy's and SciPy's
-    (loaded first). For the ``augmented_lagrangian``: nothing where its steps are compiled
-    (they call no BLAS), else NumPy's, and SciPy's only if it is loaded already."""
-    if getattr(system, "sparse", True) or (augmented_lagrangian and jit.ENABLED):
-        return nullcontext()
-    if not augmented_lagrangian:
+def _scipy_loaded() -> bool:
+    return "scipy.linalg" in sys.modules
+
+
+class BlasLimit:
+    """One BLAS thread for the libraries loaded on entry, and for SciPy's once
+    :meth:`refresh` finds it loaded; the earlier limits restored on exit."""
+
+    def __init__(self) -> None:
+        self._limiters: list = []
+        self._with_scipy = False
+
+    def __enter__(self) -> BlasLimit:
+        self._limit()
+        return self
+
+    def _limit(self) -> None:
+        self._with_scipy = _scipy_loaded()
+        self._limiters.append(_controller(self._with_scipy).limit(limits=1, user_api="blas"))
+
+    def refresh(self) -> None:
+        """Limit SciPy's BLAS too if it has been loaded since (a dictionary lookup
+        otherwise)."""
+        if self._limiters and not self._with_scipy and _scipy_loaded():
+            self._limit()
+
+    def __exit__(self, *exc) -> None:
+        while self._limiters:  # the last first: each restores what it found
+            self._limiters.pop().restore_original_limits()
+
+
+class NoLimit:
+    """The BLAS pool as it is (a sparse system, the compiled augmented Lagrangian)."""
+
+    def __enter__(self) -> NoLimit:
+        return self
+
+    def refresh(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def single_blas_thread(system, formulation: str = "") -> BlasLimit | NoLimit:
+    """A context in which BLAS uses one thread if ``system`` is dense: NumPy's, and
+    SciPy's once loaded (call ``refresh()`` after each frame). ``formulation``: a dynamic
+    analysis's. The compiled ``augmented_lagrangian`` calls no BLAS: nothing to limit.
+    ``lagrange_baumgarte`` watches the rank of Φ_q by an SVD at its first step (LAPACK's,
+    SciPy's): SciPy's linear algebra is loaded first, for one search instead of two."""
+    if getattr(system, "sparse", True) or (formulation == "augmented_lagrangian" and jit.ENABLED):
+        return NoLimit()
+    if formulation == "lagrange_baumgarte":
         import scipy.linalg  # noqa: F401  (its BLAS library)
-    return _controller("scipy.linalg" in sys.modules).limit(limits=1, user_api="blas")
+    return BlasLimit()

@@ -27,14 +27,21 @@ SMALL_LU = 64
 #: 0.7 and 2.5 ms with LAPACK) cost less than the import (0.1–0.25 s), a run of many such
 #: solves gets LAPACK's speed after at most this much time
 LAZY_LU_BUDGET = 0.1
-_lazy_lu_spent = [0.0]  # the compiled factorisations' time above SMALL_LU so far (s)
+#: the same for the dense SVDs of :func:`full_svd`: NumPy's ``svd`` (its wrapper costs more
+#: than LAPACK's ``gesdd`` called directly on a small Jacobian) while nothing has imported
+#: SciPy, within this many seconds of them (a central-difference run's start: one SVD)
+LAZY_SVD_BUDGET = 0.1
+_lazy_spent = {"lu": 0.0, "svd": 0.0}  # the time spent so far without SciPy (s)
+
+
+def _without_scipy(what: str, budget: float) -> bool:
+    """Whether ``what`` (a key of ``_lazy_spent``) is still done without SciPy."""
+    return "scipy.linalg" not in sys.modules and _lazy_spent[what] < budget
 
 
 def _compiled_lu(order: int) -> bool:
     """Whether :class:`DenseLU` factorises a matrix of this order with the compiled LU."""
-    if order <= SMALL_LU:
-        return True
-    return "scipy.linalg" not in sys.modules and _lazy_lu_spent[0] < LAZY_LU_BUDGET
+    return order <= SMALL_LU or _without_scipy("lu", LAZY_LU_BUDGET)
 
 
 @functools.cache
@@ -59,7 +66,7 @@ class DenseLU:
             self._piv, ok = lu_factor(self._lu)
             self._getrs = None
             if a.shape[0] > SMALL_LU:
-                _lazy_lu_spent[0] += time.perf_counter() - start
+                _lazy_spent["lu"] += time.perf_counter() - start
         else:
             getrf, self._getrs = _lapack_lu()
             self._lu, self._piv, info = getrf(a, overwrite_a=False)
@@ -89,7 +96,7 @@ def dense(a) -> np.ndarray:
 def min_norm_solve(a, b: np.ndarray, reg: float = 1e-12) -> np.ndarray:
     """The minimum-norm least-squares ``x`` of ``a x = b``.
 
-    Dense: LAPACK ``gelsd`` (SVD based; rank-deficient rows are fine). Sparse: the
+    Dense: LAPACK ``gelsd`` through NumPy (SVD based; rank-deficient rows are fine). Sparse: the
     regularised normal form ``x = aᵀ (a aᵀ + ε I)⁻¹ b`` with a sparse LU.
     """
     if issparse(a):
@@ -98,7 +105,10 @@ def min_norm_solve(a, b: np.ndarray, reg: float = 1e-12) -> np.ndarray:
         eps = reg * max(1.0, float(abs(aat).max()))
         lu = spla.splu(aat + eps * sp.identity(aat.shape[0], format="csc"))
         return a.T @ lu.solve(b)
-    x, *_ = sla.lstsq(np.asarray(a), b, lapack_driver="gelsd", cond=1e-12)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):  # as SciPy's lstsq checks
+        raise ValueError("array must not contain infs or NaNs")
+    x, *_ = np.linalg.lstsq(a, b, rcond=1e-12)
     return x
 
 
@@ -235,7 +245,14 @@ def rank_and_null_spaces(a, tol: float | None = None):
 def full_svd(a: np.ndarray):
     """``(U, σ, Vᵀ)`` of a dense matrix, all singular vectors: LAPACK ``gesdd`` called
     directly (NumPy's wrapper costs more than the SVD of a small Jacobian); NumPy's
-    ``svd`` when it reports a failure (it raises ``LinAlgError``)."""
+    ``svd`` when it reports a failure (it raises ``LinAlgError``), and while SciPy is not
+    imported, within ``LAZY_SVD_BUDGET``."""
+    if _without_scipy("svd", LAZY_SVD_BUDGET):
+        start = time.perf_counter()
+        try:
+            return np.linalg.svd(a, full_matrices=True)
+        finally:
+            _lazy_spent["svd"] += time.perf_counter() - start
     u, sv, vt, info = lapack.dgesdd(a, compute_uv=1, full_matrices=1)
     if info != 0:
         return np.linalg.svd(a, full_matrices=True)

@@ -251,10 +251,10 @@ class Simulation:
             from solver.analysis.stability import StabilityMonitor
 
             self.monitor = StabilityMonitor(self.system, s)
-        # dense systems: small matrices; the compiled augmented Lagrangian calls no BLAS
-        # (SciPy's, if a fallback or an output needs it, is loaded then, with its threads)
-        al = s.analysis == "dynamic" and s.formulation == "augmented_lagrangian"
-        threads = single_blas_thread(self.system, augmented_lagrangian=al)
+        # dense systems: small matrices, one BLAS thread (SciPy's too once something loads
+        # it: refreshed after each frame); the compiled augmented Lagrangian calls no BLAS
+        dynamic = s.formulation if s.analysis == "dynamic" else ""
+        threads = single_blas_thread(self.system, dynamic)
         threads.__enter__()
         try:
             self.system.check_functions(0.0, 0.0)  # drivers and forces usable at t = 0
@@ -268,6 +268,7 @@ class Simulation:
                 else 0
             )
             for frame, k in self._steps(1 if self.on_step is not None else every, sample):
+                threads.refresh()
                 steps, iterations = k, iterations + frame.iterations
                 if frame.substep is not None:
                     self.step_control.record(frame.t - s.dt, frame.substep)

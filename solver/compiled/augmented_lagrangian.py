@@ -52,6 +52,7 @@ from solver.compiled.band import entries_mat_t_vec, entries_mat_vec
 from solver.kernels.contact_record import step_contacts
 from solver.kernels.jit import NO, YES, kernel
 from solver.kernels.markers import MarkerValues
+from solver.kernels.small import all_finite, max_abs
 from solver.kernels.system import (
     constraints,
     driver_power,
@@ -85,26 +86,6 @@ STATUS_CONTACT = 7
 #: constrained_solve's iteration limit (trapezoidal.constrained_solve's default)
 PROJECTION_ITERATIONS = 20
 HINT = "a smaller dt, or another formulation (null_space, central_differences)"
-
-
-@kernel
-def max_abs(x):
-    """``max |x|`` (0 for an empty vector)."""
-    out = 0.0
-    for v in x:
-        a = abs(v)
-        if a > out or a != a:  # NaN propagates
-            out = a
-    return out
-
-
-@kernel
-def all_finite(x):
-    """No NaN or infinity in ``x``."""
-    for v in x:  # noqa: SIM110 (a loop compiles to no temporary array)
-        if not np.isfinite(v):
-            return False
-    return True
 
 
 # ---- the Newmark / generalized-α update (trapezoidal.Newmark) ------------------------------

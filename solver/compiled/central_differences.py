@@ -32,9 +32,9 @@ from solver.compiled.dense import lu_factor, lu_solve
 from solver.kernels import system as ks
 from solver.kernels.contact_record import step_contacts
 from solver.kernels.jit import NO, YES, kernel
-from solver.kernels.rotations import g_matrix, gjg
+from solver.kernels.rotations import cross, g_matrix, gjg
 from solver.kernels.scratch import local
-from solver.kernels.small import dot, mat_mat, mat_t_vec, mat_vec
+from solver.kernels.small import dot, mat_mat, mat_t_vec, mat_vec, max_abs
 
 #: status codes of :func:`cd_steps` (0: all steps taken; ``CONTACT``: the last step ends
 #: with a contact penetrating, whose state the time loop commits or, committing
@@ -74,7 +74,7 @@ def _forces(P, pt, q, v, t, elements, need_jacobian):
         g = g_matrix(q[o : o + 4])
         w = 2.0 * mat_vec(g, v[o : o + 4])
         jw = mat_vec(inertia, w)
-        c = np.cross(w, jw)
+        c = cross(w, jw)
         f = -2.0 * mat_t_vec(g, c)
         for i in range(4):
             out[o + i] += f[i]
@@ -237,7 +237,7 @@ def _solve(P, pt, h, x0, basis, res, newton, linear):
             if extra:
                 phi = np.concatenate((phi, mat_vec(lin_b, x) - lin_c))
                 phiq = np.vstack((phiq, lin_b))
-            worst = np.abs(phi).max()
+            worst = max_abs(phi)
             if not np.isfinite(dot(phi, phi) + dot(r, r)):
                 return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
             fast = False
@@ -271,12 +271,12 @@ def _solve(P, pt, h, x0, basis, res, newton, linear):
             delta = dp + mat_vec(nh, alpha)
         xn = x + delta
         ks.normalise_parameters(P, xn)
-        step_size = np.abs(xn - x).max()
+        step_size = max_abs(xn - x)
         x = xn
         if not np.isfinite(step_size):
             return NON_FINITE, x, it, False, u, sv, vt, step_size, worst
         if step_size <= tol:
-            rounding = step_size <= ROUNDING * max(1.0, np.abs(x).max())
+            rounding = step_size <= ROUNDING * max(1.0, max_abs(x))
             reuse = m > 0 and extra == 0 and rounding and len(sv) > 0
             return OK, x, it, reuse, u, sv, vt, step_size, worst
     if not (np.isfinite(step_size) and np.isfinite(worst)):
@@ -426,10 +426,10 @@ def cd_steps(P, pt, settings, t, look, qd0, work, power, n_steps, record):
         o_qdd[k] = qdd
         out[k, OUT_T] = t1
         out[k, OUT_ITS] = its
-        out[k, OUT_PHI] = np.abs(phi_q).max() if m else 0.0
-        phiv = np.abs(mat_vec(phiq_q, qd) + phit).max() if m else 0.0
+        out[k, OUT_PHI] = max_abs(phi_q) if m else 0.0
+        phiv = max_abs(mat_vec(phiq_q, qd) + phit) if m else 0.0
         if nh:  # and the no-slip rows' B q̇
-            phiv = max(phiv, np.abs(mat_vec(lin_b, qd)).max())
+            phiv = max(phiv, max_abs(mat_vec(lin_b, qd)))
         out[k, OUT_PHIV] = phiv
         out[k, OUT_KIN] = ks.kinetic_energy(P, q, qd)
         out[k, OUT_POT] = ks.potential_energy(P, q)

@@ -106,3 +106,30 @@ def row_bounds(a):
         out[0, i] = lo
         out[1, i] = hi
     return out
+
+
+@kernel
+def min_norm_lstsq(a, b, rcond):
+    """The minimum-norm least-squares ``x`` of ``a x = b`` by the SVD of ``a`` (m × n):
+    singular values at or below ``rcond σ_max`` count as zero, as in LAPACK's ``gelsd``.
+    (NumPy's ``lstsq`` compiled would load Numba's array-math module with the kernel, and
+    SciPy's linear algebra with it, for its residuals, which no caller reads.) Raises
+    ``LinAlgError`` for a non-finite ``a`` or ``b``, as NumPy's does compiled."""
+    m, n = a.shape
+    for i in range(m):
+        if not np.isfinite(b[i]):
+            raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+    x = np.zeros(n)
+    if m == 0 or n == 0:
+        return x
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    cut = rcond * s[0]
+    for k in range(s.shape[0]):
+        if s[k] > cut:
+            c = 0.0
+            for i in range(m):
+                c += u[i, k] * b[i]
+            c /= s[k]
+            for j in range(n):
+                x[j] += vt[k, j] * c
+    return x

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from solver.kernels.jit import kernel
+from solver.kernels.small import largest
 
 
 @kernel(inline="always")
@@ -199,7 +200,7 @@ def _two_norm_bound(a, lower):
             r += abs(v)
             cols[k] += abs(v)
         rows = max(rows, r)
-    return min(math.sqrt(fro), math.sqrt(rows * cols.max())) if m else 0.0
+    return min(math.sqrt(fro), math.sqrt(rows * largest(cols))) if m else 0.0
 
 
 @kernel(full_optimisation=True)

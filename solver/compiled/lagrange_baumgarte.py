@@ -37,9 +37,11 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.compiled import band
+from solver.compiled.dense import min_norm_lstsq
 from solver.kernels.contact_record import commit_step
 from solver.kernels.jit import YES, kernel
 from solver.kernels.scratch import local_zeros
+from solver.kernels.small import all_finite, all_finite_matrix, dot
 from solver.kernels.system import constraints, forces, markers, mass, no_slip_rows, state_power
 
 
@@ -132,8 +134,8 @@ def lb_accelerations(P, pt, layout, q, qd, t, alpha, beta, mu, rcond):
         band.lu_solve_into(a, piv, perm, b, rhs, np.empty(k), sol)
     else:  # the least-squares solve of the dense matrix
         dense = _dense_saddle(layout, k, ns, mvals, jvals, bvals, mu)
-        if np.all(np.isfinite(dense)) and np.all(np.isfinite(rhs)):
-            sol = np.linalg.lstsq(dense, rhs, rcond)[0]
+        if all_finite_matrix(dense) and all_finite(rhs):
+            sol = min_norm_lstsq(dense, rhs, rcond)
         else:  # (a Runge–Kutta stage far off: its error estimate rejects the step)
             sol[:] = np.nan
     qdd = sol[:n].copy()
@@ -237,7 +239,7 @@ def _derivative(P, pt, layout, cfg, y, t, out):
 
 @kernel(inline="always")
 def _rms(x):
-    return np.sqrt(np.sum(x * x) / x.shape[0])
+    return np.sqrt(dot(x, x) / x.shape[0])
 
 
 @kernel(inline="always")

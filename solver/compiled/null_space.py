@@ -35,10 +35,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.augmented_lagrangian import all_finite, max_abs
 from solver.compiled.band import entries_mat_t_vec, entries_mat_vec
 from solver.compiled.compressed import compress, entries_mat, rows_mat, rows_vec, zeros
-from solver.compiled.dense import lu_factor, lu_solve
+from solver.compiled.dense import lu_factor, lu_solve, min_norm_lstsq
 from solver.compiled.householder import apply_q, apply_qt, lower_inverse, qr_rows, sigma_bounds
 from solver.compiled.pivoted_lu import (
     entry_patterns,
@@ -52,7 +51,7 @@ from solver.compiled.pivoted_lu import (
 )
 from solver.kernels.contact_record import quiet, step_contacts
 from solver.kernels.jit import NO, YES, kernel
-from solver.kernels.small import mat_mat, mat_t_mat, mat_t_vec, mat_vec
+from solver.kernels.small import all_finite, mat_mat, mat_t_mat, mat_t_vec, mat_vec, max_abs
 from solver.kernels.system import (
     FRAME,
     constraints,
@@ -396,7 +395,7 @@ def _stacked_lsq_t(pr, pc, hv, m, bmat, g):
     for i in range(nh):
         for j in range(n):
             a[j, m + i] = bmat[i, j]
-    nu = np.linalg.lstsq(a, g, rcond=EPS * max(n, m + nh))[0]
+    nu = min_norm_lstsq(a, g, EPS * max(n, m + nh))
     return nu[:m].copy(), nu[m:].copy()
 
 

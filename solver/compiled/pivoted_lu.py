@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from solver.kernels.jit import kernel
+from solver.kernels.small import largest
 
 
 @kernel(full_optimisation=True)
@@ -292,7 +293,7 @@ def sigma_min_bound(f):
         xj = x[j]
         for e in range(up_ptr[j], up_ptr[j + 1]):
             x[up_idx[e]] += abs(up_val[e]) * xj
-    a_inf = x.max()
+    a_inf = largest(x)
     for k in range(m):  # M(U)ᵀ y = 1
         acc = 1.0
         for e in range(up_ptr[k], up_ptr[k + 1]):
@@ -305,5 +306,5 @@ def sigma_min_bound(f):
             if s < m:
                 acc += abs(lo_val[e]) * x[s]
         x[k] = acc
-    a_one = x.max()
+    a_one = largest(x)
     return 1.0 / math.sqrt(a_inf * a_one)

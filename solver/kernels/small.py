@@ -91,3 +91,49 @@ def mat_t_mat(a, b):
                 for j in range(n):
                     out[i, j] += api * b[p, j]
     return out
+
+
+# Reductions as loops: NumPy's (``np.abs(x).max()``, ``np.all``, ``np.sum``, ``lstsq``) in
+# a kernel make Numba load its array-math module with the kernel, which imports SciPy's
+# linear algebra (0.1 s of a run's start-up), and make temporary arrays.
+
+
+@kernel
+def max_abs(x):
+    """``max |x|`` (0 for an empty vector)."""
+    out = 0.0
+    for v in x:
+        a = abs(v)
+        if a > out or a != a:  # NaN propagates
+            out = a
+    return out
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def largest(x):
+    """``max x_i`` of a vector (−∞ for an empty one; NaN if any entry is NaN)."""
+    out = -np.inf
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > out or v != v:
+            out = v
+    return out
+
+
+@kernel
+def all_finite(x):
+    """No NaN or infinity in ``x``."""
+    for v in x:  # noqa: SIM110 (a loop compiles to no temporary array)
+        if not np.isfinite(v):
+            return False
+    return True
+
+
+@kernel(full_optimisation=True, refcounted=False)
+def all_finite_matrix(a):
+    """No NaN or infinity in the matrix ``a``."""
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if not np.isfinite(a[i, j]):
+                return False
+    return True

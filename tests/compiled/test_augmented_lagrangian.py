@@ -92,6 +92,25 @@ def test_dense_lu_pivots_and_reports_singular_matrices():
     assert not dense.lu_factor(singular.copy())[1]
 
 
+@pytest.mark.parametrize("m, n, rank", [(6, 6, 6), (9, 5, 5), (4, 7, 4), (8, 8, 5), (5, 9, 3)])
+def test_min_norm_lstsq_like_numpy(m, n, rank):
+    """The minimum-norm least-squares solution of full-rank, tall, wide and rank-deficient
+    systems, as NumPy's ``lstsq`` with the same ``rcond`` (LAPACK's ``gelsd``)."""
+    rng = np.random.default_rng(10 * m + n)
+    a = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
+    b = rng.standard_normal(m)
+    x = dense.min_norm_lstsq(a, b, 1e-12)
+    ref = np.linalg.lstsq(a, b, rcond=1e-12)[0]
+    assert np.abs(x - ref).max() <= 1e-10 * max(1.0, np.abs(ref).max())
+    assert np.array_equal(dense.min_norm_lstsq(a[:0], b[:0], 1e-12), np.zeros(n))
+    tiny = np.diag([1.0, 1e-14, 2.0])  # σ = 1e-14 below rcond σ_max: left out
+    x = dense.min_norm_lstsq(tiny, np.ones(3), 1e-12)
+    assert np.allclose(x, [1.0, 0.0, 0.5], rtol=0.0, atol=1e-14)
+    b[1] = np.nan
+    with pytest.raises(np.linalg.LinAlgError):
+        dense.min_norm_lstsq(a, b, 1e-12)
+
+
 def _band_of(mass, jac):
     """The band layout and entries of a dense ``mass`` and ``jac`` (no other terms)."""
     none = np.zeros(0, np.int64)

@@ -31,3 +31,21 @@ def test_products_of_views():
     assert np.allclose(small.mat_mat(a[:4, :4], b), a[:4, :4] @ b, rtol=1e-13, atol=1e-13)
     assert np.allclose(small.mat_t_mat(b, b), b.T @ b, rtol=1e-13, atol=1e-13)
     assert np.allclose(small.mat_vec(a, big[0, ::2]), a @ big[0, ::2], rtol=1e-13, atol=1e-13)
+
+
+def test_reductions_equal_numpy_and_propagate_nan():
+    x = np.array([0.5, -3.0, 2.0, -0.25])
+    assert small.max_abs(x) == 3.0 and small.max_abs(x[:0]) == 0.0
+    assert small.largest(x) == 2.0 and small.largest(-np.abs(x)) == -0.25
+    assert small.largest(x[:0]) == -np.inf
+    assert small.all_finite(x) and small.all_finite_matrix(np.outer(x, x))
+    for where in (0, 2, 3):  # a NaN anywhere, an infinity
+        bad = x.copy()
+        bad[where] = np.nan
+        assert np.isnan(small.max_abs(bad)) and np.isnan(small.largest(bad))
+        assert not small.all_finite(bad)
+        bad[where] = -np.inf
+        assert small.max_abs(bad) == np.inf and not small.all_finite(bad)
+        matrix = np.outer(x, x)
+        matrix[where, 3 - where] = np.inf
+        assert not small.all_finite_matrix(matrix)

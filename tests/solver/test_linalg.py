@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from solver.analysis import linalg
 from solver.analysis.linalg import (
     LAZY_LU_BUDGET,
+    LAZY_SVD_BUDGET,
     SMALL_LU,
     DenseLU,
     SaddleHint,
@@ -147,18 +149,53 @@ def test_dense_lu_spares_the_import_of_scipy_for_a_few_larger_matrices(monkeypat
     solve like NumPy."""
     linalg._lapack_lu()  # (LAPACK's functions at hand: nothing is imported below)
     monkeypatch.delitem(sys.modules, "scipy.linalg")
-    monkeypatch.setattr(linalg, "_lazy_lu_spent", [0.0])
+    monkeypatch.setitem(linalg._lazy_spent, "lu", 0.0)
     rng = np.random.default_rng(3)
     n = SMALL_LU + 40
     a = rng.standard_normal((n, n)) + n * np.eye(n)
     b = rng.standard_normal(n)
     first = DenseLU(a)
-    assert first._getrs is None and 0.0 < linalg._lazy_lu_spent[0] < LAZY_LU_BUDGET
+    assert first._getrs is None and 0.0 < linalg._lazy_spent["lu"] < LAZY_LU_BUDGET
     assert np.allclose(first.solve(b), np.linalg.solve(a, b), rtol=1e-9, atol=1e-12)
-    linalg._lazy_lu_spent[0] = LAZY_LU_BUDGET  # the budget spent: LAPACK's from now on
+    linalg._lazy_spent["lu"] = LAZY_LU_BUDGET  # the budget spent: LAPACK's from now on
     later = DenseLU(a)
     assert later._getrs is not None
     assert np.allclose(later.solve(b), np.linalg.solve(a, b), rtol=1e-9, atol=1e-12)
     monkeypatch.undo()
     assert "scipy.linalg" in sys.modules
     assert DenseLU(a)._getrs is not None  # SciPy imported: LAPACK's at once
+
+
+def test_full_svd_spares_the_import_of_scipy_within_its_budget(monkeypatch):
+    """``full_svd`` is NumPy's SVD while SciPy's linear algebra is not imported, until it
+    has taken ``LAZY_SVD_BUDGET``; then LAPACK's ``gesdd`` called directly. Both give a
+    full factorisation of the matrix (a rank-deficient one here)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((6, 9))
+    a[4] = a[0] + 2.0 * a[1]  # rank 5: a null space of dimension 4
+    calls = []
+    lapack_svd = linalg.lapack.dgesdd  # (at hand: nothing is imported below)
+    monkeypatch.setattr(
+        linalg,
+        "lapack",
+        SimpleNamespace(dgesdd=lambda *x, **k: calls.append(1) or lapack_svd(*x, **k)),
+    )
+    monkeypatch.delitem(sys.modules, "scipy.linalg")
+    monkeypatch.setitem(linalg._lazy_spent, "svd", 0.0)
+
+    def check(svd):
+        u, s, vt = svd
+        assert u.shape == (6, 6) and vt.shape == (9, 9) and s.shape == (6,)
+        assert np.allclose((u[:, :6] * s) @ vt[:6], a, atol=1e-12)
+        assert np.allclose(vt @ vt.T, np.eye(9), atol=1e-12)
+        assert s[5] < 1e-12 * s[0] < s[4]
+
+    check(linalg.full_svd(a))
+    assert not calls and 0.0 < linalg._lazy_spent["svd"] < LAZY_SVD_BUDGET
+    linalg._lazy_spent["svd"] = LAZY_SVD_BUDGET  # the budget spent: LAPACK's from now on
+    check(linalg.full_svd(a))
+    assert calls == [1]
+    monkeypatch.setitem(linalg._lazy_spent, "svd", 0.0)
+    monkeypatch.setitem(sys.modules, "scipy.linalg", lapack_svd)  # SciPy imported: LAPACK's
+    check(linalg.full_svd(a))
+    assert calls == [1, 1]

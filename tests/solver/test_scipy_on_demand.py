@@ -4,6 +4,7 @@ stepping compiled loads neither (a tenth of a second of its start-up)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from solver import lazy_scipy
 from tests.solver.test_no_qt_import import imported_after
@@ -24,6 +25,29 @@ def test_a_short_compiled_run_imports_none_of_scipys_linear_algebra():
     assert got["status"] == "ok"
     assert got["dof"] == 1 and got["passive"] == ["coupler spin about J1–J2"]
     assert got["scipy"] == []
+
+
+@pytest.mark.parametrize(
+    "example, formulation",
+    [("pendulum", "central_differences"), ("andrews_squeezer", "null_space")],
+)
+def test_short_compiled_runs_of_the_other_formulations_import_no_scipy_linear_algebra(
+    example, formulation
+):
+    """Their compiled steps call LAPACK only on rank-deficient paths, their start's SVD and
+    minimum-norm solves are NumPy's, and their kernels make Numba load nothing that imports
+    SciPy (its array-math module does)."""
+    got = imported_after(
+        f"""
+        import json, sys
+        from solver import load_model, simulate
+        model = load_model("examples/{example}.json")
+        result = simulate(model, t_end=20 * model.solver.dt)
+        print(json.dumps({{"status": result.status, "formulation": model.solver.formulation,
+                          "scipy": "scipy.linalg" in sys.modules}}))
+        """
+    )
+    assert got == {"status": "ok", "formulation": formulation, "scipy": False}
 
 
 def test_nothing_is_sparse_before_scipys_sparse_module_is_imported():

@@ -80,9 +80,8 @@ import numpy as np
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations.base import Carry, DynamicState, Formulation
-from solver.analysis.linalg import dense, full_svd
+from solver.analysis.linalg import DenseLU, dense, full_svd
 from solver.kernels.system import normalise_parameters
-from solver.lazy_scipy import lapack
 from solver.mechanics.rotations import g_matrix, skew
 
 #: a final Newton correction this small (relative) changes nothing but rounding
@@ -268,8 +267,8 @@ class CentralDifferences(Formulation):
             if dof:
                 red = ng.T @ a @ nh
                 rhs = -ng.T @ (r + a @ dp)
-                _, _, alpha, info = lapack.dgesv(red, rhs)
-                if info != 0:  # exactly singular (finite input)
+                lu = DenseLU(red)
+                if not lu.ok:  # exactly singular (finite input)
                     raise SimulationError(
                         t,
                         f"central differences: the reduced {dof}×{dof} dynamic matrix is "
@@ -277,7 +276,7 @@ class CentralDifferences(Formulation):
                         "reduce dt, or raise solver.parameters.rank_tolerance if the "
                         "mechanism is at a singular position",
                     )
-                delta = dp + nh @ alpha
+                delta = dp + nh @ lu.solve(rhs)
             else:
                 delta = dp
             xn = _normalise(self.system, x + delta)

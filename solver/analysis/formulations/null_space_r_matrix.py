@@ -38,7 +38,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 
 from solver.analysis.errors import SimulationError
 from solver.analysis.formulations import no_slip
@@ -50,6 +49,7 @@ from solver.analysis.formulations.null_space_common import (
     refresh_needed,
 )
 from solver.analysis.linalg import dense
+from solver.lazy_scipy import linalg as sla
 from solver.mechanics.system import MultibodySystem
 
 
