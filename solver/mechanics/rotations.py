@@ -149,27 +149,10 @@ def pdot_from_omega(p: np.ndarray, omega: np.ndarray) -> np.ndarray:
 
 
 def quaternion_from_matrix(a: np.ndarray) -> np.ndarray:
-    """Euler parameters of a rotation matrix (Shepperd's method, e0 ≥ 0)."""
-    a = np.asarray(a, float)
-    trace = np.trace(a)
-    cands = np.array([trace, a[0, 0], a[1, 1], a[2, 2]])
-    i = int(np.argmax(cands))
-    if i == 0:
-        e0 = 0.5 * np.sqrt(1.0 + trace)
-        q = [
-            e0,
-            (a[2, 1] - a[1, 2]) / (4 * e0),
-            (a[0, 2] - a[2, 0]) / (4 * e0),
-            (a[1, 0] - a[0, 1]) / (4 * e0),
-        ]
-    else:
-        j, k = (i % 3) + 1, ((i + 1) % 3) + 1
-        ii, jj, kk = i - 1, j - 1, k - 1
-        ei = 0.5 * np.sqrt(1.0 + 2 * a[ii, ii] - trace)
-        q = [0.0] * 4
-        q[i] = ei
-        q[0] = (a[kk, jj] - a[jj, kk]) / (4 * ei)
-        q[j] = (a[jj, ii] + a[ii, jj]) / (4 * ei)
-        q[k] = (a[kk, ii] + a[ii, kk]) / (4 * ei)
-    q = np.array(q)
-    return q if q[0] >= 0 else -q
+    """Euler parameters of a rotation matrix (Shepperd's method, e0 ≥ 0:
+    :func:`solver.kernels.rotations.quaternion_into`)."""
+    from solver.kernels.rotations import quaternion_into
+
+    out = np.empty(4)
+    quaternion_into(np.ascontiguousarray(a, dtype=np.float64), out, np.int64(0))
+    return out

@@ -100,4 +100,12 @@ class BodyKind:
         raise NotImplementedError
 
     def state(self, slot, q, qd) -> np.ndarray:
+        """The body's state columns at ``(q, q̇)`` (those of a kind whose
+        :meth:`state_table` is ``None``)."""
         raise NotImplementedError
+
+    def state_table(self, slot):
+        """``(code, entity columns (4), fixed entities (4 × 3), coefficients (16), Euler
+        parameters at t = 0)``: the body's row of the compiled state tables
+        (:mod:`solver.kernels.states`), or ``None`` when :meth:`state` writes its state."""
+        return None

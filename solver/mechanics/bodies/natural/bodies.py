@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.kernels import states as kst
 from solver.lazy_scipy import sparse as sp
 from solver.mechanics.bodies.kind import BodyKind
 from solver.mechanics.bodies.natural.layout import BodyInfo, Layout
@@ -85,7 +86,6 @@ class NaturalBodies(BodyKind):
             )
             system.slots[info.name] = slot
         self._markers: dict[tuple, int] = {}
-        self._last_p = {info.name: quaternion_from_matrix(info.rotation0) for info in self.infos}
         self._mass = None
         self._gravity_cache = None
         if self.node_requests:
@@ -358,16 +358,20 @@ class NaturalBodies(BodyKind):
                 out[i] = x[c : c + 3]
         return out
 
-    def state(self, slot, q, qd) -> np.ndarray:
+    def _state_entities(self, info: BodyInfo, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """The column in q of each of the body's entities (−1: fixed) and the fixed ones'
+        values (their first ``dim`` coordinates), for the state tables."""
+        cols, fixed = np.full(4, -1, np.int64), np.zeros((4, 3))
+        for i, e in enumerate(info.entities):
+            cols[i] = self._col(e)
+            if cols[i] < 0:
+                fixed[i, :dim] = self.layout.entities[e].value[:dim]
+        return cols, fixed
+
+    def state_table(self, slot):
         info = self.infos[slot.index]
-        e, ed = self.entity_values(info, q), self.entity_values(info, qd, rates=True)
-        a_g = info.frame.point_coefficients(np.zeros(3))
-        axes = info.frame.axes_coefficients()  # (3, 4)
-        rot = (axes @ e).T  # columns: the body axes
-        rot_d = (axes @ ed).T
-        p = quaternion_from_matrix(rot)
-        if p @ self._last_p[info.name] < 0.0:
-            p = -p
-        self._last_p[info.name] = p
-        omega = 0.5 * np.sum(np.cross(rot.T, rot_d.T), axis=0)
-        return np.concatenate([a_g @ e, p, a_g @ ed, omega])
+        cols, fixed = self._state_entities(info, 3)
+        coef = np.zeros(16)
+        coef[:4] = info.frame.point_coefficients(np.zeros(3))
+        coef[4:] = info.frame.axes_coefficients().ravel()  # row k: body axis k
+        return kst.NATURAL_STATE, cols, fixed, coef, quaternion_from_matrix(info.rotation0)

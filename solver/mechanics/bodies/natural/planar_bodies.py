@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.kernels import states as kst
 from solver.lazy_scipy import sparse as sp
 from solver.mechanics.bodies.natural.bodies import NaturalBodies
 from solver.mechanics.bodies.natural.layout import BodyInfo
 from solver.mechanics.bodies.natural.planar import PlanarLayout, complex_block
 from solver.mechanics.constraints.primitives import Distance, Dot
 from solver.mechanics.markers import GROUND as MK_GROUND
+from solver.mechanics.rotations import quaternion_from_matrix
 from solver.model.errors import ModelError
 
 #: relative tolerance of "in the plane" and "about z" in the model data
@@ -262,29 +264,12 @@ class PlanarNaturalBodies(NaturalBodies):
                 out[i] = x[c : c + 2]
         return out
 
-    def state(self, slot, q, qd) -> np.ndarray:
+    def state_table(self, slot):
         info = self.infos[slot.index]
-        e, ed = self.entity_values(info, q), self.entity_values(info, qd, rates=True)
-        a_g = info.frame.point_coefficients(np.zeros(3))
-        a_x = info.frame.axis_coefficients()
-        ux, uxd = _combine(a_x, e), _combine(a_x, ed)
-        theta = float(np.arctan2(ux[1], ux[0]))
-        p = np.array([np.cos(0.5 * theta), 0.0, 0.0, np.sin(0.5 * theta)])
-        if p @ self._last_p[info.name] < 0.0:
-            p = -p
-        self._last_p[info.name] = p
-        omega = float(ux[0] * uxd[1] - ux[1] * uxd[0]) / float(ux @ ux)
-        centre = np.array([*_combine(a_g, e), info.position0[2]])
-        velocity = np.array([*_combine(a_g, ed), 0.0])
-        return np.concatenate([centre, p, velocity, [0.0, 0.0, omega]])
-
-
-def _combine(coef, values: np.ndarray) -> np.ndarray:
-    """``Σ_k (Re a_k I + Im a_k Ĩ) v_k``: the point or direction of complex coefficients
-    ``a_k`` over a body's entities ``v_k`` (rows of ``values``, 2 each), as a 2-vector
-    (the complex product ``a_k (v_k,x + i v_k,y)``, summed in Python floats)."""
-    re = im = 0.0
-    for a, (x, y) in zip(coef.tolist(), values.tolist(), strict=True):
-        re += a.real * x - a.imag * y
-        im += a.imag * x + a.real * y
-    return np.array([re, im])
+        cols, fixed = self._state_entities(info, 2)
+        coef = np.zeros(16)
+        for k, a in enumerate((info.frame.point_coefficients(np.zeros(3)),
+                               info.frame.axis_coefficients())):  # fmt: skip
+            coef[4 * k : 4 * k + 4] = a[0].real, a[0].imag, a[1].real, a[1].imag
+        coef[8] = info.position0[2]
+        return kst.PLANAR_STATE, cols, fixed, coef, quaternion_from_matrix(info.rotation0)
