@@ -16,8 +16,12 @@ compiled steps of the central differences and the null-space Newmark method call
 on rank-deficient paths (Numba imports it on that first call): so a run does not import
 it for this. The limit follows it instead: the time loop calls
 ``refresh()`` after each frame, which limits SciPy's BLAS too once it is loaded. The
-compiled augmented Lagrangian calls no BLAS while it steps and does not search at all
-(measured: its first run in a process 25 ms shorter, the later ones no slower).
+compiled augmented Lagrangian calls BLAS only through SciPy's (a product of two large
+matrices in its steps): a run searches only once SciPy's linear algebra is loaded (by
+its set-up, a belt's settling on its pulleys, or in its steps) and a small model's not at
+all (measured: its first run in a process 25 ms shorter, the later ones no slower). The
+belt drive, whose set-up loads SciPy, stepped 2–10 % slower with two BLAS threads beside
+another busy process (the workbench's case: its window renders beside the solver).
 """
 
 from __future__ import annotations
@@ -43,15 +47,18 @@ def _scipy_loaded() -> bool:
 
 
 class BlasLimit:
-    """One BLAS thread for the libraries loaded on entry, and for SciPy's once
-    :meth:`refresh` finds it loaded; the earlier limits restored on exit."""
+    """One BLAS thread for the libraries loaded on entry (``eager``; else only if SciPy's
+    linear algebra is among them), and for SciPy's once :meth:`refresh` finds it loaded;
+    the earlier limits restored on exit."""
 
-    def __init__(self) -> None:
+    def __init__(self, eager: bool = True) -> None:
         self._limiters: list = []
         self._with_scipy = False
+        self._eager = eager
 
     def __enter__(self) -> BlasLimit:
-        self._limit()
+        if self._eager or _scipy_loaded():
+            self._limit()
         return self
 
     def _limit(self) -> None:
@@ -61,7 +68,7 @@ class BlasLimit:
     def refresh(self) -> None:
         """Limit SciPy's BLAS too if it has been loaded since (a dictionary lookup
         otherwise)."""
-        if self._limiters and not self._with_scipy and _scipy_loaded():
+        if not self._with_scipy and _scipy_loaded():
             self._limit()
 
     def __exit__(self, *exc) -> None:
@@ -70,7 +77,7 @@ class BlasLimit:
 
 
 class NoLimit:
-    """The BLAS pool as it is (a sparse system, the compiled augmented Lagrangian)."""
+    """The BLAS pool as it is (a sparse system)."""
 
     def __enter__(self) -> NoLimit:
         return self
@@ -85,11 +92,13 @@ class NoLimit:
 def single_blas_thread(system, formulation: str = "") -> BlasLimit | NoLimit:
     """A context in which BLAS uses one thread if ``system`` is dense: NumPy's, and
     SciPy's once loaded (call ``refresh()`` after each frame). ``formulation``: a dynamic
-    analysis's. The compiled ``augmented_lagrangian`` calls no BLAS: nothing to limit.
+    analysis's. The compiled ``augmented_lagrangian`` steps call BLAS only through
+    SciPy's (the products of large matrices): its libraries are searched and limited only
+    once SciPy's linear algebra is loaded (a small model never loads it: no search).
     ``lagrange_baumgarte`` watches the rank of Φ_q by an SVD at its first step (LAPACK's,
     SciPy's): SciPy's linear algebra is loaded first, for one search instead of two."""
-    if getattr(system, "sparse", True) or (formulation == "augmented_lagrangian" and jit.ENABLED):
+    if getattr(system, "sparse", True):
         return NoLimit()
     if formulation == "lagrange_baumgarte":
         import scipy.linalg  # noqa: F401  (its BLAS library)
-    return BlasLimit()
+    return BlasLimit(eager=not (formulation == "augmented_lagrangian" and jit.ENABLED))

@@ -252,7 +252,7 @@ class Simulation:
 
             self.monitor = StabilityMonitor(self.system, s)
         # dense systems: small matrices, one BLAS thread (SciPy's too once something loads
-        # it: refreshed after each frame); the compiled augmented Lagrangian calls no BLAS
+        # it: refreshed after each frame; the compiled augmented Lagrangian's only then)
         dynamic = s.formulation if s.analysis == "dynamic" else ""
         threads = single_blas_thread(self.system, dynamic)
         threads.__enter__()

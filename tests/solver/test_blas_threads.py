@@ -9,6 +9,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from solver import Simulation, load_model
@@ -21,8 +22,13 @@ def _blas_threads() -> set[int]:
     return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
 
 
-def test_one_blas_thread_while_a_dense_system_steps_and_restored_after():
-    model = load_model(EXAMPLES / "pendulum.json")
+@pytest.mark.parametrize("example", ["pendulum", "four_bar_spatial"])
+def test_one_blas_thread_while_a_dense_system_steps_and_restored_after(example):
+    """Central differences, and the compiled augmented Lagrangian once SciPy's linear
+    algebra is loaded."""
+    import scipy.linalg  # noqa: F401
+
+    model = load_model(EXAMPLES / f"{example}.json")
     settings = replace(model.solver, t_end=0.01, dt=1e-3, output_dt=1e-3)
     with threadpool_limits(limits=2, user_api="blas"):
         assert _blas_threads() == {2}

@@ -15,16 +15,19 @@ def test_a_short_compiled_run_imports_none_of_scipys_linear_algebra():
         """
         import json, sys
         from solver import load_model, simulate
+        from solver.analysis import blas_threads
         result = simulate(load_model("examples/four_bar_spatial.json"), t_end=0.01)
         print(json.dumps({"status": result.status, "dof": result.summary["dof"],
                           "passive": result.summary["passive_freedoms"],
                           "scipy": sorted(m for m in sys.modules
-                                          if m in ("scipy.sparse", "scipy.linalg"))}))
+                                          if m in ("scipy.sparse", "scipy.linalg")),
+                          "searches": blas_threads._controller.cache_info().misses}))
         """
     )
     assert got["status"] == "ok"
     assert got["dof"] == 1 and got["passive"] == ["coupler spin about J1–J2"]
     assert got["scipy"] == []
+    assert got["searches"] == 0  # nor the BLAS libraries searched (15–25 ms)
 
 
 @pytest.mark.parametrize(
