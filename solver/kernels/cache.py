@@ -31,14 +31,16 @@ _MARKERS = ("@kernel", "@njit", "njit(")
 
 
 def sources() -> list[Path]:
-    """Every module of the solver that compiles functions."""
+    """Every module of the solver that compiles functions, and every module of the kernels
+    (:mod:`solver.kernels.shepperd` holds a kernel's source without decorating it)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         try:
             text = path.read_text(encoding="utf-8")
         except OSError:
             continue
-        if any(m in text for m in _MARKERS) and path.name != "cache.py":
+        compiled = any(m in text for m in _MARKERS) or path.parent == PACKAGE / "kernels"
+        if compiled and path.name != "cache.py":  # (a kernel's source may be undecorated)
             found.append(path)
     return found
 

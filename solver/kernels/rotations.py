@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.kernels import shepperd
 from solver.kernels.jit import kernel
 
 
@@ -210,30 +211,6 @@ def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@kernel(full_optimisation=True, refcounted=False)
-def quaternion_into(a, out, o):
-    """Euler parameters ``[e0, e1, e2, e3]`` of the rotation matrix ``a`` (3 × 3) into
-    ``out[o : o + 4]`` (Shepperd's method: from the largest of the trace and the diagonal
-    entries, the first of equal ones; e0 ≥ 0)."""
-    trace = a[0, 0] + a[1, 1] + a[2, 2]
-    i, best = 0, trace
-    for k in range(3):
-        if a[k, k] > best:
-            i, best = k + 1, a[k, k]
-    if i == 0:
-        e0 = 0.5 * np.sqrt(1.0 + trace)
-        out[o] = e0
-        out[o + 1] = (a[2, 1] - a[1, 2]) / (4 * e0)
-        out[o + 2] = (a[0, 2] - a[2, 0]) / (4 * e0)
-        out[o + 3] = (a[1, 0] - a[0, 1]) / (4 * e0)
-    else:
-        j, k = (i % 3) + 1, ((i + 1) % 3) + 1
-        ii, jj, kk = i - 1, j - 1, k - 1
-        ei = 0.5 * np.sqrt(1.0 + 2 * a[ii, ii] - trace)
-        out[o + i] = ei
-        out[o] = (a[kk, jj] - a[jj, kk]) / (4 * ei)
-        out[o + j] = (a[jj, ii] + a[ii, jj]) / (4 * ei)
-        out[o + k] = (a[kk, ii] + a[ii, kk]) / (4 * ei)
-    if out[o] < 0.0:
-        for m in range(4):
-            out[o + m] = -out[o + m]
+#: Euler parameters of a rotation matrix into ``out[o : o + 4]`` (Shepperd's method; the
+#: source, shared with the model building's plain Python: :mod:`solver.kernels.shepperd`)
+quaternion_into = kernel(full_optimisation=True, refcounted=False)(shepperd.quaternion_into)

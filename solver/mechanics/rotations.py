@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.kernels.shepperd import quaternion_into
+
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise ``a × b`` for ``(..., 3)`` arrays (cheaper than ``np.cross`` on small arrays)."""
@@ -149,10 +151,9 @@ def pdot_from_omega(p: np.ndarray, omega: np.ndarray) -> np.ndarray:
 
 
 def quaternion_from_matrix(a: np.ndarray) -> np.ndarray:
-    """Euler parameters of a rotation matrix (Shepperd's method, e0 ≥ 0:
-    :func:`solver.kernels.rotations.quaternion_into`)."""
-    from solver.kernels.rotations import quaternion_into
-
+    """Euler parameters of a rotation matrix (Shepperd's method, e0 ≥ 0), by the compiled
+    kernel's source run as plain Python (:mod:`solver.kernels.shepperd`: building a model
+    needs no Numba)."""
     out = np.empty(4)
-    quaternion_into(np.ascontiguousarray(a, dtype=np.float64), out, np.int64(0))
+    quaternion_into(np.asarray(a, dtype=float), out, 0)
     return out

@@ -15,6 +15,7 @@ from solver import simulate
 from solver.importers import import_model
 from solver.importers.common import ImportError_
 from solver.model import model_from_data, model_to_json
+from tests.solver.test_no_qt_import import imported_after
 
 DATA = Path(__file__).parent / "data" / "mjcf"
 
@@ -183,3 +184,33 @@ def test_bad_files_are_refused_naming_the_element(tmp_path, xml, message):
         import_model(path)
     assert message in str(err.value)
     assert str(err.value).startswith("bad.xml")
+
+
+def test_importing_an_mjcf_file_needs_no_numba():
+    """Building a model (its orientations from rotation matrices, Shepperd's method) runs
+    the compiled kernel's source as plain Python: ``biela import`` does not pay Numba's
+    import (0.3 s), and both ways give the same Euler parameters."""
+    got = imported_after(
+        f"""
+        import json, sys
+        from solver.importers import import_model
+        imported = import_model({str(DATA / "three_link_arm.xml")!r})
+        print(json.dumps({{"bodies": len(imported.model.bodies),
+                          "numba": "numba" in sys.modules}}))
+        """
+    )
+    assert got == {"bodies": 3, "numba": False}
+    from solver.kernels.rotations import quaternion_into
+    from solver.mechanics.rotations import quaternion_from_matrix, rotation_matrix
+
+    rng = np.random.default_rng(4)
+    for k in [0, 1, 2, 3] * 5:  # each branch: the trace or one diagonal entry the largest
+        p = 0.3 * rng.standard_normal(4)
+        p[k] += 2.0 * rng.choice([-1.0, 1.0])
+        p /= np.linalg.norm(p)
+        rot = rotation_matrix(p)
+        compiled = np.empty(4)
+        quaternion_into(rot, compiled, np.int64(0))
+        plain = quaternion_from_matrix(rot)
+        np.testing.assert_allclose(plain, p * np.sign(p[0]), atol=1e-12)
+        np.testing.assert_allclose(compiled, plain, rtol=0.0, atol=1e-15)
