@@ -180,6 +180,7 @@ def test_full_svd_spares_the_import_of_scipy_within_its_budget(monkeypatch):
         "lapack",
         SimpleNamespace(dgesdd=lambda *x, **k: calls.append(1) or lapack_svd(*x, **k)),
     )
+    scipy_linalg = sys.modules["scipy.linalg"]
     monkeypatch.delitem(sys.modules, "scipy.linalg")
     monkeypatch.setitem(linalg._lazy_spent, "svd", 0.0)
 
@@ -195,7 +196,7 @@ def test_full_svd_spares_the_import_of_scipy_within_its_budget(monkeypatch):
     linalg._lazy_spent["svd"] = LAZY_SVD_BUDGET  # the budget spent: LAPACK's from now on
     check(linalg.full_svd(a))
     assert calls == [1]
-    monkeypatch.setitem(linalg._lazy_spent, "svd", 0.0)
-    monkeypatch.setitem(sys.modules, "scipy.linalg", lapack_svd)  # SciPy imported: LAPACK's
+    linalg._lazy_spent["svd"] = 0.0
+    sys.modules["scipy.linalg"] = scipy_linalg  # SciPy imported: LAPACK's at once
     check(linalg.full_svd(a))
     assert calls == [1, 1]
